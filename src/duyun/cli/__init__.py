@@ -1,0 +1,1 @@
+"""The ``duyun`` command: one Typer app, one module per sub-command."""
