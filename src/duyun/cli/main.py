@@ -12,6 +12,7 @@ import typer
 
 COMMAND_MODULES: tuple[str, ...] = (
     # one module per sub-command, each with register(app)
+    "analyze",
 )
 
 app = typer.Typer(
@@ -21,6 +22,13 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+@app.callback()
+def _root() -> None:
+    """Duyun mahjong (都勻麻將): analysis, scenarios, replays, self-play and games."""
+    # An explicit callback keeps `duyun COMMAND` a group even while only one command exists;
+    # without it Typer would run that single command as `duyun` itself.
 
 
 def _register_all() -> None:
