@@ -12,7 +12,10 @@ import typer
 
 COMMAND_MODULES: tuple[str, ...] = (
     # one module per sub-command, each with register(app)
+    "scenario",
+    "replay",
     "analyze",
+    "play",
 )
 
 app = typer.Typer(

@@ -1,0 +1,49 @@
+"""``duyun scenario FILE.json [--json]``: set up a situation from notation and play it out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from duyun.cli.common import fail, settlement_table
+from duyun.describe import describe_event
+from duyun.engine.scenario import ScenarioError, parse_scenario, run_scenario, scenario_result
+
+
+def scenario(
+    file: Annotated[Path, typer.Argument(help="Scenario JSON file (see README), or - for stdin")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object")] = False,
+) -> None:
+    """Play a scenario: hands, wall and actions from JSON; prints the events and settlement."""
+    try:
+        text = typer.get_text_stream("stdin").read() if str(file) == "-" else file.read_text("utf-8")
+    except OSError as error:
+        fail(f"cannot read {file}: {error.strerror}")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        fail(f"{file}: not valid JSON ({error.msg} at line {error.lineno} column {error.colno})")
+    try:
+        game = run_scenario(parse_scenario(data))
+    except ScenarioError as error:
+        fail(str(error))
+    result = scenario_result(game)
+    if as_json:
+        typer.echo(json.dumps(result, ensure_ascii=False))
+        return
+    console = Console(highlight=False)
+    for event in game.events:
+        line = describe_event(event)
+        if line is not None:
+            console.print(line, markup=False)
+    console.print(f"Result: {result['result']}", markup=False)
+    if game.ledger:
+        console.print(settlement_table(game.ledger, result["totals"]))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("scenario")(scenario)

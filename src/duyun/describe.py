@@ -1,0 +1,90 @@
+"""Plain-text descriptions of engine events, for people (replays, scenarios, logs).
+
+Pure functions of the event dicts, so every front end words things the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SEAT_NAMES = ("East 0", "South 1", "West 2", "North 3")
+
+_ACTION_WORDS = {
+    "discard": "discards",
+    "baoting": "declares 報聽 and discards",
+    "pong": "claims 碰 pong",
+    "kong": "claims 直槓 kong",
+    "added_kong": "declares 面下槓 added kong of",
+    "concealed_kong": "declares 暗槓 concealed kong",
+    "hu": "declares 胡",
+    "pass": "passes 過",
+    "quit": "quits (escape)",
+}
+
+_WIN_HOW = {"self_draw": "自摸 self-draw", "discard": "點炮 on a discard", "rob_kong": "搶槓 robbing a kong"}
+
+
+def seat_name(seat: int | None) -> str:
+    return "-" if seat is None else f"seat {seat}"
+
+
+def describe_event(event: dict[str, Any]) -> str | None:
+    """One line for an event, or None for events that only repeat another line."""
+    kind = event["type"]
+    seat = event.get("seat")
+    if kind == "start":
+        hands = " | ".join(f"{i}: {h}" for i, h in enumerate(event["hands"]))
+        wall = event["wall"]
+        size = wall if isinstance(wall, int) else len(wall)
+        return (
+            f"Hand starts: dealer seat {event['dealer']}, streak {event['streak']}, "
+            f"wall {size} tiles. Hands {hands}"
+        )
+    if kind == "act":
+        if event["action"] in ("discard", "baoting"):
+            return None  # the discard event says it
+        words = _ACTION_WORDS.get(event["action"], event["action"])
+        tile = f" {event['tile']}" if "tile" in event else ""
+        return f"{seat_name(seat)} {words}{tile}"
+    if kind == "draw":
+        source = "replacement tile" if event["replacement"] else "tile"
+        last = " (one of the last four, R19)" if event["last_four"] else ""
+        return f"{seat_name(seat)} draws {source} {event['tile']}{last}"
+    if kind == "discard":
+        auto = " (automatic, 報聽 R26)" if event["auto"] else ""
+        return f"{seat_name(seat)} discards {event['tile']}{auto}"
+    if kind == "baoting":
+        return f"{seat_name(seat)} declares 報聽 (R25)"
+    if kind == "claim":
+        return f"{seat_name(seat)} must win on it (R19/R26)"
+    if kind == "pong":
+        return f"{seat_name(seat)} pongs {event['tile']} from seat {event['from']}"
+    if kind == "kong":
+        names = {"direct_kong": "直槓", "added_kong": "面下槓", "concealed_kong": "暗槓"}
+        return f"{seat_name(seat)} makes {names[event['kind']]} of {event['tile']}"
+    if kind == "win":
+        how = _WIN_HOW.get(event["how"], event["how"])
+        source = f" from seat {event['from']}" if event["from"] is not None else ""
+        auto = " (automatic)" if event["auto"] else ""
+        return (
+            f"{seat_name(seat)} wins by {how}{source} on {event['tile']}{auto}: "
+            f"{event['pattern']} {event['fan']} fan — {event['hand']}"
+        )
+    if kind == "payment":
+        return (
+            f"  seat {event['payer']} pays seat {event['payee']} {event['points']} points "
+            f"({event['fan']} × base, {event['rule']} {event['reason']})"
+        )
+    if kind == "exhaustive_draw":
+        ready = ", ".join(f"seat {i} {'ready' if r else 'not ready'}" for i, r in enumerate(event["ready"]))
+        return f"Exhaustive draw (流局): {ready}"
+    if kind == "escape":
+        penalty = "查大叫" if event["penalty"] == "da_jiao" else "16 × base each"
+        return f"{seat_name(seat)} escapes: penalty {penalty} (R45)"
+    if kind == "end":
+        totals = ", ".join(f"{i}: {t:+d}" for i, t in enumerate(event["totals"]))
+        return (
+            f"Hand ends ({event['result']}). Totals {totals}. Next dealer seat "
+            f"{event['next_dealer']}, streak {event['next_streak']}"
+        )
+    return None

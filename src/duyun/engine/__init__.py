@@ -1,0 +1,69 @@
+"""The game engine: one pure state machine for a hand, a match, settlement and replays.
+
+>>> from duyun.engine import new_round
+>>> game = new_round(seed=1)
+>>> seat = game.to_act[0]
+>>> action = game.legal_actions(seat)[0]
+>>> events = game.apply(action)
+"""
+
+from duyun.engine.actions import (
+    Action,
+    ActionKind,
+    EngineError,
+    IllegalActionError,
+    LegalActions,
+    SetupError,
+)
+from duyun.engine.ledger import Payment, net_points
+from duyun.engine.match import Match, MatchOverError
+from duyun.engine.replay import ReplayError, dump_events, load_events, replay, split_hands
+from duyun.engine.round import (
+    EVENT_LOG_VERSION,
+    HandResult,
+    Phase,
+    Round,
+    Setup,
+    TurnKind,
+    WinKind,
+    deal_setup,
+    new_round,
+)
+from duyun.engine.scenario import Scenario, ScenarioError, parse_scenario, run_scenario, scenario_result
+from duyun.engine.view import MeldView, SeatView, redact_event, seat_view
+
+__all__ = [
+    "EVENT_LOG_VERSION",
+    "Action",
+    "ActionKind",
+    "EngineError",
+    "HandResult",
+    "IllegalActionError",
+    "LegalActions",
+    "Match",
+    "MatchOverError",
+    "MeldView",
+    "Payment",
+    "Phase",
+    "ReplayError",
+    "Round",
+    "Scenario",
+    "ScenarioError",
+    "SeatView",
+    "Setup",
+    "SetupError",
+    "TurnKind",
+    "WinKind",
+    "deal_setup",
+    "dump_events",
+    "load_events",
+    "net_points",
+    "new_round",
+    "parse_scenario",
+    "redact_event",
+    "replay",
+    "run_scenario",
+    "scenario_result",
+    "seat_view",
+    "split_hands",
+]

@@ -1,0 +1,136 @@
+"""Actions a seat can take, and the errors the engine raises about them.
+
+An action is a small frozen value whose ``str()`` is the scenario notation ``SEAT VERB [TILE]``
+(``"0 discard 5p"``, ``"1 pong"``) and ``Action.parse`` reads it back, in the spirit of
+python-chess's ``Move.from_uci``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from duyun.tiles import NotationError, Tile, tile_from_str, tile_to_str
+
+
+class EngineError(ValueError):
+    """Base of the engine's errors."""
+
+
+class IllegalActionError(EngineError):
+    """An action that the rules do not allow in the current state; the message says why."""
+
+
+class SetupError(EngineError):
+    """An impossible starting position (scenario or explicit wall)."""
+
+
+class ActionKind(enum.Enum):
+    """What a seat does. The value is the scenario verb."""
+
+    DISCARD = "discard"
+    BAOTING = "baoting"  # 報聽 declared together with a discard (R25)
+    PONG = "pong"  # claim: 碰 (R6)
+    KONG = "kong"  # claim: 直槓 on a discard (R6, R12)
+    ADDED_KONG = "added_kong"  # 面下槓 (R12)
+    CONCEALED_KONG = "concealed_kong"  # 暗槓 (R12)
+    HU = "hu"  # 胡: self-draw, on a discard or robbing a kong (R16)
+    PASS = "pass"  # 過 (R6)
+
+    @property
+    def needs_tile(self) -> bool:
+        return self in _TILE_KINDS
+
+    @property
+    def is_claim(self) -> bool:
+        """Answers to a discard or to an added kong's tile."""
+        return self in _CLAIM_KINDS
+
+
+_TILE_KINDS = frozenset(
+    {ActionKind.DISCARD, ActionKind.BAOTING, ActionKind.ADDED_KONG, ActionKind.CONCEALED_KONG}
+)
+_CLAIM_KINDS = frozenset({ActionKind.PONG, ActionKind.KONG, ActionKind.PASS})
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One decision of one seat. ``tile`` is set exactly for the verbs that name a tile."""
+
+    seat: int
+    kind: ActionKind
+    tile: Tile | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.seat <= 3:
+            raise ValueError(f"seat {self.seat} out of range 0..3")
+        if self.kind.needs_tile and self.tile is None:
+            raise ValueError(f"{self.kind.value} needs a tile")
+        if not self.kind.needs_tile and self.tile is not None:
+            raise ValueError(f"{self.kind.value} takes no tile")
+
+    def __str__(self) -> str:
+        if self.tile is None:
+            return f"{self.seat} {self.kind.value}"
+        return f"{self.seat} {self.kind.value} {tile_to_str(self.tile)}"
+
+    def __repr__(self) -> str:
+        return f"Action.parse({str(self)!r})"
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        """Read ``"SEAT VERB [TILE]"``; errors name the part that is wrong."""
+        parts = text.split()
+        if len(parts) not in (2, 3):
+            raise NotationError(f"action {text!r}: expected 'SEAT VERB [TILE]'")
+        seat_text, verb = parts[0], parts[1]
+        if seat_text not in ("0", "1", "2", "3"):
+            raise NotationError(f"action {text!r}: seat must be 0, 1, 2 or 3, not {seat_text!r}")
+        try:
+            kind = ActionKind(verb)
+        except ValueError:
+            verbs = ", ".join(k.value for k in ActionKind)
+            raise NotationError(f"action {text!r}: unknown verb {verb!r} (one of {verbs})") from None
+        tile: Tile | None = None
+        if kind.needs_tile:
+            if len(parts) != 3:
+                raise NotationError(f"action {text!r}: {verb} needs a tile, e.g. '{seat_text} {verb} 5p'")
+            try:
+                tile = tile_from_str(parts[2])
+            except NotationError as error:
+                raise NotationError(f"action {text!r}: {error}") from None
+        elif len(parts) == 3:
+            raise NotationError(f"action {text!r}: {verb} takes no tile")
+        return cls(int(seat_text), kind, tile)
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"seat": self.seat, "action": self.kind.value}
+        if self.tile is not None:
+            data["tile"] = tile_to_str(self.tile)
+        return data
+
+
+class LegalActions(Sequence[Action]):
+    """The legal actions of one seat: iterate it, index it, test ``in``."""
+
+    __slots__ = ("_actions", "_set")
+
+    def __init__(self, actions: Sequence[Action]) -> None:
+        self._actions = tuple(actions)
+        self._set = frozenset(self._actions)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._set
+
+    def __iter__(self) -> Iterator[Action]:
+        return iter(self._actions)
+
+    def __len__(self) -> int:
+        return len(self._actions)
+
+    def __getitem__(self, index: int) -> Action:  # type: ignore[override]
+        return self._actions[index]
+
+    def __repr__(self) -> str:
+        return f"LegalActions([{', '.join(str(a) for a in self._actions)}])"

@@ -1,0 +1,1042 @@
+"""One hand (一局) of Duyun mahjong as a pure state machine (RULES R3-R45).
+
+Everything that drives a game -- the terminal game, self-play, bots, the RL environment --
+goes through three calls, in the spirit of python-chess:
+
+* ``legal_actions(seat)``: what that seat may do now (empty when it has no choice);
+* ``apply(action)``: do it; returns the events it caused, including every automatic step
+  that followed (draws, forced discards and wins of R19/R26, claim resolution, settlement);
+* ``view(seat)``: what that seat may know.
+
+Forced moves are never offered as choices: they are applied by the engine and reported as
+events with ``"auto": true``. While a discard (or an added kong's tile) awaits claims, every
+seat that may claim it is asked; the claims are resolved once all of them have answered.
+
+The state is kept as flat count vectors (27 ints per seat) updated incrementally, so that the
+hot path of self-play never re-parses notation.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from duyun.analysis import is_win, waits
+from duyun.engine.actions import (
+    Action,
+    ActionKind,
+    IllegalActionError,
+    LegalActions,
+    SetupError,
+)
+from duyun.engine.ledger import Payment, net_points
+from duyun.engine.view import SeatView, seat_view
+from duyun.hand import Hand, Meld, MeldKind
+from duyun.rules import DUYUN, RuleSet
+from duyun.scoring import FanBreakdown, PatternResult, best_pattern, max_fan, payment_fan
+from duyun.tiles import (
+    COPIES,
+    NUM_KINDS,
+    TOTAL_TILES,
+    Tile,
+    format_tiles,
+    from_counts,
+    full_set,
+    tile_to_str,
+)
+
+EVENT_LOG_VERSION = 1
+SEATS = 4
+DEALER_HAND = 14
+HAND_SIZE = 13
+LAST_TILES = 4  # R19
+
+
+class Phase(enum.Enum):
+    TURN = "turn"  # the current seat holds 3k+2 tiles and must act
+    CLAIMS = "claims"  # a discard or an added kong's tile awaits answers
+    ENDED = "ended"
+
+
+class TurnKind(enum.Enum):
+    """How the current seat came to hold 3k+2 tiles; it decides what they may do."""
+
+    INITIAL = "initial"  # dealer's first turn (or a scenario's seat that did not draw)
+    DRAW = "draw"
+    REPLACEMENT = "replacement"  # after a kong (R7)
+    PONG = "pong"  # after a pong: discard only (R7)
+
+
+class ClaimSource(enum.Enum):
+    DISCARD = "discard"
+    ADDED_KONG = "added_kong"  # 搶槓 window (R13)
+
+
+class WinKind(enum.Enum):
+    SELF_DRAW = "self_draw"  # 自摸 (R16, R29)
+    DISCARD = "discard"  # 點炮 (R16, R28)
+    ROB_KONG = "rob_kong"  # 搶槓 (R13, R29)
+
+
+@dataclass(slots=True)
+class _ClaimWindow:
+    source: ClaimSource
+    from_seat: int
+    tile: Tile
+    last_four: bool
+    gang_shang_pao: bool
+    options: dict[int, tuple[ActionKind, ...]]
+    forced: list[int]
+    answers: dict[int, ActionKind] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """A starting position: hands (with melds), rivers, 報聽 flags and the wall order.
+
+    ``wall`` holds the live wall front first; kong replacements are taken from its back
+    (R7), so ``wall[-1]`` is the first replacement tile.
+    """
+
+    hands: tuple[Hand, ...]
+    wall: tuple[Tile, ...]
+    dealer: int = 0
+    streak: int = 0
+    discards: tuple[tuple[Tile, ...], ...] = ((), (), (), ())
+    baoting: tuple[bool, ...] = (False, False, False, False)
+    turn: int | None = None
+    drawn: bool = False
+    seed: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dealer": self.dealer,
+            "streak": self.streak,
+            "hands": [str(hand) if hand.concealed or hand.melds else "" for hand in self.hands],
+            "discards": [[tile_to_str(t) for t in river] for river in self.discards],
+            "baoting": list(self.baoting),
+            "turn": self.dealer if self.turn is None else self.turn,
+            "drawn": self.drawn,
+            "wall": [tile_to_str(t) for t in self.wall],
+            "seed": self.seed,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """How a hand ended and what it means for the next one (R35, R36)."""
+
+    result: str  # "win" | "draw" | "escape"
+    winners: tuple[int, ...]
+    win_kind: WinKind | None
+    loser: int | None  # discarder / robbed kong player / escapee
+    payments: tuple[Payment, ...]
+    totals: tuple[int, ...]
+    next_dealer: int
+    next_streak: int
+
+
+def deal_setup(
+    seed: int | None = None,
+    *,
+    wall_order: Sequence[Tile] | None = None,
+    dealer: int = 0,
+    streak: int = 0,
+) -> Setup:
+    """Deal a fresh hand (R4) from a seeded shuffle or an explicit 108-tile order.
+
+    The order is read as the wall from which the dealer takes 14 tiles and then each seat in
+    play order 13; the remaining 55 tiles form the live wall.
+    """
+    if wall_order is None:
+        order = full_set()
+        random.Random(seed).shuffle(order)
+    else:
+        order = list(wall_order)
+        if sorted(order) != full_set():
+            raise SetupError("an explicit wall must hold each of the 108 tiles exactly once (R1)")
+    hands: list[Hand] = [Hand(())] * SEATS
+    position = 0
+    for offset in range(SEATS):
+        seat = (dealer + offset) % SEATS
+        size = DEALER_HAND if offset == 0 else HAND_SIZE
+        hands[seat] = Hand(tuple(order[position : position + size]))
+        position += size
+    return Setup(
+        hands=tuple(hands),
+        wall=tuple(order[position:]),
+        dealer=dealer,
+        streak=streak,
+        seed=seed,
+    )
+
+
+class Round:
+    """The state machine of one hand. Construct with :func:`deal_setup` or a scenario setup."""
+
+    def __init__(self, setup: Setup, rules: RuleSet = DUYUN) -> None:
+        self.rules = rules
+        self.setup = setup
+        self.dealer = setup.dealer
+        self.streak = setup.streak
+        if not 0 <= self.dealer < SEATS:
+            raise SetupError(f"dealer {self.dealer} out of range 0..3")
+        if self.streak < 0:
+            raise SetupError(f"streak {self.streak} must not be negative")
+        if len(setup.hands) != SEATS or len(setup.discards) != SEATS or len(setup.baoting) != SEATS:
+            raise SetupError("hands, discards and baoting need one entry per seat (4)")
+
+        self.counts: list[list[int]] = [hand.counts() for hand in setup.hands]
+        self.melds: list[list[Meld]] = [list(hand.melds) for hand in setup.hands]
+        self.rivers: list[list[Tile]] = [list(river) for river in setup.discards]
+        self.discard_count: list[int] = [len(river) for river in setup.discards]
+        self.baoting: list[bool] = list(setup.baoting)
+        self.wall: list[Tile] = list(setup.wall)
+        self.front = 0
+        self.back = len(self.wall)
+        self.has_bean = [any(m.is_kong for m in melds) for melds in self.melds]  # R15
+        self.ledger: list[Payment] = []
+        self.events: list[dict[str, Any]] = []
+        self.result: HandResult | None = None
+        self.win_tile: Tile | None = None
+
+        self.total_tiles = self._count_all_tiles()
+        self._validate_setup()
+
+        self.phase = Phase.TURN
+        self.current = self.dealer if setup.turn is None else setup.turn
+        self.turn_kind = TurnKind.INITIAL
+        self.drawn_tile: Tile | None = None
+        self.drawn_last_four = False
+        self.kong_income: list[Payment] | None = None  # of the kong just made, for 槓上炮 (R28)
+        self.claims: _ClaimWindow | None = None
+        self.ron_blocked = [False] * SEATS  # R9
+        self.any_meld_made = any(self.melds)
+        self.discard_made = any(self.discard_count)
+        # 地胡 (R20): a non-dealer's first draw of the hand; a seat that has discarded or melded
+        # has drawn before.
+        self.awaiting_first_draw = [
+            not self.discard_count[s] and not self.melds[s] and s != self.dealer
+            for s in range(SEATS)
+        ]
+        self.dihu_draw = False
+        self._waits_cache: list[list[Tile] | None] = [None] * SEATS
+
+        self.events.append({"type": "start", "version": EVENT_LOG_VERSION,
+                            "rules": rules.to_mapping(), **setup.to_json()})
+        self._start()
+
+    # ------------------------------------------------------------------ setup checks
+
+    def _count_all_tiles(self) -> int:
+        return (
+            sum(map(sum, self.counts))
+            + sum(meld.kind.size for melds in self.melds for meld in melds)
+            + sum(map(len, self.rivers))
+            + (self.back - self.front)
+        )
+
+    def _kind_totals(self) -> list[int]:
+        totals = [0] * NUM_KINDS
+        for seat in range(SEATS):
+            for tile, count in enumerate(self.counts[seat]):
+                totals[tile] += count
+            for meld in self.melds[seat]:
+                totals[meld.tile] += meld.kind.size
+            for tile in self.rivers[seat]:
+                totals[tile] += 1
+        for tile in self.wall[self.front : self.back]:
+            totals[tile] += 1
+        return totals
+
+    def _validate_setup(self) -> None:
+        totals = self._kind_totals()
+        for tile, count in enumerate(totals):
+            if count > COPIES:
+                raise SetupError(
+                    f"{count} copies of {tile_to_str(tile)} on the table (hands, melds, "
+                    "discards and wall): there are only 4 (R1)"
+                )
+        if self.total_tiles > TOTAL_TILES:
+            raise SetupError(f"{self.total_tiles} tiles on the table: there are only 108 (R1)")
+        turn = self.dealer if self.setup.turn is None else self.setup.turn
+        if not 0 <= turn < SEATS:
+            raise SetupError(f"turn {turn} out of range 0..3")
+        for seat in range(SEATS):
+            size = sum(self.counts[seat]) + 3 * len(self.melds[seat])
+            expected_idle = HAND_SIZE
+            if seat == turn and size == HAND_SIZE + 1:
+                continue
+            if size != expected_idle:
+                holds = "13 or 14" if seat == turn else "13"
+                raise SetupError(
+                    f"seat {seat} holds {size} tiles (kongs counted as three); it must hold {holds}"
+                )
+            if seat == turn and self.setup.drawn:
+                raise SetupError(
+                    f"seat {seat} is to act with drawn=true but holds 13 tiles: a seat that has "
+                    "drawn holds 14"
+                )
+        for seat in range(SEATS):
+            if self.baoting[seat] and self.melds[seat]:
+                raise SetupError(f"seat {seat} declared 報聽 but has melds (R25)")
+            if self.baoting[seat] and not self.discards_given(seat):
+                raise SetupError(f"seat {seat} declared 報聽 but has not discarded yet (R25)")
+        if self.baoting[turn] and not self.setup.drawn and self._size(turn) == HAND_SIZE + 1:
+            raise SetupError(
+                f"seat {turn} declared 報聽 and holds 14 tiles: set drawn=true (R26 discards "
+                "the drawn tile)"
+            )
+
+    def discards_given(self, seat: int) -> bool:
+        return bool(self.setup.discards[seat])
+
+    def _size(self, seat: int) -> int:
+        return sum(self.counts[seat]) + 3 * len(self.melds[seat])
+
+    def _start(self) -> None:
+        """Enter the first decision: the turn seat acts, or draws first when it holds 13."""
+        seat = self.current
+        size = sum(self.counts[seat]) + 3 * len(self.melds[seat])
+        if size == HAND_SIZE:
+            self._draw_or_exhaust(seat, self.events)
+            return
+        if self.setup.drawn:
+            self.turn_kind = TurnKind.DRAW
+            self.drawn_tile = self._guess_drawn_tile(seat)
+        self._after_turn_start(seat, self.events)
+
+    def _guess_drawn_tile(self, seat: int) -> Tile | None:
+        """A scenario's ``drawn`` hand does not say which tile was drawn; 報聽 needs it (R26)."""
+        if not self.baoting[seat]:
+            return None
+        counts = self.counts[seat]
+        candidates = []
+        for tile in range(NUM_KINDS):
+            if counts[tile]:
+                counts[tile] -= 1
+                if self._ready_waits_for(seat, counts):
+                    candidates.append(tile)
+                counts[tile] += 1
+        if len(candidates) != 1:
+            raise SetupError(
+                f"seat {seat} declared 報聽 and holds a drawn tile, but which tile was drawn is "
+                "ambiguous; give the seat 13 tiles and put the tile first in the wall instead"
+            )
+        return candidates[0]
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def wall_remaining(self) -> int:
+        return self.back - self.front
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.ENDED
+
+    @property
+    def to_act(self) -> tuple[int, ...]:
+        """Seats that have a decision to make now."""
+        if self.phase is Phase.TURN:
+            return (self.current,)
+        if self.phase is Phase.CLAIMS:
+            assert self.claims is not None
+            return tuple(s for s in self.claims.options if s not in self.claims.answers)
+        return ()
+
+    def hand_of(self, seat: int) -> Hand:
+        return Hand(tuple(from_counts(self.counts[seat])), tuple(self.melds[seat]))
+
+    def held_counts(self, seat: int) -> list[int]:
+        """Concealed and melded tiles of a seat (R11's four-copies exclusion)."""
+        held = list(self.counts[seat])
+        for meld in self.melds[seat]:
+            held[meld.tile] += meld.kind.size
+        return held
+
+    def waits_of(self, seat: int) -> list[Tile]:
+        """Waits of a seat holding 3k+1 tiles, cached until its hand changes."""
+        cached = self._waits_cache[seat]
+        if cached is None:
+            cached = waits(self.counts[seat], self.held_counts(seat))
+            self._waits_cache[seat] = cached
+        return cached
+
+    def _ready_waits_for(self, seat: int, counts: Sequence[int]) -> list[Tile]:
+        """R11 waits of ``counts`` (3k+1 tiles) for ``seat``, honouring ``dead_waits_count``."""
+        held = list(counts)
+        for meld in self.melds[seat]:
+            held[meld.tile] += meld.kind.size
+        found = waits(counts, held)
+        if self.rules.dead_waits_count or not found:
+            return found
+        visible = held
+        for other in range(SEATS):
+            for tile in self.rivers[other]:
+                visible[tile] += 1
+            if other != seat:
+                for meld in self.melds[other]:
+                    if meld.kind is not MeldKind.CONCEALED_KONG:
+                        visible[meld.tile] += meld.kind.size
+        return [tile for tile in found if visible[tile] < COPIES]
+
+    def ready_waits(self, seat: int) -> list[Tile]:
+        """R11 waits of a seat holding 3k+1 tiles (dead waits per the rule option)."""
+        if self.rules.dead_waits_count:
+            return self.waits_of(seat)
+        return self._ready_waits_for(seat, self.counts[seat])
+
+    def _invalidate(self, seat: int) -> None:
+        self._waits_cache[seat] = None
+
+    def legal_actions(self, seat: int) -> LegalActions:
+        """Every action ``seat`` may take now; empty when it has no choice to make."""
+        if self.phase is Phase.TURN and seat == self.current:
+            return LegalActions(self._turn_actions(seat))
+        if self.phase is Phase.CLAIMS:
+            assert self.claims is not None
+            options = self.claims.options.get(seat)
+            if options is None or seat in self.claims.answers:
+                return LegalActions(())
+            return LegalActions([Action(seat, kind) for kind in options])
+        return LegalActions(())
+
+    def _turn_actions(self, seat: int) -> list[Action]:
+        counts = self.counts[seat]
+        actions: list[Action] = []
+        held = [tile for tile in range(NUM_KINDS) if counts[tile]]
+        if self.turn_kind is not TurnKind.PONG:
+            if is_win(counts):
+                actions.append(Action(seat, ActionKind.HU))
+            if self.wall_remaining > 0 and not self.baoting[seat]:  # R7, R26
+                actions.extend(
+                    Action(seat, ActionKind.CONCEALED_KONG, t) for t in held if counts[t] == 4
+                )
+                actions.extend(
+                    Action(seat, ActionKind.ADDED_KONG, meld.tile)
+                    for meld in self.melds[seat]
+                    if meld.kind is MeldKind.PONG and counts[meld.tile]
+                )
+        actions.extend(Action(seat, ActionKind.DISCARD, t) for t in held)
+        if self._may_declare_baoting(seat):
+            for tile in held:
+                counts[tile] -= 1
+                ready = bool(self._ready_waits_for(seat, counts))
+                counts[tile] += 1
+                if ready:
+                    actions.append(Action(seat, ActionKind.BAOTING, tile))
+        return actions
+
+    def _may_declare_baoting(self, seat: int) -> bool:
+        """R25: with one's first discard, never after a pong or kong."""
+        return (
+            not self.baoting[seat]
+            and self.discard_count[seat] == 0
+            and not self.melds[seat]
+            and self.turn_kind is not TurnKind.PONG
+        )
+
+    # ------------------------------------------------------------------ applying actions
+
+    def apply(self, action: Action) -> list[dict[str, Any]]:
+        """Apply a seat's decision; return the events it caused, automatic ones included."""
+        if action not in self.legal_actions(action.seat):
+            raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
+        events: list[dict[str, Any]] = [{"type": "act", **action.to_json()}]
+        if self.phase is Phase.CLAIMS:
+            self._answer_claim(action, events)
+        else:
+            self._turn_action(action, events)
+        self.events.extend(events)
+        return events
+
+    def _why_illegal(self, action: Action) -> str:
+        seat = action.seat
+        if self.phase is Phase.ENDED:
+            return "the hand is over"
+        if self.phase is Phase.CLAIMS:
+            assert self.claims is not None
+            if seat not in self.claims.options:
+                return f"seat {seat} has no claim on {tile_to_str(self.claims.tile)}"
+            if seat in self.claims.answers:
+                return f"seat {seat} has already answered this claim"
+            allowed = ", ".join(kind.value for kind in self.claims.options[seat])
+            return f"seat {seat} may only answer {allowed} on {tile_to_str(self.claims.tile)}"
+        if seat != self.current:
+            return f"it is seat {self.current}'s turn"
+        kind, tile = action.kind, action.tile
+        counts = self.counts[seat]
+        if kind.is_claim:
+            return "there is no discard to claim"
+        if tile is not None and not counts[tile]:
+            return f"seat {seat} holds no {tile_to_str(tile)}"
+        if kind is ActionKind.HU:
+            if self.turn_kind is TurnKind.PONG:
+                return "after a pong the claimer must discard (R7)"
+            return "the hand is not complete (R10)"
+        if kind in (ActionKind.CONCEALED_KONG, ActionKind.ADDED_KONG):
+            if self.turn_kind is TurnKind.PONG:
+                return "after a pong the claimer must discard (R7)"
+            if self.baoting[seat]:
+                return "a 報聽 hand is frozen (R26)"
+            if self.wall_remaining == 0:
+                return "a kong needs a tile left in the wall (R7)"
+            if kind is ActionKind.CONCEALED_KONG:
+                return f"a concealed kong needs four {tile_to_str(tile or 0)} in hand (R12)"
+            return f"an added kong needs a pong of {tile_to_str(tile or 0)} (R12)"
+        if kind is ActionKind.BAOTING:
+            if not self._may_declare_baoting(seat):
+                return "報聽 only with one's first discard, before any pong or kong (R25)"
+            return "the hand would not be ready after that discard (R25, R11)"
+        return "not allowed now"
+
+    def _turn_action(self, action: Action, events: list[dict[str, Any]]) -> None:
+        seat, kind = action.seat, action.kind
+        if kind is ActionKind.HU:
+            self._settle_self_draw(seat, auto=False, events=events)
+        elif kind is ActionKind.DISCARD or kind is ActionKind.BAOTING:
+            assert action.tile is not None
+            self._discard(seat, action.tile, kind is ActionKind.BAOTING, False, events)
+        elif kind is ActionKind.CONCEALED_KONG:
+            assert action.tile is not None
+            self._concealed_kong(seat, action.tile, events)
+        elif kind is ActionKind.ADDED_KONG:
+            assert action.tile is not None
+            self._declare_added_kong(seat, action.tile, events)
+        else:  # pragma: no cover - legal_actions never offers anything else on a turn
+            raise IllegalActionError(f"{action}: not a turn action")
+
+    def _draw_or_exhaust(self, seat: int, events: list[dict[str, Any]]) -> None:
+        if self.wall_remaining == 0:
+            self._settle_exhaustive_draw(events)
+            return
+        self._draw(seat, replacement=False, events=events)
+
+    def _draw(self, seat: int, *, replacement: bool, events: list[dict[str, Any]]) -> None:
+        last_four = self.wall_remaining <= LAST_TILES  # R19: the drawn tile included
+        if replacement:
+            self.back -= 1
+            tile = self.wall[self.back]
+        else:
+            tile = self.wall[self.front]
+            self.front += 1
+        self.counts[seat][tile] += 1
+        self._invalidate(seat)
+        self.phase = Phase.TURN
+        self.current = seat
+        self.claims = None
+        self.drawn_tile = tile
+        self.drawn_last_four = last_four
+        self.ron_blocked[seat] = False  # R9: the block lasts until one's own next draw
+        if replacement:
+            self.turn_kind = TurnKind.REPLACEMENT
+            self.dihu_draw = False
+        else:
+            self.turn_kind = TurnKind.DRAW
+            self.kong_income = None
+            self.dihu_draw = self.awaiting_first_draw[seat] and not self.any_meld_made
+            self.awaiting_first_draw[seat] = False
+        events.append({
+            "type": "draw", "seat": seat, "tile": tile_to_str(tile),
+            "replacement": replacement, "last_four": last_four,
+        })
+        self._after_turn_start(seat, events)
+
+    def _after_turn_start(self, seat: int, events: list[dict[str, Any]]) -> None:
+        """Forced moves at the start of a turn: R19 last-four wins, R26 報聽 wins and discards."""
+        if self.turn_kind is TurnKind.PONG:
+            return
+        forced_win = self.baoting[seat] or (
+            self.drawn_last_four and self.turn_kind is not TurnKind.INITIAL
+        )
+        if forced_win and is_win(self.counts[seat]):
+            self._settle_self_draw(seat, auto=True, events=events)
+        elif self.baoting[seat] and self.drawn_tile is not None:
+            self._discard(seat, self.drawn_tile, False, True, events)
+
+    def _discard(
+        self, seat: int, tile: Tile, declare: bool, auto: bool, events: list[dict[str, Any]]
+    ) -> None:
+        counts = self.counts[seat]
+        last_four = (
+            self.drawn_last_four
+            and tile == self.drawn_tile
+            and self.turn_kind in (TurnKind.DRAW, TurnKind.REPLACEMENT)
+        )
+        gang_shang_pao = self.kong_income is not None and self.turn_kind is TurnKind.REPLACEMENT
+        if declare:
+            self.baoting[seat] = True  # R25
+            events.append({"type": "baoting", "seat": seat, "tile": tile_to_str(tile)})
+        counts[tile] -= 1
+        self._invalidate(seat)
+        self.rivers[seat].append(tile)
+        self.discard_count[seat] += 1
+        self.discard_made = True
+        self.drawn_tile = None
+        events.append({
+            "type": "discard", "seat": seat, "tile": tile_to_str(tile),
+            "baoting": declare, "auto": auto,
+        })
+        self._open_claims(ClaimSource.DISCARD, seat, tile, last_four, gang_shang_pao, events)
+
+    def _win_allowed_on(
+        self, seat: int, tile: Tile, source: ClaimSource, from_seat: int
+    ) -> PatternResult | None:
+        """The pattern a claim of ``tile`` would score, or None if it may not win (R16, R17)."""
+        counts = self.counts[seat]
+        if tile not in self.waits_of(seat):
+            return None
+        if source is ClaimSource.DISCARD and self.ron_blocked[seat]:
+            return None  # R9
+        counts[tile] += 1
+        try:
+            pattern = best_pattern(
+                self.hand_of(seat), dihu=self._dihu_on_discard(seat, from_seat, source)
+            )
+        finally:
+            counts[tile] -= 1
+        if pattern is None:  # pragma: no cover - a wait always completes the hand
+            return None
+        if source is ClaimSource.ADDED_KONG:
+            return pattern  # 搶槓 is always allowed (R17)
+        if pattern.fan > 1 or self.has_bean[seat] or self.baoting[from_seat]:
+            return pattern  # R17, R27
+        return None
+
+    def _dihu_on_discard(self, seat: int, from_seat: int, source: ClaimSource) -> bool:
+        """R20 option ``dihu_on_discard``: a non-dealer wins on the dealer's first discard."""
+        return (
+            self.rules.dihu_on_discard
+            and source is ClaimSource.DISCARD
+            and from_seat == self.dealer
+            and seat != self.dealer
+            and self.discard_count[from_seat] == 1
+            and not self.any_meld_made
+            and self.awaiting_first_draw[seat]
+        )
+
+    def _open_claims(
+        self,
+        source: ClaimSource,
+        from_seat: int,
+        tile: Tile,
+        last_four: bool,
+        gang_shang_pao: bool,
+        events: list[dict[str, Any]],
+    ) -> None:
+        options: dict[int, tuple[ActionKind, ...]] = {}
+        forced: list[int] = []
+        for offset in (1, 2, 3):
+            seat = (from_seat + offset) % SEATS
+            kinds: list[ActionKind] = []
+            if self._win_allowed_on(seat, tile, source, from_seat) is not None:
+                if self.baoting[seat] or last_four:  # R19, R26: no choice
+                    forced.append(seat)
+                    continue
+                kinds.append(ActionKind.HU)
+            if source is ClaimSource.DISCARD and not self.baoting[seat]:
+                held = self.counts[seat][tile]
+                if held >= 2:
+                    kinds.append(ActionKind.PONG)
+                if held == 3 and self.wall_remaining > 0:  # R7
+                    kinds.append(ActionKind.KONG)
+            if kinds:
+                options[seat] = (*kinds, ActionKind.PASS)
+        if forced:  # a forced win beats any pong or kong (R6)
+            options = {
+                s: tuple(k for k in kinds if k in (ActionKind.HU, ActionKind.PASS))
+                for s, kinds in options.items()
+                if ActionKind.HU in kinds
+            }
+        self.phase = Phase.CLAIMS
+        self.claims = _ClaimWindow(source, from_seat, tile, last_four, gang_shang_pao,
+                                   options, forced)
+        for seat in forced:
+            events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
+        if not options:
+            self._resolve_claims(events)
+
+    def _answer_claim(self, action: Action, events: list[dict[str, Any]]) -> None:
+        assert self.claims is not None
+        self.claims.answers[action.seat] = action.kind
+        if len(self.claims.answers) == len(self.claims.options):
+            self._resolve_claims(events)
+
+    def _resolve_claims(self, events: list[dict[str, Any]]) -> None:
+        window = self.claims
+        assert window is not None
+        winners = [s for s in window.forced]
+        winners += [s for s, kind in window.answers.items() if kind is ActionKind.HU]
+        if self.rules.pass_blocks_ron:
+            for seat, kind in window.answers.items():
+                if kind is ActionKind.PASS and ActionKind.HU in window.options[seat]:
+                    self.ron_blocked[seat] = True  # R9
+        if winners:
+            order = sorted(winners, key=lambda s: (s - window.from_seat) % SEATS)
+            self._settle_claimed_win(order, window, events)
+            return
+        claimer = next(
+            (s for s, k in window.answers.items() if k in (ActionKind.PONG, ActionKind.KONG)),
+            None,
+        )
+        if window.source is ClaimSource.ADDED_KONG:
+            self._complete_added_kong(window.from_seat, window.tile, events)
+        elif claimer is not None:
+            if window.answers[claimer] is ActionKind.PONG:
+                self._pong(claimer, window, events)
+            else:
+                self._direct_kong(claimer, window, events)
+        else:
+            self.claims = None
+            self._draw_or_exhaust((window.from_seat + 1) % SEATS, events)
+
+    # ------------------------------------------------------------------ melds and beans
+
+    def _take_discard(self, window: _ClaimWindow) -> None:
+        river = self.rivers[window.from_seat]
+        assert river and river[-1] == window.tile
+        river.pop()
+
+    def _pong(self, seat: int, window: _ClaimWindow, events: list[dict[str, Any]]) -> None:
+        self._take_discard(window)
+        self.counts[seat][window.tile] -= 2
+        self._invalidate(seat)
+        self.melds[seat].append(Meld(MeldKind.PONG, window.tile))
+        self.any_meld_made = True
+        self.claims = None
+        self.phase = Phase.TURN
+        self.current = seat
+        self.turn_kind = TurnKind.PONG
+        self.drawn_tile = None
+        self.drawn_last_four = False
+        self.kong_income = None
+        events.append({"type": "pong", "seat": seat, "tile": tile_to_str(window.tile),
+                       "from": window.from_seat})
+
+    def _bean(
+        self, seat: int, payers: Sequence[int], units: int, kind: str, events: list[dict[str, Any]]
+    ) -> None:
+        """R12: beans are paid at once, in base units, without the dealer bonus (R36)."""
+        rows = [
+            Payment(payer, seat, units, units * self.rules.base_points, "R12", kind)
+            for payer in payers
+        ]
+        self._pay(rows, events)
+        self.has_bean[seat] = True  # R15
+        self.kong_income = rows
+
+    def _after_kong(self, seat: int, events: list[dict[str, Any]]) -> None:
+        self.any_meld_made = True
+        self._invalidate(seat)
+        self._draw(seat, replacement=True, events=events)
+
+    def _direct_kong(self, seat: int, window: _ClaimWindow, events: list[dict[str, Any]]) -> None:
+        self._take_discard(window)
+        self.counts[seat][window.tile] -= 3
+        self.melds[seat].append(Meld(MeldKind.DIRECT_KONG, window.tile))
+        self.claims = None
+        events.append({"type": "kong", "seat": seat, "kind": "direct_kong",
+                       "tile": tile_to_str(window.tile), "from": window.from_seat})
+        self._bean(seat, [window.from_seat], 1, "直槓 銀豆", events)
+        self._after_kong(seat, events)
+
+    def _concealed_kong(self, seat: int, tile: Tile, events: list[dict[str, Any]]) -> None:
+        self.counts[seat][tile] -= 4
+        self.melds[seat].append(Meld(MeldKind.CONCEALED_KONG, tile))
+        events.append({"type": "kong", "seat": seat, "kind": "concealed_kong",
+                       "tile": tile_to_str(tile)})
+        self._bean(seat, self._others(seat), 2, "暗槓 金豆", events)
+        self._after_kong(seat, events)
+
+    def _declare_added_kong(self, seat: int, tile: Tile, events: list[dict[str, Any]]) -> None:
+        """R13: the added tile may be robbed before the kong happens."""
+        last_four = self.drawn_last_four and tile == self.drawn_tile
+        self.counts[seat][tile] -= 1
+        self._invalidate(seat)
+        self.drawn_tile = None
+        self._open_claims(ClaimSource.ADDED_KONG, seat, tile, last_four, False, events)
+
+    def _complete_added_kong(self, seat: int, tile: Tile, events: list[dict[str, Any]]) -> None:
+        melds = self.melds[seat]
+        index = next(i for i, m in enumerate(melds) if m.kind is MeldKind.PONG and m.tile == tile)
+        melds[index] = Meld(MeldKind.ADDED_KONG, tile)
+        self.claims = None
+        events.append({"type": "kong", "seat": seat, "kind": "added_kong",
+                       "tile": tile_to_str(tile)})
+        self._bean(seat, self._others(seat), 1, "面下槓 銀豆", events)
+        self._after_kong(seat, events)
+
+    @staticmethod
+    def _others(seat: int) -> list[int]:
+        return [(seat + offset) % SEATS for offset in (1, 2, 3)]
+
+    # ------------------------------------------------------------------ settlement
+
+    def _pay(self, rows: Sequence[Payment], events: list[dict[str, Any]]) -> None:
+        for row in rows:
+            self.ledger.append(row)
+            events.append({"type": "payment", **row.to_json()})
+
+    def _fan(
+        self,
+        pattern: PatternResult,
+        winner: int,
+        payer: int,
+        *,
+        gang_shang_hua: bool = False,
+        gang_shang_pao: bool = False,
+    ) -> FanBreakdown:
+        """R21, R22, R36: extras and the dealer bonus depend on the two parties."""
+        return payment_fan(
+            pattern.fan,
+            winner_baoting=self.baoting[winner],
+            payer_baoting=self.baoting[payer],
+            gang_shang_hua=gang_shang_hua,
+            gang_shang_pao=gang_shang_pao,
+            dealer_involved=self.dealer in (winner, payer),
+            streak=self.streak,
+        )
+
+    def _row(self, payer: int, payee: int, breakdown: FanBreakdown, rule: str, what: str) -> Payment:
+        detail = " + ".join(f"{name} {fan}" for name, fan in breakdown.items)
+        return Payment(
+            payer, payee, breakdown.total, breakdown.total * self.rules.base_points,
+            rule, f"{what}: {detail}",
+        )
+
+    def _settle_self_draw(self, seat: int, *, auto: bool, events: list[dict[str, Any]]) -> None:
+        tianhu = (
+            seat == self.dealer
+            and self.turn_kind is TurnKind.INITIAL
+            and not self.discard_made
+            and not self.any_meld_made
+        )
+        dihu = self.turn_kind is TurnKind.DRAW and self.dihu_draw
+        pattern = best_pattern(self.hand_of(seat), tianhu=tianhu, dihu=dihu)
+        assert pattern is not None
+        gang_shang_hua = self.turn_kind is TurnKind.REPLACEMENT  # R21
+        what = "槓上花" if gang_shang_hua else "自摸"
+        self.win_tile = self.drawn_tile
+        events.append({
+            "type": "win", "seat": seat, "how": WinKind.SELF_DRAW.value, "from": None,
+            "tile": tile_to_str(self.drawn_tile) if self.drawn_tile is not None else None,
+            "pattern": pattern.name, "fan": pattern.fan, "auto": auto,
+            "hand": str(self.hand_of(seat)),
+        })
+        rows = [
+            self._row(payer, seat, self._fan(pattern, seat, payer, gang_shang_hua=gang_shang_hua),
+                      "R29", what)
+            for payer in self._others(seat)
+        ]
+        self._pay(rows, events)
+        self._finish("win", (seat,), WinKind.SELF_DRAW, None, events)
+
+    def _settle_claimed_win(
+        self, winners: list[int], window: _ClaimWindow, events: list[dict[str, Any]]
+    ) -> None:
+        payer, tile = window.from_seat, window.tile
+        robbed = window.source is ClaimSource.ADDED_KONG
+        if not robbed:
+            self._take_discard(window)
+        self.win_tile = tile
+        kind = WinKind.ROB_KONG if robbed else WinKind.DISCARD
+        transfer = sum(row.points for row in self.kong_income or ()) if window.gang_shang_pao else 0
+        rows: list[Payment] = []
+        for seat in winners:
+            pattern = self._win_allowed_on(seat, tile, window.source, payer)
+            assert pattern is not None
+            self.counts[seat][tile] += 1
+            hand_text = str(self.hand_of(seat))
+            self.counts[seat][tile] -= 1
+            events.append({
+                "type": "win", "seat": seat, "how": kind.value, "from": payer,
+                "tile": tile_to_str(tile), "pattern": pattern.name, "fan": pattern.fan,
+                "auto": seat in window.forced, "hand": hand_text,
+            })
+            if robbed:
+                rows.append(self._row(payer, seat, self._fan(pattern, seat, payer), "R29", "搶槓"))
+            else:
+                breakdown = self._fan(pattern, seat, payer, gang_shang_pao=window.gang_shang_pao)
+                rows.append(self._row(payer, seat, breakdown, "R28",
+                                      "槓上炮" if window.gang_shang_pao else "點炮"))
+                if transfer:  # R28: one share of the kong's income per winner
+                    rows.append(Payment(payer, seat, transfer // self.rules.base_points,
+                                        transfer, "R28", "槓上炮: the kong's income handed over"))
+        self._pay(rows, events)
+        self.claims = None
+        self._finish("win", tuple(winners), kind, payer, events)
+
+    def da_jiao(self, seat: int) -> PatternResult | None:
+        """R30 大叫: the largest basic fan over the seat's waits, None when not ready.
+
+        A seat caught holding 3k+2 tiles (an escape in the middle of its turn, R45) is judged
+        by its best discard: it is ready if some discard leaves it ready.
+        """
+        counts = self.counts[seat]
+        if (sum(counts) + 3 * len(self.melds[seat])) == HAND_SIZE:
+            waits_ = self.ready_waits(seat)
+            return max_fan(self.hand_of(seat), waits_) if waits_ else None
+        best: PatternResult | None = None
+        for tile in range(NUM_KINDS):
+            if not counts[tile]:
+                continue
+            counts[tile] -= 1
+            waits_ = self._ready_waits_for(seat, counts)
+            found = max_fan(self.hand_of(seat), waits_) if waits_ else None
+            counts[tile] += 1
+            if found is not None and (best is None or found.fan > best.fan):
+                best = found
+        return best
+
+    def _payment_for_da_jiao(self, payer: int, payee: int, rule: str) -> Payment | None:
+        best = self.da_jiao(payee)
+        if best is None:
+            return None
+        return self._row(payer, payee, self._fan(best, payee, payer), rule, f"查大叫 {best.name}")
+
+    def _settle_exhaustive_draw(self, events: list[dict[str, Any]]) -> None:
+        """R30, R31, R14: 查大叫 then 黃豆 refunds by every seat that is not ready."""
+        ready = [bool(self.ready_waits(seat)) for seat in range(SEATS)]
+        events.append({"type": "exhaustive_draw", "ready": ready})
+        rows: list[Payment] = []
+        for payer in range(SEATS):
+            if ready[payer]:
+                continue
+            for payee in range(SEATS):
+                if ready[payee]:
+                    row = self._payment_for_da_jiao(payer, payee, "R30")
+                    if row is not None:
+                        rows.append(row)
+        for row in list(self.ledger):
+            if row.rule == "R12" and not ready[row.payee]:
+                rows.append(Payment(row.payee, row.payer, row.fan, row.points, "R14",
+                                    f"黃豆: returns {row.reason}"))
+        self._pay(rows, events)
+        self.phase = Phase.ENDED
+        self._finish("draw", (), None, None, events)
+
+    def escape(self, seat: int) -> list[dict[str, Any]]:
+        """R45: a seat quits (or times out); it pays the larger of the two penalties."""
+        if self.phase is Phase.ENDED:
+            raise IllegalActionError(f"{seat} quit: the hand is over")
+        if not 0 <= seat < SEATS:
+            raise IllegalActionError(f"seat {seat} out of range 0..3")
+        events: list[dict[str, Any]] = [{"type": "act", "seat": seat, "action": "quit"}]
+        base = self.rules.base_points
+        units = self.rules.escape_penalty_units
+        flat = [
+            Payment(seat, other, units, units * base, "R45", f"escape: {units} × base")
+            for other in self._others(seat)
+        ]
+        da_jiao: list[Payment] = []
+        if self.wall_remaining <= LAST_TILES:
+            for other in self._others(seat):
+                row = self._payment_for_da_jiao(seat, other, "R45")
+                if row is not None:
+                    da_jiao.append(row)
+        chosen = flat
+        penalty = "flat"
+        if sum(r.points for r in da_jiao) > sum(r.points for r in flat):
+            chosen, penalty = da_jiao, "da_jiao"
+        events.append({"type": "escape", "seat": seat, "penalty": penalty})
+        self._pay(chosen, events)
+        self.claims = None
+        self._finish("escape", (), None, seat, events)
+        self.events.extend(events)
+        return events
+
+    def _finish(
+        self,
+        result: str,
+        winners: tuple[int, ...],
+        win_kind: WinKind | None,
+        loser: int | None,
+        events: list[dict[str, Any]],
+    ) -> None:
+        """R35, R36: the next dealer and streak."""
+        if result == "win":
+            next_dealer = winners[0] if len(winners) == 1 else loser
+        elif result == "escape":
+            next_dealer = (self.dealer + 1) % SEATS if loser == self.dealer else self.dealer
+        else:
+            next_dealer = self.dealer
+        assert next_dealer is not None
+        next_streak = self.streak + 1 if next_dealer == self.dealer else 0
+        totals = tuple(net_points(self.ledger))
+        self.phase = Phase.ENDED
+        self.result = HandResult(
+            result, winners, win_kind, loser, tuple(self.ledger), totals, next_dealer, next_streak
+        )
+        events.append({
+            "type": "end", "result": result, "winners": list(winners),
+            "win_kind": win_kind.value if win_kind else None, "loser": loser,
+            "totals": list(totals), "next_dealer": next_dealer, "next_streak": next_streak,
+            "hands": [str(self.hand_of(s)) for s in range(SEATS)],
+        })
+
+    # ------------------------------------------------------------------ inspection
+
+    def tile_total(self) -> int:
+        """Every tile on the table: hands, melds, rivers, wall and a claimed winning tile."""
+        claimed = 1 if self.win_tile is not None and self._win_tile_off_table() else 0
+        return self._count_all_tiles() + claimed
+
+    def _win_tile_off_table(self) -> bool:
+        """A discard or robbed tile that won is held by nobody's counts (it is not duplicated
+        into several winners' hands)."""
+        return self.result is not None and self.result.win_kind in (
+            WinKind.DISCARD, WinKind.ROB_KONG,
+        )
+
+    def snapshot(self) -> dict[str, Any]:
+        """The complete state as JSON-ready data, for replays and equality checks."""
+        return {
+            "hands": [str(self.hand_of(s)) for s in range(SEATS)],
+            "rivers": [format_tiles(r) if r else "" for r in self.rivers],
+            "river_order": [[tile_to_str(t) for t in r] for r in self.rivers],
+            "baoting": list(self.baoting),
+            "wall": [tile_to_str(t) for t in self.wall[self.front : self.back]],
+            "phase": self.phase.value,
+            "current": self.current,
+            "ledger": [row.to_json() for row in self.ledger],
+            "result": None if self.result is None else {
+                "result": self.result.result,
+                "winners": list(self.result.winners),
+                "totals": list(self.result.totals),
+                "next_dealer": self.result.next_dealer,
+                "next_streak": self.result.next_streak,
+            },
+        }
+
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` may know (see :mod:`duyun.engine.view`)."""
+        return seat_view(self, seat)
+
+
+def new_round(
+    seed: int | None = None,
+    *,
+    rules: RuleSet = DUYUN,
+    dealer: int = 0,
+    streak: int = 0,
+    wall_order: Sequence[Tile] | None = None,
+) -> Round:
+    """A freshly dealt hand (R4)."""
+    return Round(deal_setup(seed, wall_order=wall_order, dealer=dealer, streak=streak), rules)
+
+
+__all__ = [
+    "EVENT_LOG_VERSION",
+    "HandResult",
+    "Phase",
+    "Round",
+    "Setup",
+    "TurnKind",
+    "WinKind",
+    "deal_setup",
+    "new_round",
+]

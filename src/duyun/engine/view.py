@@ -1,0 +1,141 @@
+"""What one seat may know: its own view of a hand, and events redacted for it.
+
+Every adapter (bots, terminal, server, RL) sees the game only through these, so that no
+client can read another seat's concealed tiles or the order of the wall. Concealed kongs
+(暗槓) are shown face down to the other seats: their kind is hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from duyun.engine.actions import LegalActions
+from duyun.engine.ledger import Payment, net_points
+from duyun.hand import MeldKind
+from duyun.tiles import Tile
+
+if TYPE_CHECKING:
+    from duyun.engine.round import Round
+
+SEATS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class MeldView:
+    """A meld as a seat sees it; ``tile`` is None for another seat's concealed kong."""
+
+    kind: MeldKind
+    tile: Tile | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """A seat's observation of the table."""
+
+    seat: int
+    dealer: int
+    streak: int
+    phase: str
+    current: int
+    to_act: tuple[int, ...]
+    wall_remaining: int
+    hand: tuple[Tile, ...]  # own concealed tiles, sorted, drawn tile included
+    drawn_tile: Tile | None  # own drawn tile while it is this seat's turn
+    concealed_sizes: tuple[int, ...]
+    melds: tuple[tuple[MeldView, ...], ...]
+    rivers: tuple[tuple[Tile, ...], ...]
+    baoting: tuple[bool, ...]
+    has_bean: tuple[bool, ...]
+    claim_tile: Tile | None  # the discard or added-kong tile awaiting claims
+    claim_from: int | None
+    claim_is_rob: bool
+    payments: tuple[Payment, ...]
+    points: tuple[int, ...]
+    legal: LegalActions
+
+    @property
+    def own_melds(self) -> tuple[MeldView, ...]:
+        return self.melds[self.seat]
+
+    def visible_counts(self) -> list[int]:
+        """Tiles this seat can see: own hand and melds, every exposed meld, every river."""
+        counts = [0] * 27
+        for tile in self.hand:
+            counts[tile] += 1
+        for melds in self.melds:
+            for meld in melds:
+                if meld.tile is not None:
+                    counts[meld.tile] += meld.kind.size
+        for river in self.rivers:
+            for tile in river:
+                counts[tile] += 1
+        if self.claim_tile is not None and self.claim_is_rob:
+            counts[self.claim_tile] += 1
+        return counts
+
+
+def seat_view(game: Round, seat: int) -> SeatView:
+    """Build ``seat``'s view of ``game``."""
+    claims = game.claims
+    melds = tuple(
+        tuple(
+            MeldView(m.kind, None if (m.kind is MeldKind.CONCEALED_KONG and owner != seat)
+                     else m.tile)
+            for m in game.melds[owner]
+        )
+        for owner in range(SEATS)
+    )
+    own = tuple(t for t in range(27) for _ in range(game.counts[seat][t]))
+    return SeatView(
+        seat=seat,
+        dealer=game.dealer,
+        streak=game.streak,
+        phase=game.phase.value,
+        current=game.current,
+        to_act=game.to_act,
+        wall_remaining=game.wall_remaining,
+        hand=own,
+        drawn_tile=game.drawn_tile if game.current == seat and game.phase.value == "turn" else None,
+        concealed_sizes=tuple(sum(c) for c in game.counts),
+        melds=melds,
+        rivers=tuple(tuple(r) for r in game.rivers),
+        baoting=tuple(game.baoting),
+        has_bean=tuple(game.has_bean),
+        claim_tile=claims.tile if claims is not None else None,
+        claim_from=claims.from_seat if claims is not None else None,
+        claim_is_rob=claims is not None and claims.source.value == "added_kong",
+        payments=tuple(game.ledger),
+        points=tuple(net_points(game.ledger)),
+        legal=game.legal_actions(seat),
+    )
+
+
+_HIDDEN = "?"
+
+
+def redact_event(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """The event as ``seat`` may see it (``None``: a spectator, who sees only public facts).
+
+    Hidden: other seats' dealt hands and draws, the wall order, the kind of another seat's
+    concealed kong. The final ``end`` event shows every hand, as players do at the table.
+    """
+    kind = event["type"]
+    if kind == "start":
+        redacted = dict(event)
+        redacted["hands"] = [
+            hand if owner == seat else _HIDDEN for owner, hand in enumerate(event["hands"])
+        ]
+        redacted["wall"] = len(event["wall"])
+        redacted["seed"] = None
+        return redacted
+    owner = event.get("seat")
+    if owner == seat:
+        return event
+    if kind == "draw":
+        return {**event, "tile": _HIDDEN}
+    if kind == "kong" and event.get("kind") == "concealed_kong":
+        return {**event, "tile": _HIDDEN}
+    if kind == "act" and event.get("action") == "concealed_kong":
+        return {**event, "tile": _HIDDEN}
+    return event

@@ -1,0 +1,397 @@
+"""Rule scenarios: each test sets up a table from notation and checks exact payments.
+
+Points use the default base score of 6 per fan (R40) unless a test says otherwise.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from duyun.engine import Action, ActionKind, IllegalActionError, Match, new_round
+from duyun.engine.round import Phase
+from duyun.tiles import tile_from_str as T
+from scenario_helpers import payments, play
+
+FILLER_2 = None
+FILLER_3 = None
+
+
+# ---------------------------------------------------------------- R4, R5: dealing and turns
+
+
+def test_r4_deal_gives_dealer_14_others_13_and_wall_55() -> None:
+    game = new_round(seed=7, dealer=2)
+    sizes = [sum(game.counts[s]) for s in range(4)]
+    assert sizes == [13, 13, 14, 13]
+    assert game.wall_remaining == 55
+    assert game.tile_total() == 108
+
+
+def test_r4_same_seed_same_hand() -> None:
+    first, second = new_round(seed=42), new_round(seed=42)
+    assert first.snapshot() == second.snapshot()
+    assert new_round(seed=43).snapshot() != first.snapshot()
+
+
+def test_r5_dealer_acts_first_without_drawing_then_next_seat_draws() -> None:
+    game = new_round(seed=3)
+    assert game.to_act == (0,)
+    assert not any(e["type"] == "draw" for e in game.events)
+    tile = next(t for t in range(27) if game.counts[0][t])
+    events = game.apply(Action(0, ActionKind.DISCARD, tile))
+    while game.phase is Phase.CLAIMS:
+        events += game.apply(Action(game.to_act[0], ActionKind.PASS))
+    draws = [e for e in events if e["type"] == "draw"]
+    assert draws and draws[0]["seat"] == 1 or game.is_over
+
+
+# ---------------------------------------------------------------- R6-R8: claims
+
+
+def test_r6_r28_pung_hand_wins_on_dealers_discard() -> None:
+    _, result = play(
+        ["123456789m12345p", "111222444s3355p", FILLER_2, FILLER_3],
+        ["0 discard 5p", "1 hu"],
+    )
+    assert result["result"] == "win" and result["winners"] == [1]
+    assert payments(result) == [(0, 1, 18, "R28")]  # 對對胡 3 fan × 6
+    assert result["totals"] == [-18, 18, 0, 0]
+
+
+def test_r6_win_beats_pong() -> None:
+    game, result = play(
+        ["123456789m12345p", "2244m11566p7799s", "55p113355779m24s", FILLER_3],
+        ["0 discard 5p", "2 pong", "1 hu"],
+    )
+    assert result["winners"] == [1]
+    assert all(not m for m in game.melds)
+
+
+def test_r7_after_pong_only_discards() -> None:
+    game, _ = play(
+        ["123456789m12345p", "111222444s3369p", "55p113355779m24s", FILLER_3],
+        ["0 discard 5p", "2 pong"],
+    )
+    assert game.current == 2 and game.phase is Phase.TURN
+    kinds = {a.kind for a in game.legal_actions(2)}
+    assert kinds == {ActionKind.DISCARD}
+
+
+def test_r7_r8_kong_replacement_from_back_then_play_passes_after_claimer() -> None:
+    game, result = play(
+        ["123456789m12345p", "111222444s3369p", "555p113355779m2s", FILLER_3],
+        ["0 discard 5p", "2 kong", "2 discard 2s"],
+        wall="8s", wall_back="9s",
+    )
+    draws = [e for e in result["events"] if e["type"] == "draw"]
+    assert draws[0] == {"type": "draw", "seat": 2, "tile": "9s", "replacement": True,
+                        "last_four": False}
+    assert draws[1]["seat"] == 3 and draws[1]["tile"] == "8s"  # R8: after the claimer
+
+
+def test_r7_no_kong_when_wall_is_empty() -> None:
+    game, _ = play(
+        ["123456789m12345p", "111222444s3369p", "555p113355779m2s", FILLER_3],
+        ["0 discard 5p"], wall="", fill=False,
+    )
+    assert game.phase is Phase.ENDED  # nobody could kong; nobody could draw: 流局
+    with pytest.raises(IllegalActionError):
+        game.apply(Action(2, ActionKind.KONG))
+
+
+def test_r8_exhaustive_draw_when_wall_is_empty() -> None:
+    _, result = play(
+        ["123456789m12345p", "111222444s3369p", FILLER_2, FILLER_3],
+        ["0 discard 5p", "1 discard 9p"], wall="2m", fill=False,
+    )
+    assert result["result"] == "draw"
+
+
+# ---------------------------------------------------------------- R9: 過水不胡
+
+R9_HANDS = ["123456789m1234p", "111222444s3355p", FILLER_2, "2468m13579p1357s5p"]
+R9_ACTIONS = ["3 discard 5p", "1 pass", "0 discard 3p", "1 hu"]
+
+
+def test_r9_default_a_passed_win_may_be_taken_on_the_next_discard() -> None:
+    _, result = play(R9_HANDS, R9_ACTIONS, wall="9s", turn=3, drawn=True)
+    assert result["winners"] == [1]
+
+
+def test_r9_pass_blocks_ron_until_own_next_draw() -> None:
+    from duyun.engine import ScenarioError
+
+    with pytest.raises(ScenarioError, match="1 hu"):
+        play(R9_HANDS, R9_ACTIONS, wall="9s", turn=3, drawn=True,
+             rules={"pass_blocks_ron": True})
+
+
+# ---------------------------------------------------------------- R10, R11: winning and ready
+
+
+def test_r10_seven_pairs_with_four_identical_tiles_wins_on_discard() -> None:
+    _, result = play(
+        ["23456789m12345p6s", "1111m2233p4455s6s", "9m666777888999p", "2233m1122s77889s"],
+        ["0 discard 6s", "1 hu"],
+    )
+    win = next(e for e in result["events"] if e["type"] == "win")
+    assert (win["pattern"], win["fan"]) == ("龍七對", 12)
+    assert payments(result) == [(0, 1, 72, "R28")]
+
+
+DRAW_HANDS = [
+    "1479m258p369s2468m",  # dealer, 14 tiles, discards 8m: not ready
+    "1112345678999p",  # 清一色, waits 1p-9p
+    "123m456m789s23s55p",  # 平胡, waits 1s 4s
+    "1357m1357s2469p",  # not ready... (13 tiles)
+]
+
+
+def test_r11_a_wait_on_a_tile_held_four_times_is_no_wait() -> None:
+    game, result = play(
+        ["479m2468m258p369s5p", "1111m234p567s789s", "234m456m789s23s55p", None],
+        ["0 discard 8m"], wall="", fill=False,
+    )
+    assert result["result"] == "draw"
+    ready = next(e for e in result["events"] if e["type"] == "exhaustive_draw")["ready"]
+    assert ready == [False, False, True, False]
+
+
+def test_r11_dead_waits_count_by_default_and_not_when_the_option_is_off() -> None:
+    hands = ["1478m258p369s2468m", "123456789m567s9p", "123m456m789s23s55p", None]
+    common = {"discards": ["", "", "", "999p"], "wall": "", "fill": False}
+    _, on = play(hands, ["0 discard 8m"], **common)
+    _, off = play(hands, ["0 discard 8m"], rules={"dead_waits_count": False}, **common)
+    ready_on = next(e for e in on["events"] if e["type"] == "exhaustive_draw")["ready"]
+    ready_off = next(e for e in off["events"] if e["type"] == "exhaustive_draw")["ready"]
+    assert ready_on[1] is True and ready_off[1] is False  # waits only on 9p, all four seen
+
+
+# ---------------------------------------------------------------- R12-R15: beans
+
+
+def test_r12_direct_kong_paid_by_the_discarder() -> None:
+    _, result = play(
+        ["123456789m12345p", "111222444s3369p", "555p113355779m2s", FILLER_3],
+        ["0 discard 5p", "2 kong"],
+    )
+    assert payments(result)[0] == (0, 2, 6, "R12")
+    assert result["totals"] == [-6, 0, 6, 0]
+
+
+def test_r12_concealed_kong_paid_twice_by_every_other_player() -> None:
+    _, result = play(
+        ["9999s123456789m1p", "111222444s3369p", FILLER_2, "2468m1379p13557p"],
+        ["0 concealed_kong 9s"],
+    )
+    assert payments(result) == [(1, 0, 12, "R12"), (2, 0, 12, "R12"), (3, 0, 12, "R12")]
+    assert result["totals"] == [36, -12, -12, -12]
+
+
+ADDED_KONG_HANDS = ["123456789m1234p9s", "12345m678s99p [555p]", "123m789m46p789s99s", FILLER_3]
+
+
+def test_r12_added_kong_paid_once_by_every_other_player() -> None:
+    hands = list(ADDED_KONG_HANDS)
+    hands[2] = "123m789m47p789s99s"  # cannot rob 5p
+    _, result = play(hands, ["0 discard 9s", "1 added_kong 5p"], wall="5p")
+    assert payments(result) == [(2, 1, 6, "R12"), (3, 1, 6, "R12"), (0, 1, 6, "R12")]
+
+
+def test_r13_robbing_the_kong_voids_the_bean_and_the_pong_stays() -> None:
+    game, result = play(ADDED_KONG_HANDS, ["0 discard 9s", "1 added_kong 5p", "2 hu"], wall="5p")
+    assert result["winners"] == [2]
+    assert [r for r in payments(result) if r[3] == "R12"] == []
+    assert payments(result) == [(1, 2, 6, "R29")]  # 平胡 by 搶槓: allowed without a bean (R17)
+    assert str(game.melds[1][0]) == "[555p]"
+    assert game.result is not None and game.result.next_dealer == 2
+
+
+def test_r14_r31_not_ready_seat_returns_its_bean_income_at_a_draw() -> None:
+    _, result = play(
+        ["9999s1479m258p36s1m", "1112345678999p", "234m456m678s23s55p", None],
+        ["0 concealed_kong 9s", "0 discard 1m"], wall="", wall_back="7m", fill=False,
+    )
+    assert result["result"] == "draw"
+    refunds = [r for r in payments(result) if r[3] == "R14"]
+    assert refunds == [(0, 1, 12, "R14"), (0, 2, 12, "R14"), (0, 3, 12, "R14")]
+
+
+def test_r14_ready_seat_keeps_its_beans() -> None:
+    _, result = play(
+        ["9999s123m456m78m55p", "1112345678999p", None, None],
+        ["0 concealed_kong 9s", "0 discard 1s"], wall="", wall_back="1s", fill=False,
+    )
+    assert result["result"] == "draw"
+    assert [r for r in payments(result) if r[3] == "R14"] == []
+
+
+# ---------------------------------------------------------------- R16, R17, R27: may it win?
+
+PINGHU_HANDS = ["123456789m12345p", "111222444s3369p", "123m456m789s23s55p", FILLER_3]
+
+
+def test_r17_pinghu_without_a_bean_cannot_win_on_a_discard() -> None:
+    game, _ = play(
+        ["123456789m1234p1s", "111222444s3369p", "12m456m789s23s55p3m", FILLER_3],
+        ["0 discard 1s"],
+    )
+    from duyun.engine import ScenarioError
+
+    with pytest.raises(ScenarioError, match="illegal"):
+        play(["123456789m1234p1s", "111222444s3369p", "12m456m789s23s55p3m", FILLER_3],
+             ["0 discard 1s", "2 hu"])
+    assert game.result is None or 2 not in game.result.winners
+
+
+def test_r15_r17_pinghu_with_a_bean_wins_on_a_discard() -> None:
+    _, result = play(
+        ["123456789m1234p4s", "111222444s3369p", "456m789s23s55p (7777p)", FILLER_3],
+        ["0 discard 4s", "2 hu"],
+    )
+    assert result["winners"] == [2]
+    assert payments(result) == [(0, 2, 6, "R28")]
+
+
+def test_r17_pinghu_may_always_win_by_self_draw() -> None:
+    _, result = play(
+        ["123456789m12346p", "111222444s3369p", "123m456m789s23s55p", FILLER_3],
+        ["0 discard 2p", "1 discard 9p", "2 hu"], wall="8s4s",
+        discards=["", "", "9m", ""],  # not seat 2's first draw: no 地胡
+    )
+    assert result["winners"] == [2]
+    assert payments(result) == [(3, 2, 6, "R29"), (0, 2, 6, "R29"), (1, 2, 6, "R29")]
+
+
+def test_r27_pinghu_wins_without_a_bean_on_a_baoting_players_discard() -> None:
+    _, result = play(
+        [FILLER_2, "111222444m3399p", "123456789s1134p", "123m456m789m23p55s"],
+        ["3 hu"], wall="4p", turn=2, baoting=[False, False, True, False],
+        discards=["", "", "7m", ""],
+    )
+    assert result["winners"] == [3]
+    assert payments(result) == [(2, 3, 42, "R28")]  # 平胡 1 + 報聽 6
+
+
+# ---------------------------------------------------------------- R18: 一炮多響
+
+
+def test_r18_multiple_winners_each_paid_and_discarder_deals_next() -> None:
+    _, result = play(
+        [FILLER_2, "2244m11566p7799s", "123456789m12345p", "111222444s3355p"],
+        ["2 discard 5p", "3 hu", "1 hu"], turn=2, drawn=True,
+    )
+    assert sorted(result["winners"]) == [1, 3]
+    assert sorted(payments(result)) == [(2, 1, 36, "R28"), (2, 3, 18, "R28")]
+    assert result["events"][-1]["next_dealer"] == 2
+
+
+# ---------------------------------------------------------------- R19: the last four tiles
+
+
+def test_r19_last_four_self_draw_wins_automatically() -> None:
+    game, result = play(
+        ["123456789m1234p1s", "111222444s3355p", None, None],
+        ["0 discard 1s"], wall="3p8p8p8p", fill=False,
+        discards=["", "9m", "", ""],  # not seat 1's first draw: no 地胡
+    )
+    win = next(e for e in result["events"] if e["type"] == "win")
+    assert win["seat"] == 1 and win["auto"] is True and win["how"] == "self_draw"
+    assert payments(result) == [(2, 1, 18, "R29"), (3, 1, 18, "R29"), (0, 1, 18, "R29")]
+
+
+def test_r19_last_four_discard_wins_automatically_without_a_pass() -> None:
+    game, result = play(
+        ["123456789m1234p", "111222444s3355p", None, None],
+        ["0 discard 3p"], wall="3p8p8p8p", fill=False, turn=0,
+    )
+    win = next(e for e in result["events"] if e["type"] == "win")
+    assert (win["seat"], win["how"], win["auto"]) == (1, "discard", True)
+    assert not any(e["type"] == "act" and e["seat"] == 1 for e in result["events"])
+
+
+def test_r19_before_the_last_four_the_player_may_pass() -> None:
+    game, _ = play(
+        ["123456789m1234p", "111222444s3355p", None, None],
+        ["0 discard 3p"], wall="3p8p8p8p8s", fill=False, turn=0,
+    )
+    assert game.result is None or game.result.winners != (1,)
+
+
+# ---------------------------------------------------------------- R20: 天胡 and 地胡
+
+
+def test_r20_tianhu_dealer_wins_on_the_dealt_tiles() -> None:
+    _, result = play(
+        ["123456789m23455p", "111222444s3369p", FILLER_2, FILLER_3], ["0 hu"]
+    )
+    win = next(e for e in result["events"] if e["type"] == "win")
+    assert (win["pattern"], win["fan"]) == ("天胡", 18)
+    assert result["totals"] == [324, -108, -108, -108]
+
+
+def test_r20_dihu_non_dealer_self_draws_on_first_draw() -> None:
+    _, result = play(
+        ["123456789m1234p9s", "123m456m789s23s55p", FILLER_2, FILLER_3],
+        ["0 discard 9s", "1 hu"], wall="1s",
+    )
+    win = next(e for e in result["events"] if e["type"] == "win")
+    assert (win["pattern"], win["fan"]) == ("地胡", 18)
+
+
+def test_r20_no_dihu_after_a_pong() -> None:
+    _, result = play(
+        ["123456789m12344p", "123m456m789s23s55p", "44p1357m2468s79p9s", "258m369p11357s77s"],
+        ["0 discard 4p", "2 pong", "2 discard 9s", "3 discard 2m", "0 discard 1m", "1 hu"],
+        wall="6p6p1s",
+    )
+    win = next(e for e in result["events"] if e["type"] == "win")
+    assert win["pattern"] == "平胡"
+
+
+def test_r20_dihu_on_discard_is_an_option() -> None:
+    hands = ["123456789m1234p9s", "111222444m3399s", FILLER_2, FILLER_3]
+    _, default = play(hands, ["0 discard 9s", "1 hu"])
+    _, option = play(hands, ["0 discard 9s", "1 hu"], rules={"dihu_on_discard": True})
+    assert next(e for e in default["events"] if e["type"] == "win")["pattern"] == "對對胡"
+    assert next(e for e in option["events"] if e["type"] == "win")["pattern"] == "地胡"
+
+
+# ---------------------------------------------------------------- R21: extras
+
+
+def test_r21_seed_pung_hand_on_a_baoting_discard_costs_3_plus_6() -> None:
+    _, result = play(
+        [FILLER_2, "111222444m3399p", "123456789s1134p", FILLER_3],
+        ["1 hu"], wall="9p", turn=2, baoting=[False, False, True, False],
+        discards=["", "", "7m", ""],
+    )
+    discard = next(e for e in result["events"] if e["type"] == "discard")
+    assert discard["auto"] is True  # R26
+    assert payments(result) == [(2, 1, 54, "R28")]  # (3 + 6) × 6
+
+
+def test_r21_gang_shang_hua_adds_one_fan() -> None:
+    _, result = play(
+        ["9999s123456789m1p", "111222444s3369p", FILLER_2, "2468m1379p13557p"],
+        ["0 concealed_kong 9s", "0 hu"], wall_back="1p",
+    )
+    rows = [r for r in payments(result) if r[3] == "R29"]
+    assert rows == [(1, 0, 12, "R29"), (2, 0, 12, "R29"), (3, 0, 12, "R29")]  # 平胡 1 + 1
+
+
+def test_r21_r28_gang_shang_pao_with_two_winners_one_share_each() -> None:
+    _, result = play(
+        ["9999s123456789m5p", "2244m11566p7788s", FILLER_2, "111222444s3355p"],
+        ["0 concealed_kong 9s", "0 discard 5p", "1 hu", "3 hu"], wall_back="1m",
+    )
+    assert sorted(result["winners"]) == [1, 3]
+    rows = payments(result)
+    beans = [r for r in rows if r[3] == "R12"]
+    assert beans == [(1, 0, 12, "R12"), (2, 0, 12, "R12"), (3, 0, 12, "R12")]
+    wins = sorted(r for r in rows if r[3] == "R28")
+    # 七對 6 + 1 = 42, transfer 36; 對對胡 3 + 1 = 24, transfer 36
+    assert wins == [(0, 1, 36, "R28"), (0, 1, 42, "R28"), (0, 3, 24, "R28"), (0, 3, 36, "R28")]
+    assert sum(result["totals"]) == 0
+    assert result["totals"] == [36 - 42 - 36 - 24 - 36, -12 + 42 + 36, -12, -12 + 24 + 36]
+    assert result["events"][-1]["next_dealer"] == 0
