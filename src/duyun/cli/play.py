@@ -1,0 +1,77 @@
+"""``duyun play``: a match in the terminal, one person against three bots (issue #5)."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from duyun.cli.common import fail
+
+
+def _parse_bots(text: str, known: tuple[str, ...]) -> tuple[str, str, str]:
+    names = [name.strip().lower() for name in text.split(",") if name.strip()]
+    if len(names) == 1:
+        names *= 3
+    if len(names) != 3:
+        fail(f"--bots needs one name or three comma-separated names, got {text!r}")
+    for name in names:
+        if name not in known:
+            fail(f"--bots: unknown bot {name!r}; known bots: {', '.join(known)}")
+    return names[0], names[1], names[2]
+
+
+def play_command(
+    bots: Annotated[
+        str,
+        typer.Option(
+            "--bots", help="Bots of the three other seats (in seat order), or one name for all"
+        ),
+    ] = "strong,strong,strong",
+    hands: Annotated[int, typer.Option("--hands", min=1, help="Hands in the match")] = 8,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed", min=0, help="Seed of the walls and bots (default: random; it is printed)"
+        ),
+    ] = None,
+    stake: Annotated[int, typer.Option("--stake", min=0, help="Coins per point (R41)")] = 1,
+    seat: Annotated[int, typer.Option("--seat", min=0, max=3, help="Your seat, 0-3")] = 0,
+    hints: Annotated[
+        bool,
+        typer.Option("--hints", help="Show shanten, waits with their fan, and the best discards"),
+    ] = False,
+    replay_dir: Annotated[
+        Path, typer.Option("--replay-dir", help="Folder for the saved replay (JSON Lines)")
+    ] = Path("replays"),
+    chinese: Annotated[
+        bool, typer.Option("--chinese", help="Write tiles as 五筒 instead of 5p")
+    ] = False,
+) -> None:
+    """Play a match in the terminal against bots; the replay is saved at the end."""
+    # Imported here so that `duyun --help` and the other commands start without the bots.
+    from duyun.bots import BOT_NAMES, make_bot
+    from duyun.tui.session import PlayOptions, Session
+
+    options = PlayOptions(
+        bots=_parse_bots(bots, BOT_NAMES),
+        hands=hands,
+        seed=secrets.randbelow(1 << 31) if seed is None else seed,
+        stake=stake,
+        seat=seat,
+        hints=hints,
+        replay_dir=replay_dir,
+        chinese=chinese,
+    )
+    console = Console(highlight=False)
+    # The prompt is plain text, never markup: "[y/N]" must print as typed.
+    session = Session(options, console, make_bot, read_line=lambda p: console.input(Text(p)))
+    raise typer.Exit(session.run())
+
+
+def register(app: typer.Typer) -> None:
+    app.command("play")(play_command)
