@@ -178,12 +178,15 @@ def _prune(blocks: set[Block]) -> frozenset[Block]:
 
 MAX_PARTIALS: Final = 4  # more partial sets than four never lower the shanten
 
+_SET, _PARTIAL, _PAIR, _ISOLATED = range(4)
 _SearchKey = tuple[SuitKey, SuitKey, bool]
 _search_memo: dict[_SearchKey, frozenset[Block]] = {}
 
 
 def _search(counts: SuitKey, four: SuitKey, pair_here: bool) -> frozenset[Block]:
     """Every non-dominated block reading of ``counts``, taking the lowest rank first."""
+    # The four-copies flag of an emptied rank can no longer matter: drop it to share entries.
+    four = tuple(f if c else 0 for f, c in zip(four, counts, strict=True))
     memo_key = (counts, four, pair_here)
     cached = _search_memo.get(memo_key)
     if cached is not None:
@@ -200,37 +203,35 @@ def _search(counts: SuitKey, four: SuitKey, pair_here: bool) -> frozenset[Block]
     nxt2 = counts[low + 2] if low < 7 else 0
     out: set[Block] = set()
 
-    def take(removed: tuple[int, ...], kind: str, pair_after: bool = False) -> None:
-        sub = tuple(x - y for x, y in zip(counts, removed, strict=True))
-        keep_flag = (pair_here or pair_after) and sub[low] > 0
-        for m, t, h, q in _search(sub, four, keep_flag):
-            if kind == "set":
-                out.add((m + 1, t, h, q))
-            elif kind == "partial":
-                out.add((m, min(t + 1, MAX_PARTIALS), h, q))
-            elif kind == "pair":
-                out.add((m, min(t + 1, MAX_PARTIALS), 1, q) if h else (m, t, 1, q))
-            else:  # isolated
-                iso = 1 if four[low] else 2
-                out.add((m, t, h, max(q, iso)))
-
-    def unit(*ranks: int) -> tuple[int, ...]:
-        vec = [0] * 9
+    def take(ranks: tuple[int, ...], kind: int, pair_after: bool = False) -> None:
+        work = list(counts)
         for r in ranks:
-            vec[r] += 1
-        return tuple(vec)
+            work[r] -= 1
+        keep_flag = (pair_here or pair_after) and work[low] > 0
+        sub = _search(tuple(work), four, keep_flag)
+        if kind == _SET:
+            out.update((m + 1, t, h, q) for m, t, h, q in sub)
+        elif kind == _PARTIAL:
+            out.update((m, min(t + 1, MAX_PARTIALS), h, q) for m, t, h, q in sub)
+        elif kind == _PAIR:
+            out.update(
+                (m, min(t + 1, MAX_PARTIALS), 1, q) if h else (m, t, 1, q) for m, t, h, q in sub
+            )
+        else:
+            iso = 1 if four[low] else 2
+            out.update((m, t, h, q if q > iso else iso) for m, t, h, q in sub)
 
     if c >= 3:
-        take(unit(low, low, low), "set")
+        take((low, low, low), _SET)
     if nxt and nxt2:
-        take(unit(low, low + 1, low + 2), "set")
+        take((low, low + 1, low + 2), _SET)
     if c >= 2 and not pair_here:
-        take(unit(low, low), "pair", pair_after=True)
+        take((low, low), _PAIR, pair_after=True)
     if nxt:
-        take(unit(low, low + 1), "partial")
+        take((low, low + 1), _PARTIAL)
     if nxt2:
-        take(unit(low, low + 2), "partial")
-    take(unit(low), "isolated")
+        take((low, low + 2), _PARTIAL)
+    take((low,), _ISOLATED)
     result = _prune(out)
     _search_memo[memo_key] = result
     return result
