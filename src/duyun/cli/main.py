@@ -16,6 +16,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "replay",
     "analyze",
     "play",
+    "simulate",
 )
 
 app = typer.Typer(

@@ -1,0 +1,242 @@
+"""``duyun simulate``: self-play between bots, with per-bot statistics, plots and event logs.
+
+Examples::
+
+    duyun simulate --bots efficient,random,random,random --hands 2000
+    duyun simulate --bots strong,efficient,efficient,efficient --hands 5000 --duplicate
+    duyun simulate --matches 100 --plot points.png --out hands.jsonl --json
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import IO, Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from duyun.bots import BOT_NAMES
+from duyun.engine import dump_events
+from duyun.sim import RULE_EVENTS, SimConfig, SimConfigError, Summary, default_workers, run
+
+DEFAULT_BOTS = "strong,efficient,efficient,efficient"
+DEFAULT_HANDS = 1000
+
+_stderr = Console(stderr=True, highlight=False)
+
+
+def _fail(message: str) -> NoReturn:
+    """A clear message on standard error and exit status 2: a bad option is no traceback."""
+    _stderr.print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(2)
+
+
+def _parse_bots(text: str) -> tuple[str, ...]:
+    names = tuple(name.strip() for name in text.split(","))
+    if len(names) != 4 or not all(names):
+        _fail(f"--bots needs four comma-separated bot names (one per seat), got {text!r}")
+    unknown = sorted({name for name in names if name not in BOT_NAMES})
+    if unknown:
+        _fail(f"--bots: unknown bot(s) {', '.join(unknown)}; known bots: {', '.join(BOT_NAMES)}")
+    return names
+
+
+def _check_writable(path: Path | None, option: str) -> None:
+    if path is not None and not path.parent.resolve().is_dir():
+        _fail(f"{option} {path}: directory {path.parent} does not exist")
+
+
+def _players_table(summary: Summary) -> Table:
+    table = Table(title=f"Results over {summary.hands} hands ({summary.units} units)")
+    for column in (
+        "player",
+        "hands",
+        "win %",
+        "自摸 %",
+        "feed %",
+        "avg pts/hand",
+        "95% CI",
+        "total pts",
+    ):
+        table.add_column(column, justify="left" if column == "player" else "right")
+    for stats in summary.players:
+        low, high = stats.ci95
+        ci = f"[{low:+.2f}, {high:+.2f}]" if stats.unit_means.count >= 2 else "n/a"
+        table.add_row(
+            stats.label,
+            str(stats.hands),
+            f"{100 * stats.rate(stats.wins):.1f}",
+            f"{100 * stats.rate(stats.self_draws):.1f}",
+            f"{100 * stats.rate(stats.feeds):.1f}",
+            f"{stats.mean_points:+.2f}",
+            ci,
+            f"{stats.points:+d}",
+        )
+    table.caption = "feed = paid for a discard win or a robbed kong (點炮); CI over units"
+    return table
+
+
+def _patterns_table(summary: Summary) -> Table:
+    table = Table(title="Winning patterns (% of each player's hands)")
+    table.add_column("pattern")
+    for stats in summary.players:
+        table.add_column(stats.label, justify="right")
+    names = sorted(
+        {name for stats in summary.players for name in stats.patterns},
+        key=lambda name: -sum(stats.patterns[name] for stats in summary.players),
+    )
+    for name in names:
+        table.add_row(
+            name,
+            *(f"{100 * stats.rate(stats.patterns[name]):.2f}" for stats in summary.players),
+        )
+    return table
+
+
+def _events_table(summary: Summary) -> Table:
+    table = Table(title="Rule events")
+    table.add_column("event")
+    table.add_column("count", justify="right")
+    table.add_column("/100 hands", justify="right")
+    for stats in summary.players:
+        table.add_column(stats.label, justify="right")
+    for key, label in RULE_EVENTS:
+        count = summary.rule_events.get(key, 0)
+        per_player = [str(stats.events.get(key, "")) for stats in summary.players]
+        table.add_row(label, str(count), f"{100 * count / max(1, summary.hands):.2f}", *per_player)
+    return table
+
+
+def simulate_command(
+    bots: Annotated[
+        str, typer.Option("--bots", help=f"Four bots, one per seat, from: {', '.join(BOT_NAMES)}")
+    ] = DEFAULT_BOTS,
+    hands: Annotated[
+        int | None,
+        typer.Option("--hands", help=f"Independent hands to play [default {DEFAULT_HANDS}]"),
+    ] = None,
+    matches: Annotated[
+        int | None, typer.Option("--matches", help="Matches to play instead of single hands")
+    ] = None,
+    hands_per_match: Annotated[
+        int, typer.Option("--hands-per-match", help="Hands in each match (R35 dealer, R36 streak)")
+    ] = 8,
+    seed: Annotated[int, typer.Option("--seed", help="Master seed: same seed, same results")] = 0,
+    duplicate: Annotated[
+        bool,
+        typer.Option("--duplicate", help="Play every wall four times with the seats rotated"),
+    ] = False,
+    workers: Annotated[
+        int | None, typer.Option("--workers", help="Local worker processes [default: all cores]")
+    ] = None,
+    use_ray: Annotated[
+        bool, typer.Option("--ray", help="Run on Ray (local or RAY_ADDRESS)")
+    ] = False,
+    ray_address: Annotated[
+        str | None, typer.Option("--ray-address", help="Ray cluster address, e.g. ray://host:10001")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write every hand's event log (JSON Lines)")
+    ] = None,
+    plot: Annotated[
+        Path | None, typer.Option("--plot", help="Write a PNG: points distribution, cumulative")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON")] = False,
+    progress: Annotated[
+        bool, typer.Option("--progress/--no-progress", help="Show a progress bar on stderr")
+    ] = True,
+) -> None:
+    """Self-play between bots; prints per-bot results, patterns and rule events."""
+    lineup = _parse_bots(bots)
+    if hands is not None and matches is not None:
+        _fail("give --hands or --matches, not both")
+    mode = "matches" if matches is not None else "hands"
+    units = matches if matches is not None else (hands if hands is not None else DEFAULT_HANDS)
+    if units < 1:
+        _fail(f"--{mode} must be at least 1, got {units}")
+    if workers is not None and workers < 1:
+        _fail(f"--workers must be at least 1, got {workers}")
+    _check_writable(out, "--out")
+    _check_writable(plot, "--plot")
+    if plot is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            _fail("--plot needs matplotlib: pip install 'duyun[sim]'")
+    try:
+        config = SimConfig(
+            bots=lineup,
+            units=units,
+            seed=seed,
+            mode=mode,
+            hands_per_match=hands_per_match,
+            duplicate=duplicate,
+            keep_events=out is not None,
+        )
+    except SimConfigError as error:
+        _fail(str(error))
+
+    summary = Summary.empty(lineup, keep_points=plot is not None)
+    stream: IO[str] | None = out.open("w", encoding="utf-8") if out is not None else None
+    bar = Progress(
+        TextColumn(f"[bold]{mode}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=_stderr,
+        disable=not progress,
+    )
+    try:
+        with bar:
+            task = bar.add_task(mode, total=units)
+            for records in run(
+                config,
+                workers=workers if workers is not None else default_workers(),
+                use_ray=use_ray,
+                ray_address=ray_address,
+            ):
+                summary.add_unit(records)
+                if stream is not None:
+                    for record in records:
+                        if record.events is not None:
+                            dump_events(record.events, stream)
+                bar.advance(task)
+    except SimConfigError as error:
+        _fail(str(error))
+    finally:
+        if stream is not None:
+            stream.close()
+
+    if plot is not None:
+        from duyun.sim.plot import plot_summary
+
+        plot_summary(summary, plot)
+    if as_json:
+        data = {
+            "config": {
+                "bots": list(lineup),
+                "mode": mode,
+                "units": units,
+                "seed": seed,
+                "duplicate": duplicate,
+                "hands_per_match": hands_per_match,
+            },
+            **summary.to_json(),
+        }
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    console = Console(highlight=False)
+    console.print(_players_table(summary))
+    console.print(_patterns_table(summary))
+    console.print(_events_table(summary))
+    if out is not None:
+        console.print(f"event logs: {out}")
+    if plot is not None:
+        console.print(f"plot: {plot}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("simulate")(simulate_command)
