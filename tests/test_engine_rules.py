@@ -42,7 +42,7 @@ def test_r5_dealer_acts_first_without_drawing_then_next_seat_draws() -> None:
     while game.phase is Phase.CLAIMS:
         events += game.apply(Action(game.to_act[0], ActionKind.PASS))
     draws = [e for e in events if e["type"] == "draw"]
-    assert draws and draws[0]["seat"] == 1 or game.is_over
+    assert (draws and draws[0]["seat"] == 1) or game.is_over
 
 
 # ---------------------------------------------------------------- R6-R8: claims
@@ -78,21 +78,29 @@ def test_r7_after_pong_only_discards() -> None:
 
 
 def test_r7_r8_kong_replacement_from_back_then_play_passes_after_claimer() -> None:
-    game, result = play(
+    _game, result = play(
         ["123456789m12345p", "111222444s3369p", "555p113355779m2s", FILLER_3],
         ["0 discard 5p", "2 kong", "2 discard 2s"],
-        wall="8s", wall_back="9s",
+        wall="8s",
+        wall_back="9s",
     )
     draws = [e for e in result["events"] if e["type"] == "draw"]
-    assert draws[0] == {"type": "draw", "seat": 2, "tile": "9s", "replacement": True,
-                        "last_four": False}
+    assert draws[0] == {
+        "type": "draw",
+        "seat": 2,
+        "tile": "9s",
+        "replacement": True,
+        "last_four": False,
+    }
     assert draws[1]["seat"] == 3 and draws[1]["tile"] == "8s"  # R8: after the claimer
 
 
 def test_r7_no_kong_when_wall_is_empty() -> None:
     game, _ = play(
         ["123456789m12345p", "111222444s3369p", "555p113355779m2s", FILLER_3],
-        ["0 discard 5p"], wall="", fill=False,
+        ["0 discard 5p"],
+        wall="",
+        fill=False,
     )
     assert game.phase is Phase.ENDED  # nobody could kong; nobody could draw: 流局
     with pytest.raises(IllegalActionError):
@@ -102,7 +110,9 @@ def test_r7_no_kong_when_wall_is_empty() -> None:
 def test_r8_exhaustive_draw_when_wall_is_empty() -> None:
     _, result = play(
         ["123456789m12345p", "111222444s3369p", FILLER_2, FILLER_3],
-        ["0 discard 5p", "1 discard 9p"], wall="2m", fill=False,
+        ["0 discard 5p", "1 discard 9p"],
+        wall="2m",
+        fill=False,
     )
     assert result["result"] == "draw"
 
@@ -122,8 +132,7 @@ def test_r9_pass_blocks_ron_until_own_next_draw() -> None:
     from duyun.engine import ScenarioError
 
     with pytest.raises(ScenarioError, match="1 hu"):
-        play(R9_HANDS, R9_ACTIONS, wall="9s", turn=3, drawn=True,
-             rules={"pass_blocks_ron": True})
+        play(R9_HANDS, R9_ACTIONS, wall="9s", turn=3, drawn=True, rules={"pass_blocks_ron": True})
 
 
 # ---------------------------------------------------------------- R10, R11: winning and ready
@@ -148,9 +157,11 @@ DRAW_HANDS = [
 
 
 def test_r11_a_wait_on_a_tile_held_four_times_is_no_wait() -> None:
-    game, result = play(
+    _game, result = play(
         ["479m2468m258p369s5p", "1111m234p567s789s", "234m456m789s23s55p", None],
-        ["0 discard 8m"], wall="", fill=False,
+        ["0 discard 8m"],
+        wall="",
+        fill=False,
     )
     assert result["result"] == "draw"
     ready = next(e for e in result["events"] if e["type"] == "exhaustive_draw")["ready"]
@@ -210,7 +221,10 @@ def test_r13_robbing_the_kong_voids_the_bean_and_the_pong_stays() -> None:
 def test_r14_r31_not_ready_seat_returns_its_bean_income_at_a_draw() -> None:
     _, result = play(
         ["9999s1479m258p36s1m", "1112345678999p", "234m456m678s23s55p", None],
-        ["0 concealed_kong 9s", "0 discard 1m"], wall="", wall_back="7m", fill=False,
+        ["0 concealed_kong 9s", "0 discard 1m"],
+        wall="",
+        wall_back="7m",
+        fill=False,
     )
     assert result["result"] == "draw"
     refunds = [r for r in payments(result) if r[3] == "R14"]
@@ -220,7 +234,10 @@ def test_r14_r31_not_ready_seat_returns_its_bean_income_at_a_draw() -> None:
 def test_r14_ready_seat_keeps_its_beans() -> None:
     _, result = play(
         ["9999s123m456m78m55p", "1112345678999p", None, None],
-        ["0 concealed_kong 9s", "0 discard 1s"], wall="", wall_back="1s", fill=False,
+        ["0 concealed_kong 9s", "0 discard 1s"],
+        wall="",
+        wall_back="1s",
+        fill=False,
     )
     assert result["result"] == "draw"
     assert [r for r in payments(result) if r[3] == "R14"] == []
@@ -239,8 +256,10 @@ def test_r17_pinghu_without_a_bean_cannot_win_on_a_discard() -> None:
     from duyun.engine import ScenarioError
 
     with pytest.raises(ScenarioError, match="illegal"):
-        play(["123456789m1234p1s", "111222444s3369p", "12m456m789s23s55p3m", FILLER_3],
-             ["0 discard 1s", "2 hu"])
+        play(
+            ["123456789m1234p1s", "111222444s3369p", "12m456m789s23s55p3m", FILLER_3],
+            ["0 discard 1s", "2 hu"],
+        )
     assert game.result is None or 2 not in game.result.winners
 
 
@@ -256,7 +275,8 @@ def test_r15_r17_pinghu_with_a_bean_wins_on_a_discard() -> None:
 def test_r17_pinghu_may_always_win_by_self_draw() -> None:
     _, result = play(
         ["123456789m12346p", "111222444s3369p", "123m456m789s23s55p", FILLER_3],
-        ["0 discard 2p", "1 discard 9p", "2 hu"], wall="8s4s",
+        ["0 discard 2p", "1 discard 9p", "2 hu"],
+        wall="8s4s",
         discards=["", "", "9m", ""],  # not seat 2's first draw: no 地胡
     )
     assert result["winners"] == [2]
@@ -266,7 +286,10 @@ def test_r17_pinghu_may_always_win_by_self_draw() -> None:
 def test_r27_pinghu_wins_without_a_bean_on_a_baoting_players_discard() -> None:
     _, result = play(
         [FILLER_2, "111222444m3399p", "123456789s1134p", "123m456m789m23p55s"],
-        ["3 hu"], wall="4p", turn=2, baoting=[False, False, True, False],
+        ["3 hu"],
+        wall="4p",
+        turn=2,
+        baoting=[False, False, True, False],
         discards=["", "", "7m", ""],
     )
     assert result["winners"] == [3]
@@ -279,7 +302,9 @@ def test_r27_pinghu_wins_without_a_bean_on_a_baoting_players_discard() -> None:
 def test_r18_multiple_winners_each_paid_and_discarder_deals_next() -> None:
     _, result = play(
         [FILLER_2, "2244m11566p7799s", "123456789m12345p", "111222444s3355p"],
-        ["2 discard 5p", "3 hu", "1 hu"], turn=2, drawn=True,
+        ["2 discard 5p", "3 hu", "1 hu"],
+        turn=2,
+        drawn=True,
     )
     assert sorted(result["winners"]) == [1, 3]
     assert sorted(payments(result)) == [(2, 1, 36, "R28"), (2, 3, 18, "R28")]
@@ -290,9 +315,11 @@ def test_r18_multiple_winners_each_paid_and_discarder_deals_next() -> None:
 
 
 def test_r19_last_four_self_draw_wins_automatically() -> None:
-    game, result = play(
+    _game, result = play(
         ["123456789m1234p1s", "111222444s3355p", None, None],
-        ["0 discard 1s"], wall="3p8p8p8p", fill=False,
+        ["0 discard 1s"],
+        wall="3p8p8p8p",
+        fill=False,
         discards=["", "9m", "", ""],  # not seat 1's first draw: no 地胡
     )
     win = next(e for e in result["events"] if e["type"] == "win")
@@ -301,9 +328,12 @@ def test_r19_last_four_self_draw_wins_automatically() -> None:
 
 
 def test_r19_last_four_discard_wins_automatically_without_a_pass() -> None:
-    game, result = play(
+    _game, result = play(
         ["123456789m1234p", "111222444s3355p", None, None],
-        ["0 discard 3p"], wall="3p8p8p8p", fill=False, turn=0,
+        ["0 discard 3p"],
+        wall="3p8p8p8p",
+        fill=False,
+        turn=0,
     )
     win = next(e for e in result["events"] if e["type"] == "win")
     assert (win["seat"], win["how"], win["auto"]) == (1, "discard", True)
@@ -313,7 +343,10 @@ def test_r19_last_four_discard_wins_automatically_without_a_pass() -> None:
 def test_r19_before_the_last_four_the_player_may_pass() -> None:
     game, _ = play(
         ["123456789m1234p", "111222444s3355p", None, None],
-        ["0 discard 3p"], wall="3p8p8p8p8s", fill=False, turn=0,
+        ["0 discard 3p"],
+        wall="3p8p8p8p8s",
+        fill=False,
+        turn=0,
     )
     assert game.result is None or game.result.winners != (1,)
 
@@ -322,9 +355,7 @@ def test_r19_before_the_last_four_the_player_may_pass() -> None:
 
 
 def test_r20_tianhu_dealer_wins_on_the_dealt_tiles() -> None:
-    _, result = play(
-        ["123456789m23455p", "111222444s3369p", FILLER_2, FILLER_3], ["0 hu"]
-    )
+    _, result = play(["123456789m23455p", "111222444s3369p", FILLER_2, FILLER_3], ["0 hu"])
     win = next(e for e in result["events"] if e["type"] == "win")
     assert (win["pattern"], win["fan"]) == ("天胡", 18)
     assert result["totals"] == [324, -108, -108, -108]
@@ -333,7 +364,8 @@ def test_r20_tianhu_dealer_wins_on_the_dealt_tiles() -> None:
 def test_r20_dihu_non_dealer_self_draws_on_first_draw() -> None:
     _, result = play(
         ["123456789m1234p9s", "123m456m789s23s55p", FILLER_2, FILLER_3],
-        ["0 discard 9s", "1 hu"], wall="1s",
+        ["0 discard 9s", "1 hu"],
+        wall="1s",
     )
     win = next(e for e in result["events"] if e["type"] == "win")
     assert (win["pattern"], win["fan"]) == ("地胡", 18)
@@ -363,7 +395,10 @@ def test_r20_dihu_on_discard_is_an_option() -> None:
 def test_r21_seed_pung_hand_on_a_baoting_discard_costs_3_plus_6() -> None:
     _, result = play(
         [FILLER_2, "111222444m3399p", "123456789s1134p", FILLER_3],
-        ["1 hu"], wall="9p", turn=2, baoting=[False, False, True, False],
+        ["1 hu"],
+        wall="9p",
+        turn=2,
+        baoting=[False, False, True, False],
         discards=["", "", "7m", ""],
     )
     discard = next(e for e in result["events"] if e["type"] == "discard")
@@ -374,7 +409,8 @@ def test_r21_seed_pung_hand_on_a_baoting_discard_costs_3_plus_6() -> None:
 def test_r21_gang_shang_hua_adds_one_fan() -> None:
     _, result = play(
         ["9999s123456789m1p", "111222444s3369p", FILLER_2, "2468m1379p13557p"],
-        ["0 concealed_kong 9s", "0 hu"], wall_back="1p",
+        ["0 concealed_kong 9s", "0 hu"],
+        wall_back="1p",
     )
     rows = [r for r in payments(result) if r[3] == "R29"]
     assert rows == [(1, 0, 12, "R29"), (2, 0, 12, "R29"), (3, 0, 12, "R29")]  # 平胡 1 + 1
@@ -383,7 +419,8 @@ def test_r21_gang_shang_hua_adds_one_fan() -> None:
 def test_r21_r28_gang_shang_pao_with_two_winners_one_share_each() -> None:
     _, result = play(
         ["9999s123456789m5p", "2244m11566p7788s", FILLER_2, "111222444s3355p"],
-        ["0 concealed_kong 9s", "0 discard 5p", "1 hu", "3 hu"], wall_back="1m",
+        ["0 concealed_kong 9s", "0 discard 5p", "1 hu", "3 hu"],
+        wall_back="1m",
     )
     assert sorted(result["winners"]) == [1, 3]
     rows = payments(result)
@@ -395,3 +432,289 @@ def test_r21_r28_gang_shang_pao_with_two_winners_one_share_each() -> None:
     assert sum(result["totals"]) == 0
     assert result["totals"] == [36 - 42 - 36 - 24 - 36, -12 + 42 + 36, -12, -12 + 24 + 36]
     assert result["events"][-1]["next_dealer"] == 0
+
+
+# ---------------------------------------------------------------- R22, R36: dealer streak
+
+
+def test_r36_seed_dealer_with_streak_5_feeds_a_flush_for_11_fan() -> None:
+    _, result = play(
+        ["123456789m12345p", "1112345678999p", FILLER_2, FILLER_3],
+        ["0 discard 5p", "1 hu"],
+        streak=5,
+    )
+    assert payments(result) == [(0, 1, 66, "R28")]  # (6 + 5) × 6
+
+
+def test_r36_seed_dealer_with_streak_5_self_draws_pinghu_each_pays_6_fan() -> None:
+    _, result = play(
+        ["123456789m23455p", None, None, None],
+        ["0 hu"],
+        streak=5,
+        drawn=True,
+        discards=["1s", "", "", ""],
+    )
+    assert payments(result) == [(1, 0, 36, "R29"), (2, 0, 36, "R29"), (3, 0, 36, "R29")]
+
+
+def test_r36_beans_get_no_dealer_bonus() -> None:
+    _, result = play(
+        ["9999s123456789m1p", None, None, None],
+        ["0 concealed_kong 9s"],
+        streak=4,
+    )
+    assert payments(result) == [(1, 0, 12, "R12"), (2, 0, 12, "R12"), (3, 0, 12, "R12")]
+
+
+def test_r22_bonus_only_when_the_dealer_is_a_party() -> None:
+    _, result = play(
+        [None, "111222444m3399p", "123456789s11349p", None],
+        ["2 discard 9p", "1 hu"],
+        turn=2,
+        drawn=True,
+        streak=3,
+        discards=["1m", "", "", ""],
+        wall="",
+    )
+    assert payments(result) == [(2, 1, 18, "R28")]  # 對對胡 3, neither party is the dealer
+
+
+# ---------------------------------------------------------------- R25, R26: 報聽
+
+
+def test_r25_baoting_offered_with_the_first_discard_only_when_ready_after_it() -> None:
+    game, _ = play(["123456789m1134p9s", None, None, None], [])
+    declarations = {a.tile for a in game.legal_actions(0) if a.kind is ActionKind.BAOTING}
+    assert declarations == {T("9s")}  # 9s leaves 123 456 789m 11p 34p, waiting 2p 5p
+
+
+def test_r25_no_baoting_after_a_pong() -> None:
+    game, _ = play(
+        ["123456789m12344p", None, "44p123456789s9m9p", None],
+        ["0 discard 4p", "2 pong"],
+    )
+    assert not any(a.kind is ActionKind.BAOTING for a in game.legal_actions(2))
+
+
+def test_r25_no_baoting_after_the_first_discard() -> None:
+    game, _ = play(
+        [None, None, None, "123456789m1134p"],
+        [],
+        turn=3,
+        wall="9s",
+        discards=["", "", "", "1s"],
+    )
+    assert not any(a.kind is ActionKind.BAOTING for a in game.legal_actions(3))
+
+
+def test_r26_baoting_hand_is_frozen_and_discards_automatically() -> None:
+    game, result = play(
+        ["123456789m1134p9s", "111222444s3399p", None, None],
+        ["0 baoting 9s"],
+        wall="7s8s",
+    )
+    assert game.baoting[0]
+    # seat 1 could pong 9s? no: it holds none. Seat 0 later draws and the engine discards.
+    events = result["events"]
+    assert any(e["type"] == "baoting" and e["seat"] == 0 for e in events)
+
+
+def test_r26_baoting_player_cannot_pong_and_wins_automatically() -> None:
+    _game, result = play(
+        ["123456789m12344p", "111222333s1144p", None, None],
+        ["0 discard 4p"],
+        baoting=[False, True, False, False],
+        discards=["", "7m", "", ""],
+    )
+    # seat 1 holds 44p but is frozen: it is never asked to pong; 4p wins 對對胡 by itself
+    assert not any(e["type"] == "act" and e["seat"] == 1 for e in result["events"])
+    win = next(e for e in result["events"] if e["type"] == "win")
+    assert (win["seat"], win["auto"], win["pattern"]) == (1, True, "對對胡")
+    assert payments(result) == [(0, 1, 54, "R28")]  # 對對胡 3 + 報聽 6 (the winner's)
+
+
+def test_r26_r17_baoting_pinghu_does_not_win_on_a_discard_without_a_bean() -> None:
+    _game, result = play(
+        ["123456789m12344p", "123456789s1144p", None, None],
+        ["0 discard 4p"],
+        baoting=[False, True, False, False],
+        discards=["", "7m", "", ""],
+    )
+    assert not any(e["type"] == "win" for e in result["events"])
+    assert not any(e["type"] == "pong" for e in result["events"])
+
+
+def test_r26_r29_baoting_self_draw_costs_each_payer_plus_6() -> None:
+    _, result = play(
+        [None, "123456789s1134p", None, None],
+        ["0 discard 9m"] if False else [],
+        turn=1,
+        wall="2p",
+        baoting=[False, True, False, False],
+        discards=["", "7m", "", ""],
+    )
+    win = next(e for e in result["events"] if e["type"] == "win")
+    assert (win["seat"], win["how"], win["auto"]) == (1, "self_draw", True)
+    assert payments(result) == [(2, 1, 42, "R29"), (3, 1, 42, "R29"), (0, 1, 42, "R29")]
+
+
+# ---------------------------------------------------------------- R29: self-draw per payer
+
+
+def test_r29_self_draw_fan_is_computed_per_payer() -> None:
+    _, result = play(
+        [None, "111222444m3399p", "123456789s1134p", None],
+        ["1 hu"],
+        turn=1,
+        wall="9p",
+        streak=1,
+        baoting=[False, False, True, False],
+        discards=["", "7m", "6m", ""],
+    )
+    # 對對胡 3; seat 2 declared 報聽 (+6); the dealer (seat 0) adds the streak (+1)
+    assert payments(result) == [(2, 1, 54, "R29"), (3, 1, 18, "R29"), (0, 1, 24, "R29")]
+
+
+# ---------------------------------------------------------------- R30: 查大叫
+
+
+def test_r30_not_ready_players_pay_each_ready_player_their_da_jiao() -> None:
+    _, result = play(
+        ["1478m258p369s2468m", "1112345678999p", "123m456m789s23s55p", None],
+        ["0 discard 8m"],
+        wall="",
+        fill=False,
+        streak=2,
+    )
+    assert result["result"] == "draw"
+    assert payments(result) == [
+        (0, 1, 48, "R30"),  # 清一色 6 + streak 2
+        (0, 2, 18, "R30"),  # 平胡 1 + streak 2
+        (3, 1, 36, "R30"),
+        (3, 2, 6, "R30"),
+    ]
+    assert result["events"][-1]["next_dealer"] == 0
+    assert result["events"][-1]["next_streak"] == 3
+
+
+def test_r30_da_jiao_is_the_largest_pattern_over_the_waits() -> None:
+    _, result = play(
+        ["1478m258p369s2468m", "11223344m55667p", None, None],
+        ["0 discard 8m"],
+        wall="",
+        fill=False,
+    )
+    # the only wait 7p reads as 平胡 (123 123 567 567 44) or 七對: 七對 6 counts
+    assert {r[:3] for r in payments(result)} == {(0, 1, 36), (2, 1, 36), (3, 1, 36)}
+
+
+# ---------------------------------------------------------------- R35: next dealer
+
+
+def test_r35_winner_deals_next_and_streak_resets() -> None:
+    game, _ = play(
+        ["123456789m12345p", "111222444s3355p", None, None], ["0 discard 5p", "1 hu"], streak=3
+    )
+    assert game.result is not None
+    assert (game.result.next_dealer, game.result.next_streak) == (1, 0)
+
+
+def test_r35_dealer_who_wins_keeps_the_seat_and_streak_grows() -> None:
+    game, _ = play(["123456789m23455p", None, None, None], ["0 hu"], streak=2)
+    assert game.result is not None
+    assert (game.result.next_dealer, game.result.next_streak) == (0, 3)
+
+
+# ---------------------------------------------------------------- R40, R41: points and coins
+
+
+def test_r40_base_points_is_a_rule_option() -> None:
+    _, result = play(
+        ["123456789m12345p", "111222444s3355p", None, None],
+        ["0 discard 5p", "1 hu"],
+        rules={"base_points": 10},
+    )
+    assert payments(result) == [(0, 1, 30, "R28")]
+
+
+def test_r41_match_coins_are_points_times_stake_and_totals_sum_to_zero() -> None:
+    import random
+
+    match = Match(hands=3, seed=5, stake=7)
+    rng = random.Random(0)
+    while not match.is_over:
+        game = match.next_hand()
+        while not game.is_over:
+            seat = game.to_act[0]
+            game.apply(rng.choice(list(game.legal_actions(seat))))
+        match.record(game)
+    assert sum(match.totals) == 0
+    assert match.coins == [points * 7 for points in match.totals]
+    assert match.hands_played == 3
+
+
+# ---------------------------------------------------------------- R45: escape
+
+
+def test_r45_escape_pays_16_base_to_each_other_player() -> None:
+    _, result = play(["123456789m12345p", None, None, None], ["2 quit"])
+    assert result["result"] == "escape"
+    assert payments(result) == [(2, 3, 96, "R45"), (2, 0, 96, "R45"), (2, 1, 96, "R45")]
+
+
+def test_r45_escape_keeps_payments_already_made() -> None:
+    _, result = play(
+        ["9999s123456789m1p", None, None, None],
+        ["0 concealed_kong 9s", "1 quit"],
+    )
+    assert payments(result)[:3] == [(1, 0, 12, "R12"), (2, 0, 12, "R12"), (3, 0, 12, "R12")]
+    assert payments(result)[3:] == [(1, 2, 96, "R45"), (1, 3, 96, "R45"), (1, 0, 96, "R45")]
+
+
+def test_r45_escape_in_the_last_four_takes_the_larger_da_jiao() -> None:
+    hands = ["1111223344556m", "1111223344556p", "1111223344556s", None]
+    _, result = play(
+        hands,
+        ["3 quit"],
+        wall="7m7p7s",
+        fill=False,
+        turn=1,
+        dealer=1,
+        discards=["5m", "5p", "5s", "9m"],
+    )
+    # three 青龍七對 waits at 18 fan each: 3 × 108 = 324 > 3 × 96
+    assert payments(result) == [(3, 0, 108, "R45"), (3, 1, 108, "R45"), (3, 2, 108, "R45")]
+
+
+def test_r45_escape_outside_the_last_four_is_always_the_flat_penalty() -> None:
+    hands = ["1111223344556m", "1111223344556p", "1111223344556s", None]
+    _, result = play(
+        hands,
+        ["3 quit"],
+        wall="7m7p7s8s8s8p",
+        fill=False,
+        turn=1,
+        dealer=1,
+        discards=["5m", "5p", "5s", "9m"],
+    )
+    assert {r[2] for r in payments(result)} == {96}
+
+
+def test_r35_escape_by_the_dealer_passes_the_deal_on() -> None:
+    game, _ = play(["123456789m12345p", None, None, None], ["0 quit"], streak=2)
+    assert game.result is not None
+    assert (game.result.next_dealer, game.result.next_streak) == (1, 0)
+    other, _ = play(["123456789m12345p", None, None, None], ["2 quit"], streak=2)
+    assert other.result is not None
+    assert (other.result.next_dealer, other.result.next_streak) == (0, 3)
+
+
+# ---------------------------------------------------------------- R32, R52: not in Duyun rules
+
+
+@pytest.mark.parametrize("option", ["flower_pig", "bloody_battle"])
+def test_r32_r52_unimplemented_options_raise_when_switched_on(option: str) -> None:
+    from duyun.engine import ScenarioError
+
+    with pytest.raises(ScenarioError, match=option):
+        play(["123456789m12345p", None, None, None], [], rules={option: True})

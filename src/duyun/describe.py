@@ -21,7 +21,11 @@ _ACTION_WORDS = {
     "quit": "quits (escape)",
 }
 
-_WIN_HOW = {"self_draw": "自摸 self-draw", "discard": "點炮 on a discard", "rob_kong": "搶槓 robbing a kong"}
+_WIN_HOW = {
+    "self_draw": "自摸 self-draw",
+    "discard": "點炮 on a discard",
+    "rob_kong": "搶槓 robbing a kong",
+}
 
 
 def seat_name(seat: int | None) -> str:
@@ -76,7 +80,9 @@ def describe_event(event: dict[str, Any]) -> str | None:
             f"({event['fan']} × base, {event['rule']} {event['reason']})"
         )
     if kind == "exhaustive_draw":
-        ready = ", ".join(f"seat {i} {'ready' if r else 'not ready'}" for i, r in enumerate(event["ready"]))
+        ready = ", ".join(
+            f"seat {i} {'ready' if r else 'not ready'}" for i, r in enumerate(event["ready"])
+        )
         return f"Exhaustive draw (流局): {ready}"
     if kind == "escape":
         penalty = "查大叫" if event["penalty"] == "da_jiao" else "16 × base each"

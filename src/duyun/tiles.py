@@ -81,7 +81,8 @@ def parse_tiles(text: str) -> list[Tile]:
         elif char in SUITS:
             if not pending:
                 raise NotationError(
-                    f"suit letter {char!r} at position {position} in {text!r} has no ranks before it"
+                    f"suit letter {char!r} at position {position} in {text!r} "
+                    "has no ranks before it"
                 )
             base = SUITS.index(char) * 9
             tiles.extend(base + rank - 1 for rank, _ in pending)

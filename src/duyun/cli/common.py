@@ -28,7 +28,14 @@ def settlement_table(payments: Sequence[Payment], totals: Sequence[int], stake: 
     if stake != 1:
         table.add_column("coins", justify="right")
     for row in payments:
-        cells = [str(row.payer), str(row.payee), str(row.fan), str(row.points), row.rule, row.reason]
+        cells = [
+            str(row.payer),
+            str(row.payee),
+            str(row.fan),
+            str(row.points),
+            row.rule,
+            row.reason,
+        ]
         if stake != 1:
             cells.append(str(row.points * stake))
         table.add_row(*cells)

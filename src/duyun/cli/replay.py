@@ -28,7 +28,9 @@ def _hands_table(game: Round) -> Table:
     table.add_column("報聽")
     for seat in range(4):
         river = " ".join(f"{t % 9 + 1}{'mps'[t // 9]}" for t in game.rivers[seat])
-        table.add_row(str(seat), str(game.hand_of(seat)), river, "yes" if game.baoting[seat] else "")
+        table.add_row(
+            str(seat), str(game.hand_of(seat)), river, "yes" if game.baoting[seat] else ""
+        )
     return table
 
 

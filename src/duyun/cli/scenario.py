@@ -16,11 +16,15 @@ from duyun.engine.scenario import ScenarioError, parse_scenario, run_scenario, s
 
 def scenario(
     file: Annotated[Path, typer.Argument(help="Scenario JSON file (see README), or - for stdin")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as one JSON object")
+    ] = False,
 ) -> None:
     """Play a scenario: hands, wall and actions from JSON; prints the events and settlement."""
     try:
-        text = typer.get_text_stream("stdin").read() if str(file) == "-" else file.read_text("utf-8")
+        text = (
+            typer.get_text_stream("stdin").read() if str(file) == "-" else file.read_text("utf-8")
+        )
     except OSError as error:
         fail(f"cannot read {file}: {error.strerror}")
     try:

@@ -29,7 +29,13 @@ from duyun.engine.round import (
     deal_setup,
     new_round,
 )
-from duyun.engine.scenario import Scenario, ScenarioError, parse_scenario, run_scenario, scenario_result
+from duyun.engine.scenario import (
+    Scenario,
+    ScenarioError,
+    parse_scenario,
+    run_scenario,
+    scenario_result,
+)
 from duyun.engine.view import MeldView, SeatView, redact_event, seat_view
 
 __all__ = [

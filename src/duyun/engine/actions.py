@@ -38,6 +38,10 @@ class ActionKind(enum.Enum):
     HU = "hu"  # 胡: self-draw, on a discard or robbing a kong (R16)
     PASS = "pass"  # 過 (R6)
 
+    # Members are singletons: identity hashing is exact and much cheaper than Enum's default,
+    # which matters because actions are hashed and compared on the hot path of self-play.
+    __hash__ = object.__hash__
+
     @property
     def needs_tile(self) -> bool:
         return self in _TILE_KINDS
@@ -91,11 +95,15 @@ class Action:
             kind = ActionKind(verb)
         except ValueError:
             verbs = ", ".join(k.value for k in ActionKind)
-            raise NotationError(f"action {text!r}: unknown verb {verb!r} (one of {verbs})") from None
+            raise NotationError(
+                f"action {text!r}: unknown verb {verb!r} (one of {verbs})"
+            ) from None
         tile: Tile | None = None
         if kind.needs_tile:
             if len(parts) != 3:
-                raise NotationError(f"action {text!r}: {verb} needs a tile, e.g. '{seat_text} {verb} 5p'")
+                raise NotationError(
+                    f"action {text!r}: {verb} needs a tile, e.g. '{seat_text} {verb} 5p'"
+                )
             try:
                 tile = tile_from_str(parts[2])
             except NotationError as error:
@@ -114,14 +122,15 @@ class Action:
 class LegalActions(Sequence[Action]):
     """The legal actions of one seat: iterate it, index it, test ``in``."""
 
-    __slots__ = ("_actions", "_set")
+    __slots__ = ("_actions",)
 
     def __init__(self, actions: Sequence[Action]) -> None:
         self._actions = tuple(actions)
-        self._set = frozenset(self._actions)
 
     def __contains__(self, item: object) -> bool:
-        return item in self._set
+        # a linear scan: there are at most a few dozen actions, and most of the time the
+        # engine's own cached Action objects are passed back, which match by identity first
+        return item in self._actions
 
     def __iter__(self) -> Iterator[Action]:
         return iter(self._actions)
@@ -134,3 +143,24 @@ class LegalActions(Sequence[Action]):
 
     def __repr__(self) -> str:
         return f"LegalActions([{', '.join(str(a) for a in self._actions)}])"
+
+
+def _table(kind: ActionKind) -> tuple[tuple[Action, ...], ...]:
+    return tuple(tuple(Action(seat, kind, tile) for tile in range(27)) for seat in range(4))
+
+
+def _simple(kind: ActionKind) -> tuple[Action, ...]:
+    return tuple(Action(seat, kind) for seat in range(4))
+
+
+# Every possible action, built once: the engine hands these out instead of constructing new
+# objects on each call (self-play lists legal actions hundreds of thousands of times).
+DISCARD_ACTIONS = _table(ActionKind.DISCARD)
+BAOTING_ACTIONS = _table(ActionKind.BAOTING)
+ADDED_KONG_ACTIONS = _table(ActionKind.ADDED_KONG)
+CONCEALED_KONG_ACTIONS = _table(ActionKind.CONCEALED_KONG)
+CLAIM_ACTIONS: dict[ActionKind, tuple[Action, ...]] = {
+    kind: _simple(kind)
+    for kind in (ActionKind.HU, ActionKind.PONG, ActionKind.KONG, ActionKind.PASS)
+}
+HU_ACTIONS = CLAIM_ACTIONS[ActionKind.HU]

@@ -26,6 +26,12 @@ from typing import Any
 
 from duyun.analysis import is_win, waits
 from duyun.engine.actions import (
+    ADDED_KONG_ACTIONS,
+    BAOTING_ACTIONS,
+    CLAIM_ACTIONS,
+    CONCEALED_KONG_ACTIONS,
+    DISCARD_ACTIONS,
+    HU_ACTIONS,
     Action,
     ActionKind,
     IllegalActionError,
@@ -224,9 +230,16 @@ class Round:
         ]
         self.dihu_draw = False
         self._waits_cache: list[list[Tile] | None] = [None] * SEATS
+        self._turn_legal: LegalActions | None = None
 
-        self.events.append({"type": "start", "version": EVENT_LOG_VERSION,
-                            "rules": rules.to_mapping(), **setup.to_json()})
+        self.events.append(
+            {
+                "type": "start",
+                "version": EVENT_LOG_VERSION,
+                "rules": rules.to_mapping(),
+                **setup.to_json(),
+            }
+        )
         self._start()
 
     # ------------------------------------------------------------------ setup checks
@@ -396,13 +409,18 @@ class Round:
     def legal_actions(self, seat: int) -> LegalActions:
         """Every action ``seat`` may take now; empty when it has no choice to make."""
         if self.phase is Phase.TURN and seat == self.current:
-            return LegalActions(self._turn_actions(seat))
+            # a driver lists the actions and apply() checks them again: compute them once
+            # per position (any change of state goes through apply/escape, which clear this)
+            cached = self._turn_legal
+            if cached is None:
+                cached = self._turn_legal = LegalActions(self._turn_actions(seat))
+            return cached
         if self.phase is Phase.CLAIMS:
             assert self.claims is not None
             options = self.claims.options.get(seat)
             if options is None or seat in self.claims.answers:
                 return LegalActions(())
-            return LegalActions([Action(seat, kind) for kind in options])
+            return LegalActions([CLAIM_ACTIONS[kind][seat] for kind in options])
         return LegalActions(())
 
     def _turn_actions(self, seat: int) -> list[Action]:
@@ -411,24 +429,28 @@ class Round:
         held = [tile for tile in range(NUM_KINDS) if counts[tile]]
         if self.turn_kind is not TurnKind.PONG:
             if is_win(counts):
-                actions.append(Action(seat, ActionKind.HU))
+                actions.append(HU_ACTIONS[seat])
             if self.wall_remaining > 0 and not self.baoting[seat]:  # R7, R26
+                concealed = CONCEALED_KONG_ACTIONS[seat]
+                actions.extend([concealed[t] for t in held if counts[t] == 4])
+                added = ADDED_KONG_ACTIONS[seat]
                 actions.extend(
-                    Action(seat, ActionKind.CONCEALED_KONG, t) for t in held if counts[t] == 4
+                    [
+                        added[meld.tile]
+                        for meld in self.melds[seat]
+                        if meld.kind is MeldKind.PONG and counts[meld.tile]
+                    ]
                 )
-                actions.extend(
-                    Action(seat, ActionKind.ADDED_KONG, meld.tile)
-                    for meld in self.melds[seat]
-                    if meld.kind is MeldKind.PONG and counts[meld.tile]
-                )
-        actions.extend(Action(seat, ActionKind.DISCARD, t) for t in held)
+        discards = DISCARD_ACTIONS[seat]
+        actions.extend([discards[t] for t in held])
         if self._may_declare_baoting(seat):
+            declarations = BAOTING_ACTIONS[seat]
             for tile in held:
                 counts[tile] -= 1
                 ready = bool(self._ready_waits_for(seat, counts))
                 counts[tile] += 1
                 if ready:
-                    actions.append(Action(seat, ActionKind.BAOTING, tile))
+                    actions.append(declarations[tile])
         return actions
 
     def _may_declare_baoting(self, seat: int) -> bool:
@@ -447,6 +469,7 @@ class Round:
         if action not in self.legal_actions(action.seat):
             raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
         events: list[dict[str, Any]] = [{"type": "act", **action.to_json()}]
+        self._turn_legal = None
         if self.phase is Phase.CLAIMS:
             self._answer_claim(action, events)
         else:
@@ -540,10 +563,15 @@ class Round:
             self.kong_income = None
             self.dihu_draw = self.awaiting_first_draw[seat] and not self.any_meld_made
             self.awaiting_first_draw[seat] = False
-        events.append({
-            "type": "draw", "seat": seat, "tile": tile_to_str(tile),
-            "replacement": replacement, "last_four": last_four,
-        })
+        events.append(
+            {
+                "type": "draw",
+                "seat": seat,
+                "tile": tile_to_str(tile),
+                "replacement": replacement,
+                "last_four": last_four,
+            }
+        )
         self._after_turn_start(seat, events)
 
     def _after_turn_start(self, seat: int, events: list[dict[str, Any]]) -> None:
@@ -577,10 +605,15 @@ class Round:
         self.discard_count[seat] += 1
         self.discard_made = True
         self.drawn_tile = None
-        events.append({
-            "type": "discard", "seat": seat, "tile": tile_to_str(tile),
-            "baoting": declare, "auto": auto,
-        })
+        events.append(
+            {
+                "type": "discard",
+                "seat": seat,
+                "tile": tile_to_str(tile),
+                "baoting": declare,
+                "auto": auto,
+            }
+        )
         self._open_claims(ClaimSource.DISCARD, seat, tile, last_four, gang_shang_pao, events)
 
     def _win_allowed_on(
@@ -653,8 +686,9 @@ class Round:
                 if ActionKind.HU in kinds
             }
         self.phase = Phase.CLAIMS
-        self.claims = _ClaimWindow(source, from_seat, tile, last_four, gang_shang_pao,
-                                   options, forced)
+        self.claims = _ClaimWindow(
+            source, from_seat, tile, last_four, gang_shang_pao, options, forced
+        )
         for seat in forced:
             events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
         if not options:
@@ -714,8 +748,14 @@ class Round:
         self.drawn_tile = None
         self.drawn_last_four = False
         self.kong_income = None
-        events.append({"type": "pong", "seat": seat, "tile": tile_to_str(window.tile),
-                       "from": window.from_seat})
+        events.append(
+            {
+                "type": "pong",
+                "seat": seat,
+                "tile": tile_to_str(window.tile),
+                "from": window.from_seat,
+            }
+        )
 
     def _bean(
         self, seat: int, payers: Sequence[int], units: int, kind: str, events: list[dict[str, Any]]
@@ -739,16 +779,24 @@ class Round:
         self.counts[seat][window.tile] -= 3
         self.melds[seat].append(Meld(MeldKind.DIRECT_KONG, window.tile))
         self.claims = None
-        events.append({"type": "kong", "seat": seat, "kind": "direct_kong",
-                       "tile": tile_to_str(window.tile), "from": window.from_seat})
+        events.append(
+            {
+                "type": "kong",
+                "seat": seat,
+                "kind": "direct_kong",
+                "tile": tile_to_str(window.tile),
+                "from": window.from_seat,
+            }
+        )
         self._bean(seat, [window.from_seat], 1, "直槓 銀豆", events)
         self._after_kong(seat, events)
 
     def _concealed_kong(self, seat: int, tile: Tile, events: list[dict[str, Any]]) -> None:
         self.counts[seat][tile] -= 4
         self.melds[seat].append(Meld(MeldKind.CONCEALED_KONG, tile))
-        events.append({"type": "kong", "seat": seat, "kind": "concealed_kong",
-                       "tile": tile_to_str(tile)})
+        events.append(
+            {"type": "kong", "seat": seat, "kind": "concealed_kong", "tile": tile_to_str(tile)}
+        )
         self._bean(seat, self._others(seat), 2, "暗槓 金豆", events)
         self._after_kong(seat, events)
 
@@ -765,8 +813,9 @@ class Round:
         index = next(i for i, m in enumerate(melds) if m.kind is MeldKind.PONG and m.tile == tile)
         melds[index] = Meld(MeldKind.ADDED_KONG, tile)
         self.claims = None
-        events.append({"type": "kong", "seat": seat, "kind": "added_kong",
-                       "tile": tile_to_str(tile)})
+        events.append(
+            {"type": "kong", "seat": seat, "kind": "added_kong", "tile": tile_to_str(tile)}
+        )
         self._bean(seat, self._others(seat), 1, "面下槓 銀豆", events)
         self._after_kong(seat, events)
 
@@ -801,11 +850,17 @@ class Round:
             streak=self.streak,
         )
 
-    def _row(self, payer: int, payee: int, breakdown: FanBreakdown, rule: str, what: str) -> Payment:
+    def _row(
+        self, payer: int, payee: int, breakdown: FanBreakdown, rule: str, what: str
+    ) -> Payment:
         detail = " + ".join(f"{name} {fan}" for name, fan in breakdown.items)
         return Payment(
-            payer, payee, breakdown.total, breakdown.total * self.rules.base_points,
-            rule, f"{what}: {detail}",
+            payer,
+            payee,
+            breakdown.total,
+            breakdown.total * self.rules.base_points,
+            rule,
+            f"{what}: {detail}",
         )
 
     def _settle_self_draw(self, seat: int, *, auto: bool, events: list[dict[str, Any]]) -> None:
@@ -821,15 +876,27 @@ class Round:
         gang_shang_hua = self.turn_kind is TurnKind.REPLACEMENT  # R21
         what = "槓上花" if gang_shang_hua else "自摸"
         self.win_tile = self.drawn_tile
-        events.append({
-            "type": "win", "seat": seat, "how": WinKind.SELF_DRAW.value, "from": None,
-            "tile": tile_to_str(self.drawn_tile) if self.drawn_tile is not None else None,
-            "pattern": pattern.name, "fan": pattern.fan, "auto": auto,
-            "hand": str(self.hand_of(seat)),
-        })
+        events.append(
+            {
+                "type": "win",
+                "seat": seat,
+                "how": WinKind.SELF_DRAW.value,
+                "from": None,
+                "tile": tile_to_str(self.drawn_tile) if self.drawn_tile is not None else None,
+                "pattern": pattern.name,
+                "fan": pattern.fan,
+                "auto": auto,
+                "hand": str(self.hand_of(seat)),
+            }
+        )
         rows = [
-            self._row(payer, seat, self._fan(pattern, seat, payer, gang_shang_hua=gang_shang_hua),
-                      "R29", what)
+            self._row(
+                payer,
+                seat,
+                self._fan(pattern, seat, payer, gang_shang_hua=gang_shang_hua),
+                "R29",
+                what,
+            )
             for payer in self._others(seat)
         ]
         self._pay(rows, events)
@@ -852,20 +919,39 @@ class Round:
             self.counts[seat][tile] += 1
             hand_text = str(self.hand_of(seat))
             self.counts[seat][tile] -= 1
-            events.append({
-                "type": "win", "seat": seat, "how": kind.value, "from": payer,
-                "tile": tile_to_str(tile), "pattern": pattern.name, "fan": pattern.fan,
-                "auto": seat in window.forced, "hand": hand_text,
-            })
+            events.append(
+                {
+                    "type": "win",
+                    "seat": seat,
+                    "how": kind.value,
+                    "from": payer,
+                    "tile": tile_to_str(tile),
+                    "pattern": pattern.name,
+                    "fan": pattern.fan,
+                    "auto": seat in window.forced,
+                    "hand": hand_text,
+                }
+            )
             if robbed:
                 rows.append(self._row(payer, seat, self._fan(pattern, seat, payer), "R29", "搶槓"))
             else:
                 breakdown = self._fan(pattern, seat, payer, gang_shang_pao=window.gang_shang_pao)
-                rows.append(self._row(payer, seat, breakdown, "R28",
-                                      "槓上炮" if window.gang_shang_pao else "點炮"))
+                rows.append(
+                    self._row(
+                        payer, seat, breakdown, "R28", "槓上炮" if window.gang_shang_pao else "點炮"
+                    )
+                )
                 if transfer:  # R28: one share of the kong's income per winner
-                    rows.append(Payment(payer, seat, transfer // self.rules.base_points,
-                                        transfer, "R28", "槓上炮: the kong's income handed over"))
+                    rows.append(
+                        Payment(
+                            payer,
+                            seat,
+                            transfer // self.rules.base_points,
+                            transfer,
+                            "R28",
+                            "槓上炮: the kong's income handed over",
+                        )
+                    )
         self._pay(rows, events)
         self.claims = None
         self._finish("win", tuple(winners), kind, payer, events)
@@ -913,8 +999,16 @@ class Round:
                         rows.append(row)
         for row in list(self.ledger):
             if row.rule == "R12" and not ready[row.payee]:
-                rows.append(Payment(row.payee, row.payer, row.fan, row.points, "R14",
-                                    f"黃豆: returns {row.reason}"))
+                rows.append(
+                    Payment(
+                        row.payee,
+                        row.payer,
+                        row.fan,
+                        row.points,
+                        "R14",
+                        f"黃豆: returns {row.reason}",
+                    )
+                )
         self._pay(rows, events)
         self.phase = Phase.ENDED
         self._finish("draw", (), None, None, events)
@@ -926,6 +1020,7 @@ class Round:
         if not 0 <= seat < SEATS:
             raise IllegalActionError(f"seat {seat} out of range 0..3")
         events: list[dict[str, Any]] = [{"type": "act", "seat": seat, "action": "quit"}]
+        self._turn_legal = None
         base = self.rules.base_points
         units = self.rules.escape_penalty_units
         flat = [
@@ -971,12 +1066,19 @@ class Round:
         self.result = HandResult(
             result, winners, win_kind, loser, tuple(self.ledger), totals, next_dealer, next_streak
         )
-        events.append({
-            "type": "end", "result": result, "winners": list(winners),
-            "win_kind": win_kind.value if win_kind else None, "loser": loser,
-            "totals": list(totals), "next_dealer": next_dealer, "next_streak": next_streak,
-            "hands": [str(self.hand_of(s)) for s in range(SEATS)],
-        })
+        events.append(
+            {
+                "type": "end",
+                "result": result,
+                "winners": list(winners),
+                "win_kind": win_kind.value if win_kind else None,
+                "loser": loser,
+                "totals": list(totals),
+                "next_dealer": next_dealer,
+                "next_streak": next_streak,
+                "hands": [str(self.hand_of(s)) for s in range(SEATS)],
+            }
+        )
 
     # ------------------------------------------------------------------ inspection
 
@@ -989,7 +1091,8 @@ class Round:
         """A discard or robbed tile that won is held by nobody's counts (it is not duplicated
         into several winners' hands)."""
         return self.result is not None and self.result.win_kind in (
-            WinKind.DISCARD, WinKind.ROB_KONG,
+            WinKind.DISCARD,
+            WinKind.ROB_KONG,
         )
 
     def snapshot(self) -> dict[str, Any]:
@@ -1003,7 +1106,9 @@ class Round:
             "phase": self.phase.value,
             "current": self.current,
             "ledger": [row.to_json() for row in self.ledger],
-            "result": None if self.result is None else {
+            "result": None
+            if self.result is None
+            else {
                 "result": self.result.result,
                 "winners": list(self.result.winners),
                 "totals": list(self.result.totals),

@@ -31,10 +31,23 @@ from duyun.rules import RuleSet
 from duyun.tiles import COPIES, NUM_KINDS, NotationError, Tile, parse_tiles, tile_to_str
 
 SEATS = 4
-_KNOWN_KEYS = frozenset({
-    "dealer", "streak", "rules", "hands", "discards", "baoting", "turn", "drawn",
-    "wall", "wall_back", "fill", "seed", "actions",
-})
+_KNOWN_KEYS = frozenset(
+    {
+        "dealer",
+        "streak",
+        "rules",
+        "hands",
+        "discards",
+        "baoting",
+        "turn",
+        "drawn",
+        "wall",
+        "wall_back",
+        "fill",
+        "seed",
+        "actions",
+    }
+)
 
 
 class ScenarioError(EngineError):

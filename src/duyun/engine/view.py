@@ -80,8 +80,9 @@ def seat_view(game: Round, seat: int) -> SeatView:
     claims = game.claims
     melds = tuple(
         tuple(
-            MeldView(m.kind, None if (m.kind is MeldKind.CONCEALED_KONG and owner != seat)
-                     else m.tile)
+            MeldView(
+                m.kind, None if (m.kind is MeldKind.CONCEALED_KONG and owner != seat) else m.tile
+            )
             for m in game.melds[owner]
         )
         for owner in range(SEATS)
