@@ -842,6 +842,7 @@ class Round:
         """R21, R22, R36: extras and the dealer bonus depend on the two parties."""
         return payment_fan(
             pattern.fan,
+            pattern=pattern.name,
             winner_baoting=self.baoting[winner],
             payer_baoting=self.baoting[payer],
             gang_shang_hua=gang_shang_hua,
@@ -936,11 +937,7 @@ class Round:
                 rows.append(self._row(payer, seat, self._fan(pattern, seat, payer), "R29", "搶槓"))
             else:
                 breakdown = self._fan(pattern, seat, payer, gang_shang_pao=window.gang_shang_pao)
-                rows.append(
-                    self._row(
-                        payer, seat, breakdown, "R28", "槓上炮" if window.gang_shang_pao else "點炮"
-                    )
-                )
+                rows.append(self._row(payer, seat, breakdown, "R28", "點炮"))
                 if transfer:  # R28: one share of the kong's income per winner
                     rows.append(
                         Payment(
