@@ -140,7 +140,7 @@ def _seat_marks(view: SeatView, seat: int) -> Text:
     if seat == view.dealer:
         marks.append(" 莊", style="bold yellow")
         if view.streak:
-            marks.append(f"×{view.streak + 1}", style="yellow")
+            marks.append(f"+{view.streak}", style="yellow")  # R36: the dealer's bonus fan
     if view.baoting[seat]:
         marks.append(" 報聽", style="bold magenta")
     if view.has_bean[seat]:
@@ -158,6 +158,7 @@ def render_seats(view: SeatView, info: TableInfo) -> Table:
     table.add_column("melds")
     table.add_column("discards", ratio=1)
     table.add_column("pts", justify="right", no_wrap=True)
+    table.add_column("coins", justify="right", no_wrap=True)
     for seat in range(len(view.rivers)):
         name = Text(
             info.names[seat] if seat != info.human else "You",
@@ -172,7 +173,14 @@ def render_seats(view: SeatView, info: TableInfo) -> Table:
                 "reverse", len(river) - len(tile_text(view.claim_tile, chinese=info.chinese))
             )
         points = info.match_points[seat] + view.points[seat]
-        table.add_row(name, str(view.concealed_sizes[seat]), melds, river, _signed(points))
+        table.add_row(
+            name,
+            str(view.concealed_sizes[seat]),
+            melds,
+            river,
+            _signed(points),
+            _signed(points * info.stake),
+        )
     return table
 
 

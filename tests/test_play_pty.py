@@ -1,0 +1,201 @@
+"""``duyun play`` driven through a pseudo-terminal, as a person would play it.
+
+The program runs as the installed console script next to the test's interpreter (the
+``duyun`` of ``.venv/bin``), falling back to the same ``main()`` via ``python -c`` when the
+script is not installed. Every step waits for a prompt (``expect``), never for a clock.
+``TERM=dumb`` switches colours off so the text can be matched exactly.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from duyun.engine import load_events, replay, split_hands
+
+pexpect = pytest.importorskip("pexpect")
+
+pytestmark = pytest.mark.slow
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PROMPT = "your move> "
+TIMEOUT = 20
+SETTLED = r"Replay saved to (\S+\.jsonl)"
+
+
+def command() -> tuple[str, list[str]]:
+    script = Path(sys.executable).with_name("duyun")
+    if script.exists():
+        return str(script), []
+    return sys.executable, ["-c", "from duyun.cli.main import main; main()"]
+
+
+def spawn(tmp_path: Path, *args: str, term: str = "dumb") -> pexpect.spawn:
+    program, prefix = command()
+    env = {
+        **os.environ,
+        "TERM": term,
+        "LANG": "C.UTF-8",
+        "PYTHONIOENCODING": "utf-8",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")])),
+    }
+    env.pop("COLUMNS", None)
+    env.pop("LINES", None)
+    env.pop("NO_COLOR", None)
+    child = pexpect.spawn(
+        program,
+        [*prefix, "play", "--bots", "efficient,random,strong", "--seed", "7", *args],
+        cwd=str(tmp_path),
+        env=env,
+        encoding="utf-8",
+        timeout=TIMEOUT,
+        dimensions=(50, 100),
+    )
+    return child
+
+
+def choose(screen: str) -> str:
+    """The first of: win, pass, discard the tile at position 1 -- always legal for some case."""
+    menu = screen[screen.rfind("you may:") :]
+    if "[h]" in menu:
+        return "h"
+    if "[g]" in menu:
+        return "g"
+    return "1"
+
+
+def play_to_the_end(child: pexpect.spawn, hands: int = 1) -> str:
+    """At a prompt: answer every prompt until the match ends; returns the replay's path."""
+    answer = choose(child.before)
+    for _ in range(300 * hands):
+        child.sendline(answer)
+        index = child.expect(
+            [
+                PROMPT,
+                r"Press Enter for hand \d+/\d+ \(q to quit\): ",
+                f"Settlement of hand {hands}/{hands}",
+            ]
+        )
+        answer = choose(child.before) if index == 0 else ""
+        if index == 2:
+            child.expect(rf"Match over after {hands} hand\(s\)")
+            child.expect(SETTLED)
+            return str(child.match.group(1))
+    raise AssertionError("the match did not end within 300 decisions")
+
+
+def check_replay(tmp_path: Path, path: str) -> list[list[dict[str, object]]]:
+    hands = split_hands(load_events((tmp_path / path).read_text("utf-8").splitlines()))
+    for events in hands:
+        replay(events)
+    return hands
+
+
+def test_full_hand_to_settlement(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "--hands", "1", "--stake", "2", "--hints")
+    child.expect("seed 7")
+    child.expect(PROMPT)
+    screen = child.before
+    for seen in ("Your hand", "wall: 55", "莊", "hint: shanten", "you may:", "efficient 1"):
+        assert seen in screen
+    path = play_to_the_end(child)
+    assert path.startswith("replays/")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert len(check_replay(tmp_path, path)) == 1
+
+
+def test_two_hands_with_a_pause_between(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "--hands", "2", "--bots", "random")
+    child.expect(PROMPT)
+    path = play_to_the_end(child, hands=2)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert len(check_replay(tmp_path, path)) == 2
+
+
+def test_ctrl_c_asks_then_escape_settles(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "--hands", "2")
+    child.expect(PROMPT)
+    child.sendintr()
+    child.expect(re.escape("Quit the match? You will pay the escape penalty"))
+    child.sendline("n")
+    child.expect("Resuming.")
+    child.expect(PROMPT)
+    child.sendintr()
+    child.expect(re.escape("[y/N]"))
+    child.sendline("y")
+    child.expect("You quit the hand: 強退 escape")
+    child.expect("Settlement of hand 1/2")
+    child.expect("R45")
+    child.expect(r"Match over after 1 hand\(s\)")
+    child.expect(SETTLED)
+    path = str(child.match.group(1))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    events = check_replay(tmp_path, path)[0]
+    assert {"type": "act", "seat": 0, "action": "quit"} in events
+
+
+def test_ctrl_d_quits(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "--hands", "1")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect("強退 escape")
+    child.expect(SETTLED)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_bad_input_reprompts(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "--hands", "1", "--seat", "1")
+    child.expect(PROMPT)
+    child.sendline("xyz")
+    child.expect(re.escape("✗ 'xyz' is neither a tile (like 5p) nor a hand position"))
+    child.expect(PROMPT)
+    child.sendline("99")
+    child.expect(re.escape("✗ position 99 is not in your hand"))
+    child.expect(PROMPT)
+    child.sendline("?")
+    child.expect("Type one of the actions")
+    child.expect(PROMPT)
+    assert "Traceback" not in child.before
+    path = play_to_the_end(child)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    check_replay(tmp_path, path)
+
+
+def test_colours_in_a_real_terminal(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "--hands", "1", term="xterm-256color")
+    child.expect(PROMPT)
+    assert "\x1b[" in child.before  # Rich styles the tiles by suit
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_unknown_bot_is_a_clean_error(tmp_path: Path) -> None:
+    program, prefix = command()
+    child = pexpect.spawn(
+        program,
+        [*prefix, "play", "--bots", "genius"],
+        cwd=str(tmp_path),
+        encoding="utf-8",
+        timeout=TIMEOUT,
+        env={**os.environ, "TERM": "dumb"},
+    )
+    child.expect("unknown bot 'genius'")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2
