@@ -19,6 +19,22 @@ FILLER_3 = None
 # ---------------------------------------------------------------- R4, R5: dealing and turns
 
 
+def test_r3_first_dealer_is_seat_0_and_play_passes_in_seat_order() -> None:
+    match = Match(hands=1, seed=1)
+    game = match.next_hand()
+    assert game.dealer == 0
+    drawers = []
+    while not game.is_over and len(drawers) < 12:
+        seat = game.to_act[0]
+        legal = game.legal_actions(seat)
+        passing = [a for a in legal if a.kind is ActionKind.PASS]
+        discards = [a for a in legal if a.kind is ActionKind.DISCARD]
+        for event in game.apply(passing[0] if passing else discards[0]):
+            if event["type"] == "draw" and not event["replacement"]:
+                drawers.append(event["seat"])
+    assert drawers[:8] == [1, 2, 3, 0, 1, 2, 3, 0][: len(drawers[:8])]
+
+
 def test_r4_deal_gives_dealer_14_others_13_and_wall_55() -> None:
     game = new_round(seed=7, dealer=2)
     sizes = [sum(game.counts[s]) for s in range(4)]
@@ -244,6 +260,25 @@ def test_r14_ready_seat_keeps_its_beans() -> None:
 
 
 # ---------------------------------------------------------------- R16, R17, R27: may it win?
+
+
+def test_r16_a_win_by_self_draw_by_discard_and_by_robbing_a_kong() -> None:
+    _, by_discard = play(
+        ["123456789m12345p", "111222444s3355p", FILLER_2, FILLER_3], ["0 discard 5p", "1 hu"]
+    )
+    _, by_robbing = play(ADDED_KONG_HANDS, ["0 discard 9s", "1 added_kong 5p", "2 hu"], wall="5p")
+    _, by_self_draw = play(
+        ["123456789m12346p", "111222444s3369p", "123m456m789s23s55p", FILLER_3],
+        ["0 discard 2p", "1 discard 9p", "2 hu"],
+        wall="8s4s",
+        discards=["", "", "9m", ""],
+    )
+    hows = [
+        next(e for e in r["events"] if e["type"] == "win")["how"]
+        for r in (by_discard, by_robbing, by_self_draw)
+    ]
+    assert hows == ["discard", "rob_kong", "self_draw"]
+
 
 PINGHU_HANDS = ["123456789m12345p", "111222444s3369p", "123m456m789s23s55p", FILLER_3]
 
