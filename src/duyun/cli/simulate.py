@@ -57,9 +57,9 @@ def _players_table(summary: Summary) -> Table:
         "win %",
         "自摸 %",
         "feed %",
-        "avg pts/hand",
+        "pts/hand",
         "95% CI",
-        "total pts",
+        "total",
     ):
         table.add_column(column, justify="left" if column == "player" else "right")
     for stats in summary.players:
