@@ -210,3 +210,17 @@ def test_match_end_orders_by_points() -> None:
     ]
     assert [line.split()[0] for line in lines] == ["strong", "efficient", "random", "You"]
     assert "+150" in text  # coins: 50 × 3
+
+
+def test_hint_wording_follows_the_legal_actions() -> None:
+    from duyun.tui.hints import Hints
+    from duyun.tui.render import render_hints
+
+    win = render_hints(Hints(-1, (), (), can_win=True)).plain
+    assert "you can win: h 胡" in win
+    after_pong = render_hints(Hints(-1, (), (), can_win=False)).plain
+    assert "no win now" in after_pong
+    ready = render_hints(Hints(0, ((tile_from_str("3m"), "平胡", 1),), ())).plain
+    assert "ready 聽; waits 3m 平胡 1" in ready and "R17" in ready
+    with_bean = render_hints(Hints(0, ((tile_from_str("3m"), "平胡", 1),), (), has_bean=True))
+    assert "R17" not in with_bean.plain

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from duyun.analysis import rank_discards, shanten, waits
-from duyun.engine import SeatView
+from duyun.engine import ActionKind, SeatView
 from duyun.hand import Hand, Meld
 from duyun.scoring import waits_fan
 from duyun.tiles import Tile, to_counts
@@ -29,11 +29,18 @@ class DiscardHint:
 
 @dataclass(frozen=True, slots=True)
 class Hints:
-    """``shanten`` of the hand as held (-1: complete); ``waits`` when it is a ready 13."""
+    """``shanten`` of the hand as held (-1: complete); ``waits`` when it is a ready 13.
+
+    ``can_win`` is whether 胡 is among the legal actions now: a complete shape is not always a
+    win (after a pong the claimer must discard, R7). ``has_bean`` matters because 平胡 wins on
+    a discard only with a bean (R17), which players often forget.
+    """
 
     shanten: int
     waits: tuple[tuple[Tile, str, int], ...]
     discards: tuple[DiscardHint, ...]
+    can_win: bool = False
+    has_bean: bool = False
 
 
 def _own_hand(view: SeatView, concealed: tuple[Tile, ...]) -> Hand:
@@ -56,8 +63,10 @@ def compute_hints(view: SeatView) -> Hints:
     """Hints for the player's hand as it is now (3k+1 between turns, 3k+2 on their turn)."""
     counts = to_counts(view.hand)
     size = len(view.hand)
+    can_win = any(action.kind is ActionKind.HU for action in view.legal)
+    has_bean = view.has_bean[view.seat]
     if size % 3 == 1:
-        return Hints(shanten(counts), _waits_with_fan(view, view.hand), ())
+        return Hints(shanten(counts), _waits_with_fan(view, view.hand), (), can_win, has_bean)
     visible = view.visible_counts()
     options = rank_discards(counts, visible)[:TOP_DISCARDS]
     discards = []
@@ -66,4 +75,4 @@ def compute_hints(view: SeatView) -> Hints:
         rest.remove(option.discard)
         ready = _waits_with_fan(view, tuple(rest)) if option.shanten == 0 else ()
         discards.append(DiscardHint(option.discard, option.shanten, option.useful_count, ready))
-    return Hints(shanten(counts), (), tuple(discards))
+    return Hints(shanten(counts), (), tuple(discards), can_win, has_bean)

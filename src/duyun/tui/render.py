@@ -211,8 +211,10 @@ def render_claim(view: SeatView, info: TableInfo) -> Text | None:
 
 def render_hints(hints: Hints, *, chinese: bool = False) -> Text:
     text = Text("hint: ", style="italic")
-    if hints.shanten < 0:
-        text.append("your hand is complete (胡)")
+    if hints.can_win:
+        text.append("you can win: h 胡")
+    elif hints.shanten < 0:
+        text.append("complete shape, but no win now (after a pong: discard, R7)")
     elif hints.shanten == 0 and hints.waits:
         text.append("ready 聽; waits ")
         text.append_text(_waits_text(hints.waits, chinese))
@@ -226,6 +228,12 @@ def render_hints(hints: Hints, *, chinese: bool = False) -> Text:
             text.append_text(_waits_text(option.waits, chinese))
         else:
             text.append(f" → shanten {option.shanten}, {option.useful_count} useful tiles left")
+    waits = [*hints.waits, *(w for option in hints.discards for w in option.waits)]
+    if not hints.has_bean and any(fan == 1 for _, _, fan in waits):
+        text.append(
+            "\n  (平胡 wins on a discard only with a bean 豆 or from a 報聽 player, R17)",
+            style="dim",
+        )
     return text
 
 
@@ -366,7 +374,8 @@ def render_settlement(
         ("points", "right"),
         ("coins", "right"),
     ):
-        rows.add_column(column, justify=justify)  # type: ignore[arg-type]
+        # Only the reason may wrap: names and numbers stay on one line each.
+        rows.add_column(column, justify=justify, no_wrap=column != "reason")  # type: ignore[arg-type]
     for row in result.payments:
         rows.add_row(
             info.seat_label(row.payer),
@@ -379,14 +388,14 @@ def render_settlement(
         )
     if not result.payments:
         rows.add_row("—", "—", "", "no payments", "", "", "")
-    net = Table(title="Result", box=box.SIMPLE_HEAVY, title_justify="left")
-    net.add_column("seat")
-    net.add_column("hand pts", justify="right")
-    net.add_column("coins", justify="right")
+    net = Table(title="Result (points / coins)", box=box.SIMPLE_HEAVY, title_justify="left")
+    net.add_column("seat", no_wrap=True)
+    net.add_column("hand", justify="right", no_wrap=True)
+    net.add_column("coins", justify="right", no_wrap=True)
     if match_points is not None:
-        net.add_column("match pts", justify="right")
-        net.add_column("coins", justify="right")
-    net.add_column("tiles at the end", no_wrap=True)
+        net.add_column("match", justify="right", no_wrap=True)
+        net.add_column("coins", justify="right", no_wrap=True)
+    net.add_column("tiles at the end")
     for seat, points in enumerate(result.totals):
         cells: list[RenderableType] = [
             info.seat_label(seat),
