@@ -621,8 +621,13 @@ class Round:
     ) -> PatternResult | None:
         """The pattern a claim of ``tile`` would score, or None if it may not win (R16, R17)."""
         counts = self.counts[seat]
-        if tile not in self.waits_of(seat):
+        # A tile someone else holds can never be a fifth copy, so R11's four-copies exclusion
+        # cannot apply here, and a plain win check is cheaper than listing the waits.
+        counts[tile] += 1
+        if not is_win(counts):
+            counts[tile] -= 1
             return None
+        counts[tile] -= 1
         if source is ClaimSource.DISCARD and self.ron_blocked[seat]:
             return None  # R9
         counts[tile] += 1
