@@ -14,6 +14,7 @@ never interrupted half-way through a move. End of input (Ctrl-D) means "quit".
 from __future__ import annotations
 
 import datetime as _dt
+import itertools
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -134,7 +135,12 @@ class Session:
             for seat, name in zip(options.bot_seats(), options.bots, strict=True)
         }
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-        self.replay_path = options.replay_dir / f"duyun-{stamp}-seed{options.seed}.jsonl"
+        base = f"duyun-{stamp}-seed{options.seed}"
+        self.replay_path = options.replay_dir / f"{base}.jsonl"
+        for number in itertools.count(2):  # two matches in one second must not overwrite
+            if not self.replay_path.exists():
+                break
+            self.replay_path = options.replay_dir / f"{base}-{number}.jsonl"
 
     # ------------------------------------------------------------------ info for the screen
 
@@ -170,7 +176,7 @@ class Session:
             )
         )
         status = 0
-        with self.gate:
+        with self.gate:  # also shields the final save from a stray Ctrl-C
             try:
                 while not self.match.is_over:
                     self.play_hand()
@@ -182,12 +188,16 @@ class Session:
                 # A bot or engine bug: say so plainly and keep the log that reproduces it.
                 self.console.print(Text(f"internal error: {error}", style="bold red"))
                 status = 1
-        self.save_replay()
-        self.console.print(
-            render_match_end(self.match.totals, self.info(), hands_played=self.match.hands_played)
-        )
-        if self.replay_path.exists():
-            self.console.print(render_replay_note(self.replay_path), soft_wrap=True)
+            finally:
+                # Even an unexpected crash (re-raised, with its traceback) keeps the replay.
+                self.save_replay()
+            self.console.print(
+                render_match_end(
+                    self.match.totals, self.info(), hands_played=self.match.hands_played
+                )
+            )
+            if self.replay_path.exists():
+                self.console.print(render_replay_note(self.replay_path), soft_wrap=True)
         return status
 
     def play_hand(self) -> None:
