@@ -63,6 +63,8 @@ def act(text: str) -> Action:
         ("kong 1m", "0 concealed_kong 1m"),
         ("槓", "0 concealed_kong 1m"),
         ("0 discard 7s", "0 discard 7s"),
+        ("五筒", "0 discard 5p"),
+        ("d 一萬", "0 discard 1m"),
     ],
 )
 def test_turn_forms(typed: str, expected: str) -> None:
@@ -107,11 +109,12 @@ def test_hu() -> None:
         ("zz", "neither a tile"),
         ("0", "position 0 is not in your hand"),
         ("15", "position 15 is not in your hand"),
-        ("1p", "you cannot discard 1p"),
+        ("1p", "you hold no 1p"),
         ("p", "you cannot pong now"),
         ("h", "you cannot hu now"),
         ("g", "you cannot pass now"),
-        ("b 5p", "you cannot declare 報聽 with now"),
+        ("b 5p", "you cannot declare 報聽 now"),
+        ("k 2p", "you cannot kong with 2p; possible: 槓 kong"),
         ("b", "報聽 needs the discard"),
         ("d", "discard what?"),
         ("p 5p", "takes no tile"),

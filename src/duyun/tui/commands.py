@@ -138,9 +138,16 @@ def summarize_legal(legal: Sequence[Action]) -> list[str]:
     return entries
 
 
+CHINESE_RANKS = "一二三四五六七八九"
+CHINESE_SUITS = {"萬": "m", "万": "m", "筒": "p", "條": "s", "条": "s"}
+
+
 def _tile_argument(text: str, layout: HandLayout) -> Tile:
+    """A tile as notation (``5p``), as shown with ``--chinese`` (``五筒``), or a position."""
     if text.isdigit():
         return layout.tile_at(int(text))
+    if len(text) == 2 and text[0] in CHINESE_RANKS and text[1] in CHINESE_SUITS:
+        text = f"{CHINESE_RANKS.index(text[0]) + 1}{CHINESE_SUITS[text[1]]}"
     try:
         return tile_from_str(text)
     except NotationError:
@@ -152,6 +159,7 @@ def _tile_argument(text: str, layout: HandLayout) -> Tile:
 def _choose(
     legal: Sequence[Action], kinds: Sequence[ActionKind], tile: Tile | None, verb: str
 ) -> Action:
+    """The one legal action of ``kinds`` (with ``tile`` when given), or an error saying why not."""
     matches = [a for a in legal if a.kind in kinds and (tile is None or a.tile == tile)]
     if len(matches) == 1:
         return matches[0]
@@ -159,8 +167,11 @@ def _choose(
     if not possible:
         raise InputError(f"you cannot {verb} now; you may: {_menu(legal)}")
     if not matches:
+        name = tile_to_str(tile or 0)
+        if kinds == (ActionKind.DISCARD,):
+            raise InputError(f"you hold no {name}")
         options = ", ".join(describe_action(a) for a in possible)
-        raise InputError(f"you cannot {verb} {tile_to_str(tile or 0)}; possible: {options}")
+        raise InputError(f"you cannot {verb} with {name}; possible: {options}")
     options = ", ".join(describe_action(a) for a in matches)
     raise InputError(f"which one? {options} (add the tile, e.g. '{verb[0]} 5p')")
 
@@ -203,7 +214,7 @@ def parse_command(text: str, view: SeatView) -> Action:
     if verb == "baoting":
         if tile is None:
             raise InputError("報聽 needs the discard that goes with it, e.g. 'b 5p' or 'b 3'")
-        return _choose(legal, (ActionKind.BAOTING,), tile, "declare 報聽 with")
+        return _choose(legal, (ActionKind.BAOTING,), tile, "declare 報聽")
     if verb == "kong":
         return _choose(legal, KONG_KINDS, tile, "kong")
     if tile is not None:
