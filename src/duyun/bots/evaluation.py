@@ -3,12 +3,16 @@
 A bot asks the same question dozens of times per decision: "what is the shanten if I discard
 ``t``, and how many live tiles would then improve it?". :func:`duyun.analysis.shanten` answers
 one hand at a time, re-slicing all three suits; here the three per-suit summary ids of the hand
-are computed once and only the suit that a discard or a draw touches is looked up again. That
-is what lets self-play reach hundreds of hands per second (issue #4).
+are computed once, and for each suit shape the summaries of "one tile more / one tile less"
+are memoised, so a discard or a draw costs one combination lookup. That is what lets self-play
+reach hundreds of hands per second (issue #4).
 
 The numbers are exactly those of :mod:`duyun.analysis` (``tests/test_bots.py`` compares them
 on random hands): standard shanten from the per-suit block summaries, seven pairs (R10) only
-when no meld is held.
+when no meld is held (13 or 14 concealed tiles).
+
+Memory: the two memo tables are keyed by a single suit's shape (nine counts), like the
+analysis tables themselves, so they saturate instead of growing with the number of hands.
 """
 
 from __future__ import annotations
@@ -20,136 +24,194 @@ from duyun.analysis._tables import FINAL_SHANTEN, PAIR_SUMMARY, SUIT_SUMMARY
 NUM_KINDS = 27
 MAX_TILES = 14
 
-
-def _neighbour_table() -> tuple[tuple[int, ...], ...]:
-    """For each tile, the tiles of its suit at distance 0..2: the only draws that can help."""
-    table = []
-    for tile in range(NUM_KINDS):
-        base = tile - tile % 9
-        table.append(tuple(t for t in range(tile - 2, tile + 3) if base <= t < base + 9))
-    return tuple(table)
+SuitKey = tuple[int, ...]
+Step = tuple[int, SuitKey | None, int, int]
+"""(rank index 0..8, the suit's key after the step, its summary id, change in pair count).
+Draw steps keep no key (None): nothing chains from a draw, and the tables stay smaller."""
 
 
-NEIGHBOURS: tuple[tuple[int, ...], ...] = _neighbour_table()
+def _within_two_of_held(key: SuitKey, rank: int) -> bool:
+    return any(key[r] for r in range(max(0, rank - 2), min(9, rank + 3)))
+
+
+class _StepTable(dict[SuitKey, tuple[Step, ...]]):
+    """Suit key -> the one-tile steps from it (draws or discards), computed on first use."""
+
+    def __init__(self, draw: bool) -> None:
+        super().__init__()
+        self._draw = draw
+
+    def __missing__(self, key: SuitKey) -> tuple[Step, ...]:
+        steps: list[Step] = []
+        for rank in range(9):
+            count = key[rank]
+            if self._draw:
+                # Only a tile within two ranks of a held tile can join a block; an isolated
+                # tile never lowers the shanten.
+                if count >= 4 or not _within_two_of_held(key, rank):
+                    continue
+                pair_delta = 1 if count % 2 == 1 else 0
+                new = (*key[:rank], count + 1, *key[rank + 1 :])
+            else:
+                if not count:
+                    continue
+                pair_delta = -1 if count % 2 == 0 else 0
+                new = (*key[:rank], count - 1, *key[rank + 1 :])
+            steps.append((rank, None if self._draw else new, SUIT_SUMMARY[new], pair_delta))
+        value = tuple(steps)
+        self[key] = value
+        return value
+
+
+DRAW_STEPS = _StepTable(draw=True)
+DISCARD_STEPS = _StepTable(draw=False)
+
+
+class _ShantenRow(dict[int, int]):
+    """Summary id of the changed suit -> standard shanten, for fixed other suits and melds.
+
+    An int-keyed row is a cheaper lookup than FINAL_SHANTEN's tuple key in the inner loops.
+    """
+
+    __slots__ = ("_other", "_sets")
+
+    def __init__(self, other: int, sets: int) -> None:
+        super().__init__()
+        self._other = other
+        self._sets = sets
+
+    def __missing__(self, summary: int) -> int:
+        value: int = FINAL_SHANTEN[self._other, summary, self._sets]
+        self[summary] = value
+        return value
+
+
+class _RowTable(dict[tuple[int, int], _ShantenRow]):
+    def __missing__(self, key: tuple[int, int]) -> _ShantenRow:
+        row = _ShantenRow(*key)
+        self[key] = row
+        return row
+
+
+ROWS = _RowTable()
+"""(combined summary of two suits, sets given by melds) -> row; bounded like FINAL_SHANTEN."""
+
+
+def _others(summaries: Sequence[int], suit: int) -> int:
+    """Combined summary of the two suits other than ``suit``."""
+    if suit == 0:
+        return PAIR_SUMMARY[summaries[1], summaries[2]]
+    if suit == 1:
+        return PAIR_SUMMARY[summaries[0], summaries[2]]
+    return PAIR_SUMMARY[summaries[0], summaries[1]]
 
 
 class HandEvaluator:
-    """Shanten queries about one concealed hand, answered one suit lookup at a time.
+    """Shanten queries about one concealed hand (a 27-count vector; it is copied)."""
 
-    ``counts`` is the 27-count vector of the concealed tiles; it is copied. Seven pairs counts
-    only when the hand has no meld (R10), i.e. when it holds 13 or 14 concealed tiles.
-    """
-
-    __slots__ = ("counts", "keys", "pairs", "seven_pairs_ok", "size", "summaries")
+    __slots__ = ("counts", "keys", "pairs", "size", "summaries")
 
     def __init__(self, counts: Sequence[int]) -> None:
         self.counts = list(counts)
         self.size = sum(self.counts)
-        self.keys = [tuple(self.counts[0:9]), tuple(self.counts[9:18]), tuple(self.counts[18:27])]
-        self.summaries = [SUIT_SUMMARY[key] for key in self.keys]
+        self.keys = (tuple(self.counts[0:9]), tuple(self.counts[9:18]), tuple(self.counts[18:27]))
+        self.summaries = (
+            SUIT_SUMMARY[self.keys[0]],
+            SUIT_SUMMARY[self.keys[1]],
+            SUIT_SUMMARY[self.keys[2]],
+        )
         self.pairs = sum(c >> 1 for c in self.counts)
-        self.seven_pairs_ok = self.size >= 13
-
-    # -- whole hand ---------------------------------------------------------------------
 
     def shanten(self) -> int:
-        """Shanten of the hand as it is (standard, or seven pairs when it is better)."""
+        """Shanten of the hand as it is (standard, or seven pairs when better and allowed)."""
         s = self.summaries
         value: int = FINAL_SHANTEN[PAIR_SUMMARY[s[0], s[1]], s[2], (MAX_TILES - self.size) // 3]
-        if self.seven_pairs_ok and value > 0:
+        if self.size >= 13 and value > 0:
             value = min(value, 6 - min(7, self.pairs))
         return value
 
-    # -- one tile changed ---------------------------------------------------------------
-
-    def _shanten_with(self, tile: int, delta: int, size: int, pairs: int) -> int:
-        """Shanten after adding ``delta`` (+1 or -1) copies of ``tile``; counts are restored."""
-        counts = self.counts
-        suit = tile // 9
-        start = suit * 9
-        counts[tile] += delta
-        changed = SUIT_SUMMARY[tuple(counts[start : start + 9])]
-        counts[tile] -= delta
-        s = self.summaries
-        if suit == 0:
-            other = PAIR_SUMMARY[s[1], s[2]]
-        elif suit == 1:
-            other = PAIR_SUMMARY[s[0], s[2]]
-        else:
-            other = PAIR_SUMMARY[s[0], s[1]]
-        value: int = FINAL_SHANTEN[other, changed, (MAX_TILES - size) // 3]
-        if self.seven_pairs_ok and value > 0 and size >= 13:
-            value = min(value, 6 - min(7, pairs))
-        return value
+    def discard_shanten(self) -> dict[int, int]:
+        """For a 3k + 2 hand: every held tile -> the shanten after discarding it."""
+        size = self.size - 1
+        sets = (MAX_TILES - size) // 3
+        seven = size >= 13
+        found: dict[int, int] = {}
+        pairs = self.pairs
+        for suit in range(3):
+            row = ROWS[_others(self.summaries, suit), sets]
+            offset = suit * 9
+            for rank, _key, summary, pair_delta in DISCARD_STEPS[self.keys[suit]]:
+                value = row[summary]
+                if seven and value > 0:
+                    seven_value = 6 - pairs - pair_delta  # at most 7 pairs in 13 tiles
+                    if seven_value < value:
+                        value = seven_value
+                found[offset + rank] = value
+        return found
 
     def shanten_after_discard(self, tile: int) -> int:
         """Shanten of the 3k + 1 hand left by discarding ``tile`` (which must be held)."""
-        pairs = self.pairs - (1 if self.counts[tile] % 2 == 0 else 0)
-        return self._shanten_with(tile, -1, self.size - 1, pairs)
+        return self.discard_shanten()[tile]
 
     def shanten_after_removing(self, tile: int, copies: int) -> int:
-        """Shanten after taking ``copies`` of ``tile`` out (a pong or kong moving to a meld).
-
-        The result counts the new meld as a set: the concealed part shrinks by a multiple of
-        three only for kongs (4) and pongs-with-discard, so this is evaluated from scratch.
-        """
+        """Shanten after ``copies`` of ``tile`` leave the concealed part (a pong or a kong)."""
         counts = list(self.counts)
         counts[tile] -= copies
         return HandEvaluator(counts).shanten()
 
     def useful_after_discard(self, discard: int, unseen: Sequence[int]) -> tuple[int, int]:
-        """(shanten, live useful tiles) of the hand left by discarding ``discard``.
+        """(shanten, live useful tiles) of the 3k + 1 hand left by discarding ``discard``.
 
-        ``unseen[t]`` is how many copies of ``t`` this seat cannot see. Only tiles within two
-        ranks of a held tile can lower the shanten (an isolated tile forms no block), so only
-        those are tried.
+        ``unseen[t]`` is how many copies of ``t`` this seat cannot see.
         """
-        counts = self.counts
-        pairs = self.pairs - (1 if counts[discard] % 2 == 0 else 0)
-        size = self.size - 1
-        counts[discard] -= 1
-        try:
-            suit = discard // 9
-            start = suit * 9
-            saved_key = self.keys[suit]
-            saved_summary = self.summaries[suit]
-            key = tuple(counts[start : start + 9])
-            self.keys[suit] = key
-            self.summaries[suit] = SUIT_SUMMARY[key]
-            base = self._shanten_with(discard, 0, size, pairs)
-            live = 0
-            tried: set[int] = set()
-            for held in range(NUM_KINDS):
-                if not counts[held]:
-                    continue
-                for draw in NEIGHBOURS[held]:
-                    if draw in tried or counts[draw] >= 4:
-                        continue
-                    tried.add(draw)
-                    draw_pairs = pairs + (1 if counts[draw] % 2 == 1 else 0)
-                    if self._shanten_with(draw, 1, size + 1, draw_pairs) < base:
-                        live += unseen[draw]
-            self.keys[suit] = saved_key
-            self.summaries[suit] = saved_summary
-        finally:
-            counts[discard] += 1
-        return base, live
+        suit = discard // 9
+        rank = discard % 9
+        step = next(s for s in DISCARD_STEPS[self.keys[suit]] if s[0] == rank)
+        keys = list(self.keys)
+        summaries = list(self.summaries)
+        assert step[1] is not None
+        keys[suit] = step[1]
+        summaries[suit] = step[2]
+        return _useful(keys, summaries, self.size - 1, self.pairs + step[3], unseen)
+
+    def useful(self, unseen: Sequence[int]) -> tuple[int, int]:
+        """(shanten, live useful tiles) of this 3k + 1 hand."""
+        return _useful(self.keys, self.summaries, self.size, self.pairs, unseen)
 
     def useful_tiles(self, unseen: Sequence[int]) -> dict[int, int]:
         """For a 3k + 1 hand: tiles whose draw lowers the shanten -> copies unseen."""
-        base = self.shanten()
         found: dict[int, int] = {}
-        counts = self.counts
-        for held in range(NUM_KINDS):
-            if not counts[held]:
-                continue
-            for draw in NEIGHBOURS[held]:
-                if draw in found or counts[draw] >= 4:
-                    continue
-                draw_pairs = self.pairs + (1 if counts[draw] % 2 == 1 else 0)
-                if self._shanten_with(draw, 1, self.size + 1, draw_pairs) < base:
-                    found[draw] = unseen[draw]
+        _useful(self.keys, self.summaries, self.size, self.pairs, unseen, found)
         return found
+
+
+def _useful(
+    keys: Sequence[SuitKey],
+    summaries: Sequence[int],
+    size: int,
+    pairs: int,
+    unseen: Sequence[int],
+    found: dict[int, int] | None = None,
+) -> tuple[int, int]:
+    """Shanten of a 3k + 1 hand given by suit keys, and the live count of draws lowering it."""
+    sets = (MAX_TILES - size) // 3
+    base: int = FINAL_SHANTEN[PAIR_SUMMARY[summaries[0], summaries[1]], summaries[2], sets]
+    if size >= 13 and base > 0:
+        base = min(base, 6 - min(7, pairs))
+    seven = size + 1 >= 13
+    draw_sets = (MAX_TILES - size - 1) // 3
+    live = 0
+    for suit in range(3):
+        row = ROWS[_others(summaries, suit), draw_sets]
+        offset = suit * 9
+        for rank, _key, summary, pair_delta in DRAW_STEPS[keys[suit]]:
+            value = row[summary]
+            if value < base or (seven and value > 0 and 6 - pairs - pair_delta < base):
+                tile = offset + rank
+                live += unseen[tile]
+                if found is not None:
+                    found[tile] = unseen[tile]
+    return base, live
 
 
 def unseen_counts(visible: Sequence[int]) -> list[int]:
