@@ -9,6 +9,8 @@ weakness the strong bot exploits.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from duyun.bots.evaluation import HandEvaluator, unseen_counts
 from duyun.engine.actions import Action, ActionKind
 from duyun.engine.view import SeatView
@@ -16,23 +18,24 @@ from duyun.tiles import to_counts
 
 
 def best_efficiency_discard(
-    evaluator: HandEvaluator, tiles: list[int], unseen: list[int]
+    evaluator: HandEvaluator, tiles: Iterable[int], unseen: Sequence[int]
 ) -> tuple[int, int, int]:
     """(tile, shanten, live useful) of the most efficient discard among ``tiles``.
 
-    Shanten first for every tile (one suit lookup each), useful tiles only for the tiles tied
-    at the lowest shanten: that keeps a decision to a few dozen lookups. Ties go to the lowest
+    Shanten first for every tile (one lookup each), useful tiles only for the tiles tied at
+    the lowest shanten: that keeps a decision to a few dozen lookups. Ties go to the lowest
     tile so that replays are deterministic.
     """
-    by_shanten = [(evaluator.shanten_after_discard(tile), tile) for tile in tiles]
-    lowest = min(value for value, _ in by_shanten)
+    after = evaluator.discard_shanten()
+    candidates = sorted(set(tiles))
+    lowest = min(after[tile] for tile in candidates)
     best: tuple[int, int, int] | None = None
-    for value, tile in by_shanten:
-        if value != lowest:
+    for tile in candidates:
+        if after[tile] != lowest:
             continue
         _, live = evaluator.useful_after_discard(tile, unseen)
         if best is None or live > best[2]:
-            best = (tile, value, live)
+            best = (tile, lowest, live)
     assert best is not None
     return best
 
@@ -60,9 +63,9 @@ class EfficientBot:
         seat = view.seat
         evaluator = HandEvaluator(to_counts(view.hand))
         unseen = unseen_counts(view.visible_counts())
-        discards = sorted(
-            {a.tile for a in view.legal if a.kind is ActionKind.DISCARD and a.tile is not None}
-        )
+        discards = [
+            a.tile for a in view.legal if a.kind is ActionKind.DISCARD and a.tile is not None
+        ]
         tile, shanten, _ = best_efficiency_discard(evaluator, discards, unseen)
         for action in view.legal:
             if action.tile is None:
@@ -95,9 +98,8 @@ class EfficientBot:
         if Action(seat, ActionKind.PONG) in legal:
             counts[tile] -= 2
             after = HandEvaluator(counts)
-            held = [t for t in range(27) if counts[t]]
             counts[tile] += 2
-            best = min(after.shanten_after_discard(t) for t in held)
+            best = min(after.discard_shanten().values())
             if best <= now:
                 return Action(seat, ActionKind.PONG)
         return Action(seat, ActionKind.PASS)

@@ -21,6 +21,7 @@ from rich.table import Table
 from duyun.bots import BOT_NAMES
 from duyun.engine import dump_events
 from duyun.sim import RULE_EVENTS, SimConfig, SimConfigError, Summary, default_workers, run
+from duyun.sim.runner import Mode
 
 DEFAULT_BOTS = "strong,efficient,efficient,efficient"
 DEFAULT_HANDS = 1000
@@ -153,7 +154,7 @@ def simulate_command(
     lineup = _parse_bots(bots)
     if hands is not None and matches is not None:
         _fail("give --hands or --matches, not both")
-    mode = "matches" if matches is not None else "hands"
+    mode: Mode = "matches" if matches is not None else "hands"
     units = matches if matches is not None else (hands if hands is not None else DEFAULT_HANDS)
     if units < 1:
         _fail(f"--{mode} must be at least 1, got {units}")
