@@ -449,6 +449,8 @@ def test_r21_gang_shang_hua_adds_one_fan() -> None:
     )
     rows = [r for r in payments(result) if r[3] == "R29"]
     assert rows == [(1, 0, 12, "R29"), (2, 0, 12, "R29"), (3, 0, 12, "R29")]  # 平胡 1 + 1
+    win = next(e for e in result["events"] if e["type"] == "win")
+    assert win["extras"] == ["槓上花"]
 
 
 def test_r21_r28_gang_shang_pao_with_two_winners_one_share_each() -> None:
@@ -458,6 +460,8 @@ def test_r21_r28_gang_shang_pao_with_two_winners_one_share_each() -> None:
         wall_back="1m",
     )
     assert sorted(result["winners"]) == [1, 3]
+    wins = [e for e in result["events"] if e["type"] == "win"]
+    assert [w["extras"] for w in wins] == [["槓上炮"], ["槓上炮"]]
     rows = payments(result)
     beans = [r for r in rows if r[3] == "R12"]
     assert beans == [(1, 0, 12, "R12"), (2, 0, 12, "R12"), (3, 0, 12, "R12")]

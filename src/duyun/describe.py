@@ -70,9 +70,10 @@ def describe_event(event: dict[str, Any]) -> str | None:
         how = _WIN_HOW.get(event["how"], event["how"])
         source = f" from seat {event['from']}" if event["from"] is not None else ""
         auto = " (automatic)" if event["auto"] else ""
+        extras = "".join(f" + {extra}" for extra in event.get("extras", ()))
         return (
             f"{seat_name(seat)} wins by {how}{source} on {event['tile']}{auto}: "
-            f"{event['pattern']} {event['fan']} fan — {event['hand']}"
+            f"{event['pattern']} {event['fan']} fan{extras} — {event['hand']}"
         )
     if kind == "payment":
         return (

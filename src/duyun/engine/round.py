@@ -891,6 +891,7 @@ class Round:
                 "tile": tile_to_str(self.drawn_tile) if self.drawn_tile is not None else None,
                 "pattern": pattern.name,
                 "fan": pattern.fan,
+                "extras": ["槓上花"] if gang_shang_hua else [],
                 "auto": auto,
                 "hand": str(self.hand_of(seat)),
             }
@@ -934,6 +935,7 @@ class Round:
                     "tile": tile_to_str(tile),
                     "pattern": pattern.name,
                     "fan": pattern.fan,
+                    "extras": ["槓上炮"] if window.gang_shang_pao else [],
                     "auto": seat in window.forced,
                     "hand": hand_text,
                 }

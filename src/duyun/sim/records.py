@@ -73,7 +73,6 @@ def summarise_events(
     patterns: list[tuple[int, str]] = []
     end: dict[str, Any] | None = None
     wins = 0
-    kong_wins: set[tuple[str, int]] = set()
     for event in events:
         kind = event["type"]
         if kind == "kong":
@@ -97,24 +96,21 @@ def summarise_events(
             per_player[player][key] += 1
             if event.get("auto"):
                 counts["auto_win"] += 1
+            if "槓上花" in event["extras"]:
+                counts["gang_shang_hua"] += 1
+            if "槓上炮" in event["extras"]:
+                counts["gang_shang_pao"] += 1
         elif kind == "payment":
-            reason = str(event["reason"])
             if event["rule"] == "R30":
                 counts["cha_da_jiao"] += 1
             elif event["rule"] == "R14":
                 counts["huang_dou"] += 1
-            elif reason.startswith("槓上花"):  # one row per payer: count the winner once
-                kong_wins.add(("gang_shang_hua", event["payee"]))
-            elif reason.startswith("槓上炮") and event["rule"] == "R28":
-                kong_wins.add(("gang_shang_pao", event["payee"]))
         elif kind == "exhaustive_draw":
             counts["exhaustive_draw"] += 1
         elif kind == "end":
             end = event
     if end is None:
         raise ValueError("the hand's event log has no 'end' event: it is not finished")
-    for key, _winner in kong_wins:
-        counts[key] += 1
     if wins:
         counts["win"] += 1
     if wins > 1:
