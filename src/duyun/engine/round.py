@@ -18,7 +18,6 @@ hot path of self-play never re-parses notation.
 
 from __future__ import annotations
 
-import enum
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -39,7 +38,8 @@ from duyun.engine.actions import (
     SetupError,
 )
 from duyun.engine.ledger import Payment, net_points
-from duyun.engine.view import SeatView, seat_view
+from duyun.engine.phases import ClaimSource, Phase, TurnKind, WinKind
+from duyun.engine.view import MeldView, SeatView, seat_view
 from duyun.hand import Hand, Meld, MeldKind
 from duyun.rules import DUYUN, RuleSet
 from duyun.scoring import FanBreakdown, PatternResult, best_pattern, max_fan, payment_fan
@@ -59,32 +59,6 @@ SEATS = 4
 DEALER_HAND = 14
 HAND_SIZE = 13
 LAST_TILES = 4  # R19
-
-
-class Phase(enum.Enum):
-    TURN = "turn"  # the current seat holds 3k+2 tiles and must act
-    CLAIMS = "claims"  # a discard or an added kong's tile awaits answers
-    ENDED = "ended"
-
-
-class TurnKind(enum.Enum):
-    """How the current seat came to hold 3k+2 tiles; it decides what they may do."""
-
-    INITIAL = "initial"  # dealer's first turn (or a scenario's seat that did not draw)
-    DRAW = "draw"
-    REPLACEMENT = "replacement"  # after a kong (R7)
-    PONG = "pong"  # after a pong: discard only (R7)
-
-
-class ClaimSource(enum.Enum):
-    DISCARD = "discard"
-    ADDED_KONG = "added_kong"  # 搶槓 window (R13)
-
-
-class WinKind(enum.Enum):
-    SELF_DRAW = "self_draw"  # 自摸 (R16, R29)
-    DISCARD = "discard"  # 點炮 (R16, R28)
-    ROB_KONG = "rob_kong"  # 搶槓 (R13, R29)
 
 
 @dataclass(slots=True)
@@ -231,6 +205,9 @@ class Round:
         self.dihu_draw = False
         self._waits_cache: list[list[Tile] | None] = [None] * SEATS
         self._turn_legal: LegalActions | None = None
+        # views are built before every bot decision; these parts change rarely
+        self.meld_views: dict[int, tuple[tuple[MeldView, ...], ...]] = {}
+        self.ledger_view: tuple[tuple[Payment, ...], tuple[int, ...]] | None = None
 
         self.events.append(
             {
@@ -741,6 +718,7 @@ class Round:
         river.pop()
 
     def _pong(self, seat: int, window: _ClaimWindow, events: list[dict[str, Any]]) -> None:
+        self.meld_views.clear()
         self._take_discard(window)
         self.counts[seat][window.tile] -= 2
         self._invalidate(seat)
@@ -780,6 +758,7 @@ class Round:
         self._draw(seat, replacement=True, events=events)
 
     def _direct_kong(self, seat: int, window: _ClaimWindow, events: list[dict[str, Any]]) -> None:
+        self.meld_views.clear()
         self._take_discard(window)
         self.counts[seat][window.tile] -= 3
         self.melds[seat].append(Meld(MeldKind.DIRECT_KONG, window.tile))
@@ -797,6 +776,7 @@ class Round:
         self._after_kong(seat, events)
 
     def _concealed_kong(self, seat: int, tile: Tile, events: list[dict[str, Any]]) -> None:
+        self.meld_views.clear()
         self.counts[seat][tile] -= 4
         self.melds[seat].append(Meld(MeldKind.CONCEALED_KONG, tile))
         events.append(
@@ -814,6 +794,7 @@ class Round:
         self._open_claims(ClaimSource.ADDED_KONG, seat, tile, last_four, False, events)
 
     def _complete_added_kong(self, seat: int, tile: Tile, events: list[dict[str, Any]]) -> None:
+        self.meld_views.clear()
         melds = self.melds[seat]
         index = next(i for i, m in enumerate(melds) if m.kind is MeldKind.PONG and m.tile == tile)
         melds[index] = Meld(MeldKind.ADDED_KONG, tile)
@@ -831,6 +812,7 @@ class Round:
     # ------------------------------------------------------------------ settlement
 
     def _pay(self, rows: Sequence[Payment], events: list[dict[str, Any]]) -> None:
+        self.ledger_view = None
         for row in rows:
             self.ledger.append(row)
             events.append({"type": "payment", **row.to_json()})

@@ -18,6 +18,8 @@ from duyun.tiles import Tile
 if TYPE_CHECKING:
     from duyun.engine.round import Round
 
+from duyun.engine.phases import ClaimSource, Phase
+
 SEATS = 4
 
 
@@ -75,19 +77,38 @@ class SeatView:
         return counts
 
 
-def seat_view(game: Round, seat: int) -> SeatView:
-    """Build ``seat``'s view of ``game``."""
-    claims = game.claims
-    melds = tuple(
+def _meld_views(game: Round, seat: int) -> tuple[tuple[MeldView, ...], ...]:
+    """Melds as ``seat`` sees them: other seats' concealed kongs face down."""
+    return tuple(
         tuple(
             MeldView(
-                m.kind, None if (m.kind is MeldKind.CONCEALED_KONG and owner != seat) else m.tile
+                meld.kind,
+                None if meld.kind is MeldKind.CONCEALED_KONG and owner != seat else meld.tile,
             )
-            for m in game.melds[owner]
+            for meld in game.melds[owner]
         )
         for owner in range(SEATS)
     )
-    own = tuple(t for t in range(27) for _ in range(game.counts[seat][t]))
+
+
+def seat_view(game: Round, seat: int) -> SeatView:
+    """Build ``seat``'s view of ``game``.
+
+    Bots ask for a view before every decision, so the parts that change rarely (melds, the
+    ledger) are cached on the round and rebuilt only when they change.
+    """
+    claims = game.claims
+    melds = game.meld_views.get(seat)
+    if melds is None:
+        melds = game.meld_views[seat] = _meld_views(game, seat)
+    ledger = game.ledger_view
+    if ledger is None:
+        ledger = game.ledger_view = (tuple(game.ledger), tuple(net_points(game.ledger)))
+    own: list[Tile] = []
+    for tile, count in enumerate(game.counts[seat]):
+        if count:
+            own.extend((tile,) * count)
+    is_turn = game.phase is Phase.TURN
     return SeatView(
         seat=seat,
         dealer=game.dealer,
@@ -96,18 +117,18 @@ def seat_view(game: Round, seat: int) -> SeatView:
         current=game.current,
         to_act=game.to_act,
         wall_remaining=game.wall_remaining,
-        hand=own,
-        drawn_tile=game.drawn_tile if game.current == seat and game.phase.value == "turn" else None,
-        concealed_sizes=tuple(sum(c) for c in game.counts),
+        hand=tuple(own),
+        drawn_tile=game.drawn_tile if is_turn and game.current == seat else None,
+        concealed_sizes=tuple(map(sum, game.counts)),
         melds=melds,
-        rivers=tuple(tuple(r) for r in game.rivers),
+        rivers=tuple(map(tuple, game.rivers)),
         baoting=tuple(game.baoting),
         has_bean=tuple(game.has_bean),
         claim_tile=claims.tile if claims is not None else None,
         claim_from=claims.from_seat if claims is not None else None,
-        claim_is_rob=claims is not None and claims.source.value == "added_kong",
-        payments=tuple(game.ledger),
-        points=tuple(net_points(game.ledger)),
+        claim_is_rob=claims is not None and claims.source is ClaimSource.ADDED_KONG,
+        payments=ledger[0],
+        points=ledger[1],
         legal=game.legal_actions(seat),
     )
 
