@@ -86,13 +86,23 @@ V = TypeVar("V")
 
 
 class LazyTable(dict[K, V]):
-    """A dict that computes and stores a missing entry, so ``table[key]`` is a C-level hit."""
+    """A dict that computes and stores a missing entry, so ``table[key]`` is a C-level hit.
 
-    def __init__(self, compute: Callable[[K], V]) -> None:
+    ``limit`` bounds it: a table that reaches it starts over empty. Suit shapes are finite but
+    numerous (405,350 of up to 14 tiles), and a long self-play run would otherwise keep
+    adding rarely used shapes; starting over keeps memory flat at the cost of recomputing the
+    shapes in use, a small fraction of a second. A bound checked on misses only costs the hot
+    path (hits) nothing.
+    """
+
+    def __init__(self, compute: Callable[[K], V], limit: int = 65_536) -> None:
         super().__init__()
         self._compute = compute
+        self.limit = limit
 
     def __missing__(self, key: K) -> V:
+        if len(self) >= self.limit:
+            self.clear()
         value = self._compute(key)
         self[key] = value
         return value
@@ -134,7 +144,7 @@ def _wait_entry(key: SuitKey, offset: int) -> WaitEntry:
 
 
 def _wait_table(offset: int) -> LazyTable[SuitKey, WaitEntry]:
-    return LazyTable(lambda key: _wait_entry(key, offset))
+    return LazyTable(lambda key: _wait_entry(key, offset), limit=16_384)
 
 
 WAIT_TABLES: Final = (_wait_table(0), _wait_table(9), _wait_table(18))
@@ -252,7 +262,13 @@ def _intern(summary: frozenset[Block]) -> int:
     return found
 
 
+SEARCH_MEMO_LIMIT: Final = 65_536
+"""The search memo only speeds up summarising new shapes; bounded like the LazyTables."""
+
+
 def _suit_summary(key: SuitKey) -> int:
+    if len(_search_memo) >= SEARCH_MEMO_LIMIT:
+        _search_memo.clear()
     four = tuple(1 if c == 4 else 0 for c in key)
     return _intern(_search(key, four, False))
 
@@ -270,7 +286,7 @@ def _combine_pair(ids: tuple[int, int]) -> int:
     return _intern(_prune(out))
 
 
-PAIR_SUMMARY: Final[LazyTable[tuple[int, int], int]] = LazyTable(_combine_pair)
+PAIR_SUMMARY: Final[LazyTable[tuple[int, int], int]] = LazyTable(_combine_pair, limit=32_768)
 """(summary id, summary id) -> summary id of the two suits together."""
 
 

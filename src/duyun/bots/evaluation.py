@@ -11,8 +11,9 @@ The numbers are exactly those of :mod:`duyun.analysis` (``tests/test_bots.py`` c
 on random hands): standard shanten from the per-suit block summaries, seven pairs (R10) only
 when no meld is held (13 or 14 concealed tiles).
 
-Memory: the two memo tables are keyed by a single suit's shape (nine counts), like the
-analysis tables themselves, so they saturate instead of growing with the number of hands.
+Memory: the memo tables are keyed by a single suit's shape (nine counts), like the analysis
+tables themselves, and bounded the same way (a full table starts over), so a long self-play
+run keeps a flat footprint.
 """
 
 from __future__ import annotations
@@ -37,11 +38,15 @@ def _within_two_of_held(key: SuitKey, rank: int) -> bool:
 class _StepTable(dict[SuitKey, tuple[Step, ...]]):
     """Suit key -> the one-tile steps from it (draws or discards), computed on first use."""
 
+    LIMIT = 32_768  # bounded like the analysis tables: memory stays flat in long runs
+
     def __init__(self, draw: bool) -> None:
         super().__init__()
         self._draw = draw
 
     def __missing__(self, key: SuitKey) -> tuple[Step, ...]:
+        if len(self) >= self.LIMIT:
+            self.clear()
         steps: list[Step] = []
         for rank in range(9):
             count = key[rank]
@@ -87,14 +92,18 @@ class _ShantenRow(dict[int, int]):
 
 
 class _RowTable(dict[tuple[int, int], _ShantenRow]):
+    LIMIT = 4_096
+
     def __missing__(self, key: tuple[int, int]) -> _ShantenRow:
+        if len(self) >= self.LIMIT:
+            self.clear()
         row = _ShantenRow(*key)
         self[key] = row
         return row
 
 
 ROWS = _RowTable()
-"""(combined summary of two suits, sets given by melds) -> row; bounded like FINAL_SHANTEN."""
+"""(combined summary of two suits, sets given by melds) -> row; bounded like the step tables."""
 
 
 def _others(summaries: Sequence[int], suit: int) -> int:
