@@ -183,7 +183,6 @@ class Round:
         self.result: HandResult | None = None
         self.win_tile: Tile | None = None
 
-        self.total_tiles = self._count_all_tiles()
         self._validate_setup()
 
         self.phase = Phase.TURN
@@ -250,17 +249,17 @@ class Round:
                     f"{count} copies of {tile_to_str(tile)} on the table (hands, melds, "
                     "discards and wall): there are only 4 (R1)"
                 )
-        if self.total_tiles > TOTAL_TILES:
-            raise SetupError(f"{self.total_tiles} tiles on the table: there are only 108 (R1)")
+        total = self._count_all_tiles()
+        if total > TOTAL_TILES:
+            raise SetupError(f"{total} tiles on the table: there are only 108 (R1)")
         turn = self.dealer if self.setup.turn is None else self.setup.turn
         if not 0 <= turn < SEATS:
             raise SetupError(f"turn {turn} out of range 0..3")
         for seat in range(SEATS):
-            size = sum(self.counts[seat]) + 3 * len(self.melds[seat])
-            expected_idle = HAND_SIZE
+            size = self._size(seat)
             if seat == turn and size == HAND_SIZE + 1:
                 continue
-            if size != expected_idle:
+            if size != HAND_SIZE:
                 holds = "13 or 14" if seat == turn else "13"
                 raise SetupError(
                     f"seat {seat} holds {size} tiles (kongs counted as three); it must hold {holds}"
@@ -273,7 +272,7 @@ class Round:
         for seat in range(SEATS):
             if self.baoting[seat] and self.melds[seat]:
                 raise SetupError(f"seat {seat} declared 報聽 but has melds (R25)")
-            if self.baoting[seat] and not self.discards_given(seat):
+            if self.baoting[seat] and not self.setup.discards[seat]:
                 raise SetupError(f"seat {seat} declared 報聽 but has not discarded yet (R25)")
         if self.baoting[turn] and not self.setup.drawn and self._size(turn) == HAND_SIZE + 1:
             raise SetupError(
@@ -281,17 +280,13 @@ class Round:
                 "the drawn tile)"
             )
 
-    def discards_given(self, seat: int) -> bool:
-        return bool(self.setup.discards[seat])
-
     def _size(self, seat: int) -> int:
         return sum(self.counts[seat]) + 3 * len(self.melds[seat])
 
     def _start(self) -> None:
         """Enter the first decision: the turn seat acts, or draws first when it holds 13."""
         seat = self.current
-        size = sum(self.counts[seat]) + 3 * len(self.melds[seat])
-        if size == HAND_SIZE:
+        if self._size(seat) == HAND_SIZE:
             self._draw_or_exhaust(seat, self.events)
             return
         if self.setup.drawn:
@@ -949,7 +944,7 @@ class Round:
         by its best discard: it is ready if some discard leaves it ready.
         """
         counts = self.counts[seat]
-        if (sum(counts) + 3 * len(self.melds[seat])) == HAND_SIZE:
+        if self._size(seat) == HAND_SIZE:
             waits_ = self.ready_waits(seat)
             return max_fan(self.hand_of(seat), waits_) if waits_ else None
         best: PatternResult | None = None
