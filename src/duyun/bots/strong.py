@@ -40,6 +40,7 @@ import math
 from collections.abc import Sequence
 
 from duyun.analysis import waits as find_waits
+from duyun.bots.efficient import EfficientBot
 from duyun.bots.evaluation import HandEvaluator, unseen_counts
 from duyun.bots.strong_patterns import (
     UNREACHABLE,
@@ -61,9 +62,10 @@ def _own_melds(view: SeatView) -> tuple[Meld, ...]:
     return tuple(Meld(m.kind, m.tile) for m in view.own_melds if m.tile is not None)
 
 
-class StrongBot:
+class StrongBot(EfficientBot):
     """Points-aware play: pattern values, R17-aware waits, kong and 報聽 by expected value,
-    defence, late readiness."""
+    defence, late readiness. It shares the efficient bot's decision skeleton (win whenever
+    allowed, then a claim or a turn decision) and replaces both decisions."""
 
     name = "strong"
 
@@ -107,24 +109,6 @@ class StrongBot:
     DEFENCE_SHANTEN = 2
     DEFENCE_WALL = 40
     DEFENCE_WEIGHT = 40.0
-
-    def __init__(self, seed: int = 0) -> None:
-        self.seed = seed  # no randomness: deterministic for any seed
-
-    # ------------------------------------------------------------------ entry point
-
-    def choose(self, view: SeatView) -> Action:
-        legal = view.legal
-        if len(legal) == 1:
-            return legal[0]
-        for action in legal:
-            if action.kind is ActionKind.HU:
-                return action
-        if view.claim_tile is not None:
-            return self._claim(view)
-        return self._turn(view)
-
-    # ------------------------------------------------------------------ own turn
 
     def _turn(self, view: SeatView) -> Action:
         seat = view.seat
