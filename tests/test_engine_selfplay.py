@@ -23,6 +23,7 @@ from duyun.engine import (
 from duyun.rules import RuleSet
 
 ALL_KINDS = list(ActionKind)
+CLAIM_ANSWERS = ("pass", "pong", "kong", "hu")
 
 
 def random_action(rng: random.Random) -> Action:
@@ -117,6 +118,11 @@ def test_no_view_reveals_other_concealed_tiles_or_the_wall(seed: int) -> None:
     for seat in range(4):
         for event in game.events:
             seen = redact_event(event, seat)
+            is_claim_answer = event["type"] == "act" and event["action"] in CLAIM_ANSWERS
+            if is_claim_answer and event["seat"] != seat:
+                assert seen is None  # a pass would tell what the seat could claim
+                continue
+            assert seen is not None
             if event["type"] == "start":
                 assert isinstance(seen["wall"], int)
                 assert all(h == "?" for i, h in enumerate(seen["hands"]) if i != seat)

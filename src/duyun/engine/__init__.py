@@ -36,7 +36,7 @@ from duyun.engine.scenario import (
     run_scenario,
     scenario_result,
 )
-from duyun.engine.view import MeldView, SeatView, redact_event, seat_view
+from duyun.engine.view import MeldView, SeatView, events_for, redact_event, seat_view
 
 __all__ = [
     "EVENT_LOG_VERSION",
@@ -62,6 +62,7 @@ __all__ = [
     "WinKind",
     "deal_setup",
     "dump_events",
+    "events_for",
     "load_events",
     "net_points",
     "new_round",

@@ -7,6 +7,7 @@ client can read another seat's concealed tiles or the order of the wall. Conceal
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -134,13 +135,17 @@ def seat_view(game: Round, seat: int) -> SeatView:
 
 
 _HIDDEN = "?"
+_CLAIM_ANSWERS = frozenset({"pass", "pong", "kong", "hu"})
 
 
-def redact_event(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    """The event as ``seat`` may see it (``None``: a spectator, who sees only public facts).
+def redact_event(event: dict[str, Any], seat: int | None) -> dict[str, Any] | None:
+    """The event as ``seat`` may see it (``None``: a spectator, who sees only public facts),
+    or None when the seat may not see it at all.
 
     Hidden: other seats' dealt hands and draws, the wall order, the kind of another seat's
-    concealed kong. The final ``end`` event shows every hand, as players do at the table.
+    concealed kong, and other seats' answers to a claim (a "pass" would tell that the seat could
+    have ponged or won; what was claimed shows in the pong, kong and win events that follow).
+    The final ``end`` event shows every hand, as players do at the table.
     """
     kind = event["type"]
     if kind == "start":
@@ -158,6 +163,15 @@ def redact_event(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
         return {**event, "tile": _HIDDEN}
     if kind == "kong" and event.get("kind") == "concealed_kong":
         return {**event, "tile": _HIDDEN}
-    if kind == "act" and event.get("action") == "concealed_kong":
-        return {**event, "tile": _HIDDEN}
+    if kind == "act":
+        action = event.get("action")
+        if action in _CLAIM_ANSWERS:
+            return None
+        if action == "concealed_kong":
+            return {**event, "tile": _HIDDEN}
     return event
+
+
+def events_for(events: Iterable[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
+    """A hand's events as ``seat`` may see them (see :func:`redact_event`)."""
+    return [seen for event in events if (seen := redact_event(event, seat)) is not None]

@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.text import Text
 
 from duyun.bots.base import Bot
-from duyun.engine import Action, EngineError, Match, Round, dump_events, redact_event
+from duyun.engine import Action, EngineError, Match, Round, dump_events, events_for
 from duyun.tui.commands import HelpRequested, InputError, parse_command, summarize_legal
 from duyun.tui.hints import compute_hints
 from duyun.tui.render import (
@@ -315,8 +315,8 @@ class Session:
 
     def show_events(self, events: Sequence[dict[str, Any]]) -> None:
         info = self.info()
-        for event in events:
-            line = describe_event(redact_event(event, self.options.seat), info)
+        for event in events_for(events, self.options.seat):
+            line = describe_event(event, info)
             if line is not None:
                 self.console.print(line)
 
