@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from duyun.analysis import is_win, waits
+from duyun.analysis import is_win, shanten, waits
 from duyun.engine.actions import (
     ADDED_KONG_ACTIONS,
     BAOTING_ACTIONS,
@@ -415,7 +415,8 @@ class Round:
                 )
         discards = DISCARD_ACTIONS[seat]
         actions.extend([discards[t] for t in held])
-        if self._may_declare_baoting(seat):
+        # a 14-tile hand's shanten is its best discard's: above 0 no discard leaves it ready
+        if self._may_declare_baoting(seat) and shanten(counts) <= 0:
             declarations = BAOTING_ACTIONS[seat]
             for tile in held:
                 counts[tile] -= 1
