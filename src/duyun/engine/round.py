@@ -398,7 +398,7 @@ class Round:
     def _turn_actions(self, seat: int) -> list[Action]:
         counts = self.counts[seat]
         actions: list[Action] = []
-        held = [tile for tile in range(NUM_KINDS) if counts[tile]]
+        held = [tile for tile, count in enumerate(counts) if count]
         if self.turn_kind is not TurnKind.PONG:
             if is_win(counts):
                 actions.append(HU_ACTIONS[seat])
@@ -657,6 +657,13 @@ class Round:
                     kinds.append(ActionKind.KONG)
             if kinds:
                 options[seat] = (*kinds, ActionKind.PASS)
+        if not options and not forced:  # the common case: nobody can claim, play on
+            self.claims = None
+            if source is ClaimSource.DISCARD:
+                self._draw_or_exhaust((from_seat + 1) % SEATS, events)
+            else:
+                self._complete_added_kong(from_seat, tile, events)
+            return
         if forced:  # a forced win beats any pong or kong (R6)
             options = {
                 s: tuple(k for k in kinds if k in (ActionKind.HU, ActionKind.PASS))
@@ -669,7 +676,7 @@ class Round:
         )
         for seat in forced:
             events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
-        if not options:
+        if not options:  # only forced wins
             self._resolve_claims(events)
 
     def _answer_claim(self, action: Action, events: list[dict[str, Any]]) -> None:
