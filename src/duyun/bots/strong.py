@@ -93,15 +93,8 @@ class StrongBot(EfficientBot):
     FLUSH_BONUS = 6.0
     # Pattern tie-break among equally fast discards: per step of the "pattern ladder", the
     # mean of the 對對胡 shanten and the better of 對對胡/七對 (pairs and pungs: pongs, kongs,
-    # 對對胡, 七對). Offsets (in steps) let experiments switch one pattern off.
+    # 對對胡, 七對).
     PATTERN_TIE_WEIGHT = 3.0
-    TOITOI_TIE_OFFSET = 0
-    QIDUI_TIE_OFFSET = 0
-    LADDER_MIX = True
-    # Live tiles of a discard that costs a step count no more than the best efficient one.
-    CAP_SLOW_LIVE = True
-    # Pongs that leave the shanten unchanged (a free draw, but a less flexible hand).
-    PONG_EQUAL = True
     # Pongs: accept a 對對胡-path pong up to this many standard steps slower.
     TOITOI_PONG_SLACK = 1
     TOITOI_PONG_LEAD = -1  # ...when its 對對胡 path is then ahead of its standard one
@@ -304,17 +297,14 @@ class StrongBot(EfficientBot):
         best: tuple[float, int] | None = None
         for tile, live in lives.items():
             shanten = after[tile]
-            if shanten > lowest and self.CAP_SLOW_LIVE:
+            if shanten > lowest:
                 live = min(live, cap)
             effective = float(shanten)
             if tie_break:
                 counts[tile] -= 1
-                tt = toitoi_shanten(counts, n_melds) + self.TOITOI_TIE_OFFSET
-                qd = qidui_shanten(counts, n_melds) + self.QIDUI_TIE_OFFSET
-                if self.LADDER_MIX and qd < UNREACHABLE:
-                    ladder = (tt + min(tt, qd)) / 2
-                else:
-                    ladder = min(tt, qd)
+                tt = toitoi_shanten(counts, n_melds)
+                qd = qidui_shanten(counts, n_melds)
+                ladder = (tt + min(tt, qd)) / 2 if qd < UNREACHABLE else tt
                 counts[tile] += 1
                 effective += self.PATTERN_TIE_WEIGHT * ladder / self.SHANTEN_WEIGHT
             score = -self.SHANTEN_WEIGHT * effective + self.LIVE_WEIGHT * live
@@ -406,7 +396,7 @@ class StrongBot(EfficientBot):
                 toitoi_after = min(toitoi_after, toitoi_shanten(counts, n_melds + 1))
                 counts[discard] += 1
             counts[tile] += 2
-            if best < now or (best == now and self.PONG_EQUAL):
+            if best <= now:  # pongs that do not slow the hand: a free draw
                 return Action(seat, ActionKind.PONG)
             # 對對胡 (R20, 3 fan, wins on discards without beans, R17): a pung-heavy hand.
             if (
