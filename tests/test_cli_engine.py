@@ -6,6 +6,8 @@ import json
 import random
 from pathlib import Path
 
+import pytest
+import typer
 from typer.testing import CliRunner
 
 from duyun.cli.main import app
@@ -122,3 +124,27 @@ def test_replay_rejects_garbage_with_the_line_number(tmp_path: Path) -> None:
     path.write_text('{"type": "start", "version": 99}\n')
     result = runner.invoke(app, ["replay", str(path)])
     assert result.exit_code == 2 and "version 99" in result.stderr
+
+
+def test_replay_step_shows_every_seats_hand_after_each_decision(tmp_path: Path) -> None:
+    path, games = _random_log(tmp_path, 4, hands=2)
+    result = runner.invoke(app, ["replay", str(path), "--step"])
+    assert result.exit_code == 0, result.output
+    decisions = sum(1 for game in games for e in game.events if e["type"] == "act")
+    assert result.stdout.count("after step ") == decisions + 2  # + each hand's deal
+    assert result.stdout.count("Settlement") == 2
+
+
+def test_replay_step_stops_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rich.console import Console
+
+    import duyun.cli.replay as replay_cli
+
+    path, _ = _random_log(tmp_path, 6)
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    answers = iter(["", "q"])
+    monkeypatch.setattr(replay_cli.typer, "prompt", lambda *a, **k: next(answers))
+    console = Console(record=True, width=100)
+    with pytest.raises(typer.Exit):
+        replay_cli._step_through(console, events, pause=True)
+    assert console.export_text().count("after step ") == 2

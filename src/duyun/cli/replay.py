@@ -1,10 +1,11 @@
-"""``duyun replay FILE [--json]``: show a recorded hand step by step, or its final state."""
+"""``duyun replay FILE [--json] [--step]``: a recorded hand step by step, or its final state."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -12,26 +13,62 @@ from rich.table import Table
 
 from duyun.cli.common import fail, settlement_table
 from duyun.describe import describe_event
-from duyun.engine.replay import ReplayError, load_events, replay, split_hands
+from duyun.engine.ledger import net_points
+from duyun.engine.replay import (
+    ReplayError,
+    load_events,
+    replay,
+    replay_steps,
+    split_hands,
+    verify_replay,
+)
 from duyun.engine.round import Round
+from duyun.tiles import tile_to_str
 
 
 def _final_state(game: Round) -> dict[str, object]:
     return {**game.snapshot(), "events": len(game.events)}
 
 
-def _hands_table(game: Round) -> Table:
-    table = Table(title="Hands at the end")
+def _hands_table(game: Round, title: str = "Hands at the end") -> Table:
+    """Every seat's hand, discards, 報聽 and points: the table as an onlooker sees it."""
+    table = Table(title=title)
     table.add_column("seat")
     table.add_column("hand")
     table.add_column("discards")
     table.add_column("報聽")
+    table.add_column("points", justify="right")
+    points = net_points(game.ledger)
     for seat in range(4):
-        river = " ".join(f"{t % 9 + 1}{'mps'[t // 9]}" for t in game.rivers[seat])
+        river = " ".join(tile_to_str(t) for t in game.rivers[seat])
+        mark = " 莊" if seat == game.dealer else ""
         table.add_row(
-            str(seat), str(game.hand_of(seat)), river, "yes" if game.baoting[seat] else ""
+            f"{seat}{mark}",
+            str(game.hand_of(seat)),
+            river,
+            "yes" if game.baoting[seat] else "",
+            f"{points[seat]:+d}",
         )
     return table
+
+
+def _step_through(console: Console, events: list[dict[str, Any]], pause: bool) -> Round:
+    """Show the table after each decision; with ``pause`` wait for Enter (q stops)."""
+    game: Round | None = None
+    for number, (game, produced) in enumerate(replay_steps(events)):
+        for event in produced:
+            line = describe_event(event)
+            if line is not None:
+                console.print(line, markup=False)
+        title = f"after step {number} — wall {game.wall_remaining}"
+        console.print(_hands_table(game, title))
+        if pause and not game.is_over:
+            answer = typer.prompt("Enter: next step, q: stop", default="", show_default=False)
+            if answer.strip().lower() in ("q", "quit"):
+                raise typer.Exit(0)
+    assert game is not None
+    verify_replay(game, events)
+    return game
 
 
 def replay_command(
@@ -42,6 +79,13 @@ def replay_command(
     hand: Annotated[
         int | None, typer.Option("--hand", help="Only this hand of the file (1 = first)")
     ] = None,
+    step: Annotated[
+        bool,
+        typer.Option(
+            "--step",
+            help="Show every seat's hand after each decision (waits for Enter on a terminal)",
+        ),
+    ] = False,
 ) -> None:
     """Replay a hand log: verifies it reproduces, then shows it step by step."""
     try:
@@ -60,20 +104,24 @@ def replay_command(
         hands = [hands[hand - 1]]
     console = Console(highlight=False)
     for number, events in enumerate(hands, start=1):
+        if len(hands) > 1 and not as_json:
+            console.rule(f"hand {number}")
         try:
-            game = replay(events)
+            if step and not as_json:
+                game = _step_through(console, events, pause=sys.stdin.isatty())
+            else:
+                game = replay(events)
         except ReplayError as error:
             fail(f"{file}, hand {number}: {error}")
         if as_json:
             typer.echo(json.dumps(_final_state(game), ensure_ascii=False))
             continue
-        if len(hands) > 1:
-            console.rule(f"hand {number}")
-        for step, event in enumerate(game.events, start=1):
-            line = describe_event(event)
-            if line is not None:
-                console.print(f"{step:4d}  {line}", markup=False)
-        console.print(_hands_table(game))
+        if not step:
+            for index, event in enumerate(game.events, start=1):
+                line = describe_event(event)
+                if line is not None:
+                    console.print(f"{index:4d}  {line}", markup=False)
+            console.print(_hands_table(game))
         if game.result is not None:
             console.print(settlement_table(game.ledger, game.result.totals))
 

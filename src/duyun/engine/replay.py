@@ -10,7 +10,7 @@ same events come out, so a tampered or corrupt log is detected, not silently bel
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
 from duyun.engine.actions import Action, ActionKind, EngineError
@@ -101,8 +101,13 @@ def action_from_event(event: dict[str, Any]) -> Action | None:
         raise ReplayError(f"bad 'act' event {event!r}: {error}") from None
 
 
-def replay(events: Sequence[dict[str, Any]], *, verify: bool = True) -> Round:
-    """Replay one hand's events; with ``verify`` the regenerated events must match exactly."""
+def replay_steps(events: Sequence[dict[str, Any]]) -> Iterator[tuple[Round, list[dict[str, Any]]]]:
+    """Replay one hand decision by decision: yields the hand and the events each step caused.
+
+    The first step is the start (the deal and any automatic opening moves); each further step
+    is one ``act`` event of the log applied. The same Round object is yielded every time, so a
+    viewer can show the table after each step.
+    """
     if not events:
         raise ReplayError("no events to replay")
     setup, rules = setup_from_start(events[0])
@@ -110,26 +115,37 @@ def replay(events: Sequence[dict[str, Any]], *, verify: bool = True) -> Round:
         game = Round(setup, rules)
     except EngineError as error:
         raise ReplayError(f"bad starting position: {error}") from None
+    yield game, list(game.events)
     for index, event in enumerate(events):
         if event["type"] != "act":
             continue
         action = action_from_event(event)
         try:
-            if action is None:
-                game.escape(int(event["seat"]))
-            else:
-                game.apply(action)
+            seat = int(event["seat"])
+            produced = game.escape(seat) if action is None else game.apply(action)
         except EngineError as error:
             raise ReplayError(f"event {index + 1}: {error}") from None
-    if verify:
-        produced = json.loads(json.dumps(game.events, ensure_ascii=False))
-        for index, (got, want) in enumerate(zip(produced, events, strict=False)):
-            if got != want:
-                raise ReplayError(
-                    f"event {index + 1} differs on replay: log has {want}, replay gives {got}"
-                )
-        if len(produced) != len(events):
+        yield game, produced
+
+
+def verify_replay(game: Round, events: Sequence[dict[str, Any]]) -> None:
+    """Check that replaying produced exactly the logged events, naming the first difference."""
+    produced = json.loads(json.dumps(game.events, ensure_ascii=False))
+    for index, (got, want) in enumerate(zip(produced, events, strict=False)):
+        if got != want:
             raise ReplayError(
-                f"the log has {len(events)} events but replaying gives {len(produced)}"
+                f"event {index + 1} differs on replay: log has {want}, replay gives {got}"
             )
+    if len(produced) != len(events):
+        raise ReplayError(f"the log has {len(events)} events but replaying gives {len(produced)}")
+
+
+def replay(events: Sequence[dict[str, Any]], *, verify: bool = True) -> Round:
+    """Replay one hand's events; with ``verify`` the regenerated events must match exactly."""
+    steps = replay_steps(events)
+    game, _ = next(steps)
+    for _ in steps:
+        pass  # each step advances the same Round
+    if verify:
+        verify_replay(game, events)
     return game
