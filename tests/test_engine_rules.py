@@ -362,6 +362,20 @@ def test_r19_last_four_self_draw_wins_automatically() -> None:
     assert payments(result) == [(2, 1, 18, "R29"), (3, 1, 18, "R29"), (0, 1, 18, "R29")]
 
 
+def test_r19_a_scenario_seat_holding_a_last_four_draw_wins_automatically() -> None:
+    _, result = play(
+        [None, "111222444s33355p", None, None],
+        [],
+        wall="8p8p8p",
+        fill=False,
+        turn=1,
+        drawn=True,
+        discards=["", "9m", "", ""],
+    )
+    win = next(e for e in result["events"] if e["type"] == "win")
+    assert (win["seat"], win["how"], win["auto"]) == (1, "self_draw", True)
+
+
 def test_r19_last_four_discard_wins_automatically_without_a_pass() -> None:
     _game, result = play(
         ["123456789m1234p", "111222444s3355p", None, None],

@@ -292,6 +292,8 @@ class Round:
         if self.setup.drawn:
             self.turn_kind = TurnKind.DRAW
             self.drawn_tile = self._guess_drawn_tile(seat)
+            # R19: the tile in hand was drawn from a wall one tile longer than now
+            self.drawn_last_four = self.wall_remaining + 1 <= LAST_TILES
         self._after_turn_start(seat, self.events)
 
     def _guess_drawn_tile(self, seat: int) -> Tile | None:
