@@ -113,6 +113,8 @@ def test_no_view_reveals_other_concealed_tiles_or_the_wall(seed: int) -> None:
                     else:
                         assert meld.tile == real.tile
             assert not hasattr(view, "wall")
+            if game.claims is not None:  # other seats' pending claims stay private
+                assert view.to_act == ((seat,) if seat in game.to_act else ())
         seat = game.to_act[0]
         game.apply(rng.choice(list(game.legal_actions(seat))))
     for seat in range(4):

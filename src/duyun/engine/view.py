@@ -41,7 +41,7 @@ class SeatView:
     streak: int
     phase: str
     current: int
-    to_act: tuple[int, ...]
+    to_act: tuple[int, ...]  # the seat to play; during claims only this seat, if asked
     wall_remaining: int
     hand: tuple[Tile, ...]  # own concealed tiles, sorted, drawn tile included
     drawn_tile: Tile | None  # own drawn tile while it is this seat's turn
@@ -116,7 +116,9 @@ def seat_view(game: Round, seat: int) -> SeatView:
         streak=game.streak,
         phase=game.phase.value,
         current=game.current,
-        to_act=game.to_act,
+        # during claims only one's own pending answer shows: who else is being asked would
+        # tell who could pong or win on the tile
+        to_act=game.to_act if is_turn else tuple(s for s in game.to_act if s == seat),
         wall_remaining=game.wall_remaining,
         hand=tuple(own),
         drawn_tile=game.drawn_tile if is_turn and game.current == seat else None,
