@@ -25,16 +25,10 @@ def _filler(pool: list[int], rng: random.Random) -> str:
     raise AssertionError("no filler hand found")
 
 
-def play(
-    hands: list[str | None],
-    actions: list[str],
-    wall: str = "",
-    **options: Any,
-) -> tuple[Round, dict[str, Any]]:
-    """Run a scenario; ``None`` hands become far-from-ready fillers from the unused tiles.
-
-    Returns the finished (or paused) hand and the ``duyun scenario --json`` result.
-    """
+def scenario_data(
+    hands: list[str | None], actions: list[str], wall: str = "", **options: Any
+) -> dict[str, Any]:
+    """Scenario JSON with ``None`` hands replaced by far-from-ready fillers of unused tiles."""
     used = [0] * 27
     for text in hands:
         if text is not None:
@@ -46,8 +40,27 @@ def play(
     pool = [t for t in range(27) for _ in range(4 - used[t])]
     rng = random.Random(1)
     filled = [text if text is not None else _filler(pool, rng) for text in hands]
-    data: dict[str, Any] = {"hands": filled, "wall": wall, "actions": actions, **options}
-    game = run_scenario(parse_scenario(data))
+    return {"hands": filled, "wall": wall, "actions": actions, **options}
+
+
+def setup_game(hands: list[str | None], wall: str = "", **options: Any) -> Round:
+    """The hand as set up, before any scripted action (its first seat is asked to act)."""
+    scenario = parse_scenario(scenario_data(hands, [], wall, **options))
+    return Round(scenario.setup, scenario.rules)
+
+
+def play(
+    hands: list[str | None],
+    actions: list[str],
+    wall: str = "",
+    **options: Any,
+) -> tuple[Round, dict[str, Any]]:
+    """Run a scenario; ``None`` hands become far-from-ready fillers from the unused tiles.
+
+    Returns the finished (or paused) hand and the ``duyun scenario --json`` result. Claims
+    left unanswered at the end are passed (the scenario rule), so the hand may have moved on.
+    """
+    game = run_scenario(parse_scenario(scenario_data(hands, actions, wall, **options)))
     return game, scenario_result(game)
 
 
