@@ -48,7 +48,6 @@ from duyun.tiles import (
     NUM_KINDS,
     TOTAL_TILES,
     Tile,
-    format_tiles,
     from_counts,
     full_set,
     tile_to_str,
@@ -1090,8 +1089,7 @@ class Round:
         """The complete state as JSON-ready data, for replays and equality checks."""
         return {
             "hands": [str(self.hand_of(s)) for s in range(SEATS)],
-            "rivers": [format_tiles(r) if r else "" for r in self.rivers],
-            "river_order": [[tile_to_str(t) for t in r] for r in self.rivers],
+            "rivers": [[tile_to_str(t) for t in river] for river in self.rivers],  # in order
             "baoting": list(self.baoting),
             "wall": [tile_to_str(t) for t in self.wall[self.front : self.back]],
             "phase": self.phase.value,

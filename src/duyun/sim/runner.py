@@ -101,48 +101,45 @@ def play_round(game: Round, bots: Sequence[Bot]) -> None:
         game.apply(bots[seat].choose(game.view(seat)))
 
 
+def _played_hands(config: SimConfig, unit: int, bots: Sequence[Bot]) -> Iterator[tuple[int, Round]]:
+    """The unit's hands, each played to its end: one hand, or a match's hands in order."""
+    if config.mode == "hands":
+        # The dealer moves with the unit index so that, outside duplicate mode, every
+        # player deals equally often (R3 does not favour a seat across many hands).
+        setup = deal_setup(derive_seed(config.seed, "wall", unit), dealer=unit % SEATS)
+        game = Round(setup, config.rules)
+        play_round(game, bots)
+        yield 0, game
+        return
+    match = Match(
+        hands=config.hands_per_match,
+        seed=derive_seed(config.seed, "match", unit),
+        rules=config.rules,
+    )
+    for hand in range(config.hands_per_match):
+        game = match.next_hand()
+        play_round(game, bots)
+        match.record(game)
+        yield hand, game
+
+
 def play_unit(config: SimConfig, unit: int) -> list[HandRecord]:
     """Every hand of one unit (all rotations), in play order."""
     records: list[HandRecord] = []
     for rotation in range(config.rotations):
         bots = _bots_for(config, unit, rotation)
         seat_of = seating(rotation)
-        if config.mode == "hands":
-            # The dealer moves with the unit index so that, outside duplicate mode, every
-            # player deals equally often (R3 does not favour a seat across many hands).
-            setup = deal_setup(derive_seed(config.seed, "wall", unit), dealer=unit % SEATS)
-            game = Round(setup, config.rules)
-            play_round(game, bots)
+        for hand, game in _played_hands(config, unit, bots):
             records.append(
                 summarise_events(
                     game.events,
                     seat_of,
                     unit=unit,
                     rotation=rotation,
-                    hand=0,
+                    hand=hand,
                     keep_events=config.keep_events,
                 )
             )
-        else:
-            match = Match(
-                hands=config.hands_per_match,
-                seed=derive_seed(config.seed, "match", unit),
-                rules=config.rules,
-            )
-            for hand in range(config.hands_per_match):
-                game = match.next_hand()
-                play_round(game, bots)
-                match.record(game)
-                records.append(
-                    summarise_events(
-                        game.events,
-                        seat_of,
-                        unit=unit,
-                        rotation=rotation,
-                        hand=hand,
-                        keep_events=config.keep_events,
-                    )
-                )
     return records
 
 
