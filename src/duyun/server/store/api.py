@@ -1,0 +1,236 @@
+"""The store's public types: what callers pass in and get back, and the errors it raises.
+
+Every value is a frozen dataclass built from database rows inside a transaction, so callers (the
+asyncio tables, the REST handlers, ``duyun admin``) never hold an ORM object or a session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+AccountKind = Literal["guest", "user", "house"]
+MatchKind = Literal["room", "private"]
+MatchStatus = Literal["open", "playing", "completed", "dissolved"]
+HandStatus = Literal["playing", "finished"]
+CoinKind = Literal["starting", "grant", "hand"]
+
+SEATS = 4
+
+
+class StoreError(ValueError):
+    """Base of every error the store raises on bad input or a broken expectation."""
+
+
+class NotFoundError(StoreError):
+    """An account, match or hand id (or a player name) that does not exist."""
+
+
+class AccountError(StoreError):
+    """Registration refused: name taken, name or password invalid (the message says which)."""
+
+
+class AuthError(StoreError):
+    """Login or token refused. The message never says whether the name exists."""
+
+
+class RateLimitedError(AuthError):
+    """Too many failed logins for this name or client address; retry after ``retry_after``."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ConflictError(StoreError):
+    """A write that contradicts what is stored: an event seq already written, a hand finished
+    twice, a match already over, a lease held by another process."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoreConfig:
+    """Settings the store needs from the server configuration.
+
+    ``starting_balance`` is granted from the house (a ledgered row) when a guest or user account
+    is created. Tokens expire after ``token_max_age`` seconds. Logins are refused for a name after
+    ``login_max_failures_per_name`` failures within ``login_window`` seconds, and for a client
+    address after ``login_max_failures_per_client`` failures in the same window.
+    """
+
+    starting_balance: int = 1000
+    token_max_age: int = 30 * 24 * 3600
+    login_window: int = 15 * 60
+    login_max_failures_per_name: int = 5
+    login_max_failures_per_client: int = 20
+    #: argon2 cost; tests lower it for speed (never below argon2's own minimums)
+    argon2_time_cost: int = 2
+    argon2_memory_cost: int = 19 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """A player (guest or registered user) or the house, with its current coin balance."""
+
+    id: int
+    name: str
+    kind: AccountKind
+    balance: int
+    created: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class CoinRow:
+    """One coin transfer: ``payer`` pays ``payee`` ``coins``.
+
+    ``requested`` is what was owed (points × stake for a hand row) and ``cut`` = ``requested`` −
+    ``coins`` is the part a human payer could not pay (R41 with the never-below-zero rule).
+    ``kind`` is ``starting`` (the starting balance), ``grant`` (an operator grant) or ``hand``
+    (a hand's settlement; ``hand_id``, ``rule`` and ``note`` say which payment it was).
+    """
+
+    id: int
+    payer: int
+    payee: int
+    coins: int
+    requested: int
+    cut: int
+    kind: CoinKind
+    rule: str
+    note: str
+    hand_id: int | None
+    created: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """Who sits at a seat: a human account (``account_id``) or a bot (``account_id`` None,
+    paying and paid through the house). ``bot`` names the bot kind for bot seats and the 托管
+    bot for humans (informational)."""
+
+    account_id: int | None
+    bot: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSpec:
+    """Everything needed to recreate a match after a restart.
+
+    ``kind`` is ``room`` (quick match in a stake room named ``room``) or ``private`` (好友房 with a
+    6-digit ``code``). ``rules`` is the RuleSet as a JSON mapping; ``options`` holds anything
+    else the table needs to restore (bots allowed, which bot, timers), stored as JSON.
+    """
+
+    kind: MatchKind
+    room: str
+    stake: int
+    hands: int
+    seats: tuple[SeatSpec, ...]
+    seed: int
+    code: str | None = None
+    first_dealer: int = 0
+    rules: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class LiveHand:
+    """The unfinished hand of a live match and every event stored for it, in order."""
+
+    hand_id: int
+    index: int
+    seed: int
+    dealer: int
+    streak: int
+    events: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """A hand of a match: its stored result (None while playing) and each seat's coin change."""
+
+    hand_id: int
+    index: int
+    seed: int
+    dealer: int
+    streak: int
+    status: HandStatus
+    result: dict[str, Any] | None
+    coins: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LiveMatch:
+    """An unfinished match: its spec, the hands already finished and the hand in progress."""
+
+    match_id: int
+    spec: MatchSpec
+    status: MatchStatus
+    finished_hands: tuple[HandRecord, ...]
+    hand: LiveHand | None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """One match in a player's history (戰績): seat, per-hand results and coin changes."""
+
+    match_id: int
+    kind: MatchKind
+    room: str
+    code: str | None
+    stake: int
+    hands: int
+    status: MatchStatus
+    reason: str | None
+    created: datetime
+    finished: datetime | None
+    seat: int
+    seat_names: tuple[str, ...]
+    hand_records: tuple[HandRecord, ...]
+    coins: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandLog:
+    """A hand's full event log and who sat where: what a replay viewer needs."""
+
+    hand_id: int
+    match_id: int
+    index: int
+    seed: int
+    dealer: int
+    streak: int
+    status: HandStatus
+    stake: int
+    rules: dict[str, Any]
+    seat_names: tuple[str, ...]
+    seat_accounts: tuple[int | None, ...]
+    events: tuple[dict[str, Any], ...]
+    result: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditReport:
+    """Result of :meth:`Store.audit`: the ledger sum (must be 0) and every account whose
+    balance differs from the sum of its rows (must be empty)."""
+
+    ledger_sum: int
+    rows: int
+    accounts: int
+    mismatches: tuple[tuple[int, str, int, int], ...]  # (id, name, balance, ledger)
+
+    @property
+    def ok(self) -> bool:
+        return self.ledger_sum == 0 and not self.mismatches
+
+
+@dataclass(frozen=True, slots=True)
+class HouseReport:
+    """The house's position for the operator: coins granted out (starting balances and grants)
+    and its net from hands (bots' winnings minus losses); ``balance`` is the sum of both."""
+
+    balance: int
+    granted: int
+    hands_net: int
+    hands_played: int
