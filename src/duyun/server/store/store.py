@@ -1,139 +1,804 @@
 """The :class:`Store`: every read and write of the online game's database.
 
 Each public method is one short transaction. Writes that move coins lock the accounts they touch
-(``SELECT ... FOR UPDATE`` on PostgreSQL; ``BEGIN IMMEDIATE`` on SQLite, which takes the
-database's write lock up front) and update balances with ``balance = balance + :delta`` so two
-processes settling hands with the same accounts never lose an update.
+(``SELECT ... FOR UPDATE`` on PostgreSQL; on SQLite every transaction starts with ``BEGIN
+IMMEDIATE``, which takes the database's write lock up front) and update balances with
+``balance = balance + :delta``, so two processes settling hands with the same accounts never
+lose an update.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import contextlib
+import secrets
+import time
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from importlib import resources
+from typing import Any, cast
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, delete, event, func, or_, select, text, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import StaticPool
 
 from duyun.engine import Payment
+from duyun.server import auth
 from duyun.server.store.api import (
+    SEATS,
     Account,
+    AccountError,
+    AccountKind,
     AuditReport,
+    AuthError,
+    CoinKind,
     CoinRow,
+    ConflictError,
     HandLog,
+    HandRecord,
+    HandStatus,
     HouseReport,
+    LiveHand,
     LiveMatch,
+    MatchKind,
     MatchRecord,
     MatchSpec,
+    MatchStatus,
+    NotFoundError,
+    RateLimitedError,
     SeatSpec,
     StoreConfig,
+    StoreError,
 )
+from duyun.server.store.models import (
+    AccountRow,
+    CoinRowModel,
+    HandEventRow,
+    HandRow,
+    LoginAttemptRow,
+    MatchRow,
+    MatchSeatRow,
+    SettingRow,
+)
+
+HOUSE_NAME = "house"
+LIVE_STATUSES = ("open", "playing")
+MATCH_END_REASONS = ("completed", "dissolved")
+# PostgreSQL advisory lock key that serialises concurrent `upgrade head` runs of several processes
+_MIGRATION_LOCK_KEY = 0x6475_7975_6E00  # "duyun\0"
+_MAX_SEED = 2**63 - 1
+
+
+def normalize_url(database_url: str) -> str:
+    """Accept ``postgresql://`` / ``postgres://`` as psycopg 3 URLs (the only driver we ship);
+    :class:`StoreError` for a URL SQLAlchemy cannot parse or a database we do not support."""
+    if not isinstance(database_url, str) or not database_url.strip():
+        raise StoreError("database URL is empty")
+    try:
+        url = make_url(database_url.strip())
+    except Exception as exc:  # sqlalchemy.exc.ArgumentError and friends
+        raise StoreError(f"cannot parse database URL {database_url!r}: {exc}") from exc
+    backend = url.get_backend_name()
+    if backend in ("postgresql", "postgres"):
+        url = url.set(drivername="postgresql+psycopg")
+    elif backend != "sqlite":
+        raise StoreError(f"unsupported database {backend!r}: use sqlite:/// or postgresql://")
+    return url.render_as_string(hide_password=False)
+
+
+def _aware(moment: datetime | None) -> datetime | None:
+    """SQLite hands back naive datetimes; every time the store writes is UTC."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=UTC)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _clip_text(value: object, limit: int) -> str:
+    text_value = str(value)
+    return text_value if len(text_value) <= limit else text_value[: limit - 1] + "…"
+
+
+def _account(row: AccountRow) -> Account:
+    return Account(
+        id=row.id,
+        name=row.name,
+        kind=cast(AccountKind, row.kind),
+        balance=int(row.balance),
+        created=cast(datetime, _aware(row.created)),
+    )
+
+
+def _coin_row(row: CoinRowModel) -> CoinRow:
+    return CoinRow(
+        id=row.id,
+        payer=row.payer_id,
+        payee=row.payee_id,
+        coins=int(row.coins),
+        requested=int(row.requested),
+        cut=int(row.cut),
+        kind=cast(CoinKind, row.kind),
+        rule=row.rule,
+        note=row.note,
+        hand_id=row.hand_id,
+        created=cast(datetime, _aware(row.created)),
+    )
+
+
+def _check_int(name: str, value: object, low: int, high: int | None = None) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise StoreError(f"{name} must be an integer, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bound = f"{low}..{high}" if high is not None else f">= {low}"
+        raise StoreError(f"{name} must be {bound}, got {value}")
+    return value
 
 
 class Store:
     """Thread-safe facade over the database. Create with :meth:`open`."""
 
+    def __init__(
+        self,
+        engine: Engine,
+        config: StoreConfig,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._engine = engine
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self.config = config
+        #: epoch-seconds clock for the rate limit and leases (tests move it)
+        self.clock = clock
+        self._hashing = auth.PasswordHashing(config.argon2_time_cost, config.argon2_memory_cost)
+        self._postgres = engine.dialect.name == "postgresql"
+        self._house_id: int | None = None
+        self._signer: auth.TokenSigner | None = None
+
+    # ---------------------------------------------------------------- lifecycle
     @classmethod
-    def open(cls, database_url: str, config: StoreConfig | None = None) -> Store:
+    def open(
+        cls,
+        database_url: str,
+        config: StoreConfig | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> Store:
         """Connect, create the database if needed and run Alembic ``upgrade head``.
 
         ``database_url`` is an SQLAlchemy URL: ``sqlite:///path/duyun.db`` (WAL mode, foreign
-        keys on) or ``postgresql+psycopg://user:pw@host/db`` (a bare ``postgresql://`` is read
-        as psycopg 3). Creates the house account and the token secret on first open.
+        keys on, ``sqlite://`` for a private in-memory database) or
+        ``postgresql+psycopg://user:pw@host/db`` (a bare ``postgresql://`` is read as psycopg 3).
+        The first migration creates the house account and the token secret.
         """
-        raise NotImplementedError
+        url = normalize_url(database_url)
+        engine = _create_engine(url)
+        try:
+            _upgrade(engine)
+            store = cls(engine, config or StoreConfig(), clock)
+            store._load_fixed_rows()
+        except Exception:
+            engine.dispose()
+            raise
+        return store
 
     def close(self) -> None:
         """Dispose of the connection pool."""
-        raise NotImplementedError
+        self._engine.dispose()
+
+    @property
+    def dialect(self) -> str:
+        """``sqlite`` or ``postgresql``."""
+        return self._engine.dialect.name
+
+    def _load_fixed_rows(self) -> None:
+        with self._session() as session:
+            house = session.scalar(select(AccountRow.id).where(AccountRow.kind == "house"))
+            secret = session.scalar(
+                select(SettingRow.value).where(SettingRow.key == "token_secret")
+            )
+        if house is None or secret is None:
+            raise StoreError("database is missing the house account or token secret")
+        self._house_id = house
+        self._signer = auth.TokenSigner(secret, self.config.token_max_age)
+
+    @contextlib.contextmanager
+    def _session(self) -> Iterator[Session]:
+        """One transaction: committed on success, rolled back on any exception."""
+        with self._sessions() as session, session.begin():
+            yield session
+
+    @property
+    def _house(self) -> int:
+        assert self._house_id is not None  # set by open()
+        return self._house_id
+
+    def _lock_accounts(self, session: Session, ids: Sequence[int]) -> dict[int, AccountRow]:
+        """Rows of ``ids``, locked for this transaction (PostgreSQL FOR UPDATE, in id order so
+        two transactions cannot deadlock; SQLite holds the database write lock already)."""
+        wanted = sorted(set(ids))
+        query = select(AccountRow).where(AccountRow.id.in_(wanted)).order_by(AccountRow.id)
+        if self._postgres:
+            query = query.with_for_update()
+        rows = {row.id: row for row in session.scalars(query)}
+        missing = [i for i in wanted if i not in rows]
+        if missing:
+            raise NotFoundError(f"no account with id {missing[0]}")
+        return rows
+
+    def _move(
+        self,
+        session: Session,
+        payer: int,
+        payee: int,
+        coins: int,
+        requested: int,
+        kind: CoinKind,
+        rule: str,
+        note: str,
+        hand_id: int | None = None,
+        seats: tuple[int, int] | None = None,
+    ) -> CoinRowModel:
+        """Write one coin row and apply it to both balances atomically (balance + delta)."""
+        row = CoinRowModel(
+            payer_id=payer,
+            payee_id=payee,
+            coins=coins,
+            requested=requested,
+            cut=requested - coins,
+            kind=kind,
+            rule=_clip_text(rule, 32),
+            note=_clip_text(note, 255),
+            hand_id=hand_id,
+            payer_seat=seats[0] if seats else None,
+            payee_seat=seats[1] if seats else None,
+            created=_now(),
+        )
+        session.add(row)
+        if coins and payer != payee:
+            for account_id, delta in ((payer, -coins), (payee, coins)):
+                session.execute(
+                    update(AccountRow)
+                    .where(AccountRow.id == account_id)
+                    .values(balance=AccountRow.balance + delta)
+                    .execution_options(synchronize_session=False)
+                )
+        return row
 
     # ---------------------------------------------------------------- accounts and auth
+    def _new_account(
+        self, session: Session, name: str, kind: AccountKind, password_hash: str | None
+    ) -> AccountRow:
+        row = AccountRow(
+            name=name,
+            name_key=auth.name_key(name),
+            kind=kind,
+            password_hash=password_hash,
+            balance=0,
+            created=_now(),
+        )
+        session.add(row)
+        session.flush()
+        if self.config.starting_balance > 0:
+            amount = self.config.starting_balance
+            self._lock_accounts(session, [self._house, row.id])
+            self._move(session, self._house, row.id, amount, amount, "starting", "", "welcome")
+        return row
+
     def create_guest(self) -> Account:
         """A new guest account (name ``guest-XXXXXX``) with the starting balance granted."""
-        raise NotImplementedError
+        for _ in range(20):
+            name = f"guest-{secrets.randbelow(10**6):06d}"
+            try:
+                with self._session() as session:
+                    row = self._new_account(session, name, "guest", None)
+                    session.flush()
+                    session.refresh(row)
+                    return _account(row)
+            except IntegrityError:
+                continue  # the random name was taken: draw another
+        raise StoreError("could not find a free guest name; try again")
 
     def register(self, name: str, password: str, guest_id: int | None = None) -> Account:
         """A new user account; with ``guest_id``, that guest becomes the user (keeping its coins
         and history). :class:`AccountError` names what is wrong (taken, too short, bad chars)."""
-        raise NotImplementedError
+        cleaned = auth.validate_name(name)
+        auth.validate_password(password, cleaned)
+        password_hash = self._hashing.hash(password)
+        key = auth.name_key(cleaned)
+        try:
+            with self._session() as session:
+                if session.scalar(select(AccountRow.id).where(AccountRow.name_key == key)):
+                    raise AccountError(f"name {cleaned!r} is taken")
+                if guest_id is None:
+                    row = self._new_account(session, cleaned, "user", password_hash)
+                else:
+                    found = session.get(AccountRow, guest_id)
+                    if found is None:
+                        raise NotFoundError(f"no account with id {guest_id}")
+                    if found.kind != "guest":
+                        raise AccountError("only a guest account can be registered")
+                    found.name, found.name_key = cleaned, key
+                    found.kind, found.password_hash = "user", password_hash
+                    row = found
+                session.flush()
+                session.refresh(row)
+                return _account(row)
+        except IntegrityError as exc:  # a concurrent registration won the name
+            raise AccountError(f"name {cleaned!r} is taken") from exc
 
     def login(self, name: str, password: str, client: str | None = None) -> Account:
         """Check a password. :class:`AuthError` on a wrong name or password,
         :class:`RateLimitedError` when this name or ``client`` address failed too often."""
-        raise NotImplementedError
+        if not isinstance(name, str) or not isinstance(password, str):
+            raise AuthError("name and password must be text")
+        key = auth.name_key(name.strip())[:40]
+        client = client[:64] if client else None
+        now = self.clock()
+        window = self.config.login_window
+        with self._session() as session:
+            session.execute(delete(LoginAttemptRow).where(LoginAttemptRow.at <= now - window))
+            by_name = list(
+                session.scalars(
+                    select(LoginAttemptRow.at).where(
+                        LoginAttemptRow.name_key == key, LoginAttemptRow.at > now - window
+                    )
+                )
+            )
+            wait = auth.retry_after(by_name, self.config.login_max_failures_per_name, window, now)
+            if client and not wait:
+                by_client = list(
+                    session.scalars(
+                        select(LoginAttemptRow.at).where(
+                            LoginAttemptRow.client == client, LoginAttemptRow.at > now - window
+                        )
+                    )
+                )
+                wait = auth.retry_after(
+                    by_client, self.config.login_max_failures_per_client, window, now
+                )
+            if wait:
+                raise RateLimitedError(
+                    f"too many failed logins; try again in {int(wait) + 1} s", retry_after=wait
+                )
+            row = session.scalar(select(AccountRow).where(AccountRow.name_key == key))
+            stored = row.password_hash if row is not None and row.kind == "user" else None
+        ok = self._hashing.verify(stored, password)  # outside the transaction: it is slow
+        with self._session() as session:
+            if not ok or row is None:
+                session.add(LoginAttemptRow(name_key=key, client=client, at=now))
+                raise_after = True
+            else:
+                session.execute(delete(LoginAttemptRow).where(LoginAttemptRow.name_key == key))
+                if stored and self._hashing.needs_rehash(stored):
+                    session.execute(
+                        update(AccountRow)
+                        .where(AccountRow.id == row.id)
+                        .values(password_hash=self._hashing.hash(password))
+                    )
+                raise_after = False
+        if raise_after:
+            raise AuthError("wrong name or password")
+        assert row is not None
+        return self.account(row.id)
 
     def issue_token(self, account_id: int) -> str:
         """A signed session token for the account (expires after ``token_max_age``)."""
-        raise NotImplementedError
+        account = self.account(account_id)
+        if account.kind == "house":
+            raise AuthError("the house account cannot log in")
+        assert self._signer is not None
+        return self._signer.issue(account.id)
 
     def verify_token(self, token: str) -> Account:
         """The account a token was issued for; :class:`AuthError` if forged or expired."""
-        raise NotImplementedError
+        assert self._signer is not None
+        account_id = self._signer.account_id(token)
+        try:
+            account = self.account(account_id)
+        except NotFoundError as exc:
+            raise AuthError("session token names no account") from exc
+        if account.kind == "house":
+            raise AuthError("session token invalid")
+        return account
 
     def account(self, account_id: int) -> Account:
         """:class:`NotFoundError` if there is no such account."""
-        raise NotImplementedError
+        _check_int("account id", account_id, 1)
+        with self._session() as session:
+            row = session.get(AccountRow, account_id)
+            if row is None:
+                raise NotFoundError(f"no account with id {account_id}")
+            return _account(row)
 
     def account_by_name(self, name: str) -> Account:
-        """:class:`NotFoundError` if there is no such account."""
-        raise NotImplementedError
+        """:class:`NotFoundError` if there is no such account (names compare casefolded)."""
+        if not isinstance(name, str):
+            raise StoreError(f"name must be text, got {name!r}")
+        with self._session() as session:
+            row = session.scalar(
+                select(AccountRow).where(AccountRow.name_key == auth.name_key(name.strip()))
+            )
+            if row is None:
+                raise NotFoundError(f"no player named {name!r}")
+            return _account(row)
 
     def accounts(self, kind: str | None = None, limit: int = 1000) -> list[Account]:
         """Accounts ordered by id, optionally only one kind."""
-        raise NotImplementedError
+        if kind is not None and kind not in ("guest", "user", "house"):
+            raise StoreError(f"account kind must be guest, user or house, not {kind!r}")
+        _check_int("limit", limit, 1)
+        query = select(AccountRow).order_by(AccountRow.id).limit(limit)
+        if kind is not None:
+            query = query.where(AccountRow.kind == kind)
+        with self._session() as session:
+            return [_account(row) for row in session.scalars(query)]
 
     def house(self) -> Account:
         """The house account: bots' seats pay and are paid through it; it funds grants."""
-        raise NotImplementedError
+        return self.account(self._house)
 
     # ---------------------------------------------------------------- coins
     def grant(self, account_id: int, coins: int, note: str) -> CoinRow:
         """House → player, ``coins`` > 0, one ledgered row."""
-        raise NotImplementedError
+        _check_int("coins", coins, 1, 10**15)
+        _check_int("account id", account_id, 1)
+        if account_id == self._house:
+            raise StoreError("cannot grant coins to the house itself")
+        with self._session() as session:
+            self._lock_accounts(session, [self._house, account_id])
+            row = self._move(
+                session, self._house, account_id, coins, coins, "grant", "", note or "grant"
+            )
+            session.flush()
+            return _coin_row(row)
 
     def coin_ledger(self, account_id: int, limit: int = 200) -> list[CoinRow]:
         """The account's rows, newest first."""
-        raise NotImplementedError
+        _check_int("limit", limit, 1)
+        self.account(account_id)  # NotFoundError for an unknown id
+        with self._session() as session:
+            rows = session.scalars(
+                select(CoinRowModel)
+                .where(
+                    or_(CoinRowModel.payer_id == account_id, CoinRowModel.payee_id == account_id)
+                )
+                .order_by(CoinRowModel.id.desc())
+                .limit(limit)
+            )
+            return [_coin_row(row) for row in rows]
 
     def check_zero_sum(self) -> int:
-        """Sum of all coin rows' signed amounts (0 when sound). See :meth:`audit`."""
-        raise NotImplementedError
+        """Sum of all coin rows' signed amounts: every row adds ``coins`` to its payee and
+        subtracts it from its payer, so this is 0 unless a balance was changed outside the
+        ledger (it sums the balances, which must equal the rows). See :meth:`audit`."""
+        with self._session() as session:
+            return int(session.scalar(select(func.coalesce(func.sum(AccountRow.balance), 0))) or 0)
 
     def audit(self) -> AuditReport:
-        """The ledger's sum and every account whose balance differs from its rows."""
-        raise NotImplementedError
+        """The sum of all balances (0 when sound: coins are only ever moved, never created) and
+        every account whose balance differs from the sum of its ledger rows."""
+        with self._session() as session:
+            received = dict(
+                session.execute(
+                    select(CoinRowModel.payee_id, func.sum(CoinRowModel.coins)).group_by(
+                        CoinRowModel.payee_id
+                    )
+                ).tuples().all()
+            )
+            paid = dict(
+                session.execute(
+                    select(CoinRowModel.payer_id, func.sum(CoinRowModel.coins)).group_by(
+                        CoinRowModel.payer_id
+                    )
+                ).tuples().all()
+            )
+            rows = int(session.scalar(select(func.count(CoinRowModel.id))) or 0)
+            mismatches = []
+            total = 0
+            count = 0
+            for account_id, name, balance in session.execute(
+                select(AccountRow.id, AccountRow.name, AccountRow.balance).order_by(AccountRow.id)
+            ).tuples():
+                count += 1
+                total += int(balance)
+                ledger = int(received.get(account_id) or 0) - int(paid.get(account_id) or 0)
+                if ledger != int(balance):
+                    mismatches.append((account_id, name, int(balance), ledger))
+        return AuditReport(
+            ledger_sum=total, rows=rows, accounts=count, mismatches=tuple(mismatches)
+        )
 
     def house_report(self) -> HouseReport:
         """The house's balance, coins granted out and net from hands."""
-        raise NotImplementedError
+        house = self._house
+        with self._session() as session:
+            granted = session.scalar(
+                select(func.coalesce(func.sum(CoinRowModel.coins), 0)).where(
+                    CoinRowModel.payer_id == house, CoinRowModel.kind.in_(("starting", "grant"))
+                )
+            )
+            won = session.scalar(
+                select(func.coalesce(func.sum(CoinRowModel.coins), 0)).where(
+                    CoinRowModel.payee_id == house, CoinRowModel.kind == "hand"
+                )
+            )
+            lost = session.scalar(
+                select(func.coalesce(func.sum(CoinRowModel.coins), 0)).where(
+                    CoinRowModel.payer_id == house, CoinRowModel.kind == "hand"
+                )
+            )
+            played = session.scalar(
+                select(func.count(func.distinct(CoinRowModel.hand_id))).where(
+                    CoinRowModel.kind == "hand",
+                    or_(CoinRowModel.payer_id == house, CoinRowModel.payee_id == house),
+                )
+            )
+            balance = session.scalar(select(AccountRow.balance).where(AccountRow.id == house))
+        return HouseReport(
+            balance=int(balance or 0),
+            granted=int(granted or 0),
+            hands_net=int(won or 0) - int(lost or 0),
+            hands_played=int(played or 0),
+        )
 
     # ---------------------------------------------------------------- matches and hands
+    def _check_seats(self, session: Session, seats: Sequence[SeatSpec]) -> None:
+        if len(seats) != SEATS:
+            raise StoreError(f"a match has {SEATS} seats, got {len(seats)}")
+        humans = [s.account_id for s in seats if s.account_id is not None]
+        if len(set(humans)) != len(humans):
+            raise StoreError("one account cannot sit at two seats of a match")
+        for account_id in humans:
+            row = session.get(AccountRow, account_id)
+            if row is None:
+                raise NotFoundError(f"no account with id {account_id}")
+            if row.kind == "house":
+                raise StoreError("the house sits as bots (account_id None), not by id")
+
     def create_match(self, spec: MatchSpec, owner: str | None = None) -> int:
-        """Store a new match (status ``playing``); with ``owner``, that process holds its lease."""
-        raise NotImplementedError
+        """Store a new match (status ``playing``); with ``owner``, that process holds its lease
+        for 30 s (renew with :meth:`renew_leases`)."""
+        if spec.kind not in ("room", "private"):
+            raise StoreError(f"match kind must be room or private, not {spec.kind!r}")
+        _check_int("stake", spec.stake, 0, 10**9)
+        _check_int("hands", spec.hands, 1, 10_000)
+        _check_int("seed", spec.seed, 0, _MAX_SEED)
+        _check_int("first dealer", spec.first_dealer, 0, SEATS - 1)
+        with self._session() as session:
+            self._check_seats(session, spec.seats)
+            row = MatchRow(
+                kind=spec.kind,
+                room=_clip_text(spec.room, 64),
+                code=spec.code,
+                stake=spec.stake,
+                hands=spec.hands,
+                seed=spec.seed,
+                first_dealer=spec.first_dealer,
+                rules=dict(spec.rules),
+                options=dict(spec.options),
+                status="playing",
+                created=_now(),
+                lease_owner=owner,
+                lease_expires=self.clock() + 30.0 if owner else None,
+            )
+            session.add(row)
+            session.flush()
+            for seat, seat_spec in enumerate(spec.seats):
+                session.add(
+                    MatchSeatRow(
+                        match_id=row.id,
+                        seat=seat,
+                        account_id=seat_spec.account_id,
+                        bot=seat_spec.bot,
+                    )
+                )
+            return row.id
 
     def update_seats(self, match_id: int, seats: Sequence[SeatSpec]) -> None:
         """Replace the seats of a match that has not started a hand yet."""
-        raise NotImplementedError
+        with self._session() as session:
+            match = self._get_match(session, match_id)
+            if match.status not in LIVE_STATUSES:
+                raise ConflictError(f"match {match_id} is over")
+            if session.scalar(select(HandRow.id).where(HandRow.match_id == match_id).limit(1)):
+                raise ConflictError(f"match {match_id} has started; its seats are fixed")
+            self._check_seats(session, seats)
+            session.execute(delete(MatchSeatRow).where(MatchSeatRow.match_id == match_id))
+            session.flush()
+            for seat, seat_spec in enumerate(seats):
+                session.add(
+                    MatchSeatRow(
+                        match_id=match_id,
+                        seat=seat,
+                        account_id=seat_spec.account_id,
+                        bot=seat_spec.bot,
+                    )
+                )
+
+    @staticmethod
+    def _get_match(session: Session, match_id: int, lock: bool = False) -> MatchRow:
+        _check_int("match id", match_id, 1)
+        query = select(MatchRow).where(MatchRow.id == match_id)
+        if lock and session.get_bind().dialect.name == "postgresql":
+            query = query.with_for_update()
+        row = session.scalar(query)
+        if row is None:
+            raise NotFoundError(f"no match with id {match_id}")
+        return row
+
+    @staticmethod
+    def _get_hand(session: Session, hand_id: int, lock: bool = False) -> HandRow:
+        _check_int("hand id", hand_id, 1)
+        query = select(HandRow).where(HandRow.id == hand_id)
+        if lock and session.get_bind().dialect.name == "postgresql":
+            query = query.with_for_update()
+        row = session.scalar(query)
+        if row is None:
+            raise NotFoundError(f"no hand with id {hand_id}")
+        return row
 
     def start_hand(self, match_id: int, index: int, seed: int, dealer: int, streak: int) -> int:
         """Store a new hand of a match; returns its id. :class:`ConflictError` if that index
-        exists already or another hand of the match is still playing."""
-        raise NotImplementedError
+        exists already, is past the match's hands, or another hand is still playing."""
+        _check_int("seed", seed, 0, _MAX_SEED)
+        _check_int("dealer", dealer, 0, SEATS - 1)
+        _check_int("streak", streak, 0)
+        _check_int("hand index", index, 0)
+        try:
+            with self._session() as session:
+                match = self._get_match(session, match_id, lock=True)
+                if match.status not in LIVE_STATUSES:
+                    raise ConflictError(f"match {match_id} is over")
+                if index >= match.hands:
+                    raise ConflictError(f"match {match_id} has only {match.hands} hands")
+                playing = session.scalar(
+                    select(HandRow.id).where(
+                        HandRow.match_id == match_id, HandRow.status == "playing"
+                    )
+                )
+                if playing is not None:
+                    raise ConflictError(f"hand {playing} of match {match_id} is still playing")
+                row = HandRow(
+                    match_id=match_id,
+                    index=index,
+                    seed=seed,
+                    dealer=dealer,
+                    streak=streak,
+                    status="playing",
+                    created=_now(),
+                )
+                session.add(row)
+                session.flush()
+                return row.id
+        except IntegrityError as exc:
+            raise ConflictError(f"match {match_id} already has hand {index}") from exc
 
     def append_events(self, hand_id: int, first_seq: int, events: list[dict[str, Any]]) -> None:
         """Append events with seq ``first_seq``, ``first_seq + 1``, ... (the hand's log is
-        numbered from 0). :class:`ConflictError` if a seq is taken or leaves a gap."""
-        raise NotImplementedError
+        numbered from 0). :class:`ConflictError` if a seq is taken or would leave a gap, or the
+        hand is finished; then nothing is written."""
+        _check_int("first seq", first_seq, 0)
+        if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
+            raise StoreError("events must be a list of JSON objects")
+        if not events:
+            return
+        try:
+            with self._session() as session:
+                hand = self._get_hand(session, hand_id)
+                if hand.status != "playing":
+                    raise ConflictError(f"hand {hand_id} is finished; its log is closed")
+                count = session.scalar(
+                    select(func.count())
+                    .select_from(HandEventRow)
+                    .where(HandEventRow.hand_id == hand_id)
+                )
+                if first_seq != count:
+                    raise ConflictError(
+                        f"hand {hand_id} has {count} events; cannot append at seq {first_seq}"
+                    )
+                session.add_all(
+                    HandEventRow(hand_id=hand_id, seq=first_seq + i, event=e)
+                    for i, e in enumerate(events)
+                )
+        except IntegrityError as exc:  # a concurrent writer took the seq
+            raise ConflictError(f"hand {hand_id}: seq {first_seq} already written") from exc
 
     def finish_hand(
         self, hand_id: int, payments: Sequence[Payment], result: dict[str, Any]
     ) -> list[CoinRow]:
         """Settle a hand in ONE transaction: one coin row per engine payment in ledger order
-        (points × stake; bot seats through the house; a human payer cut to their balance, the
-        cut recorded), balances updated, the hand marked finished with ``result`` stored."""
-        raise NotImplementedError
+        (points × stake, R41; bot seats through the house; a human payer cut to what they
+        still hold at that row, the cut recorded), balances updated, the hand marked finished
+        with ``result`` stored. Any error leaves nothing written.
+
+        A row between two bot seats is house → house: recorded (so every engine row has its
+        coin row) but it moves nothing.
+        """
+        if not isinstance(result, dict):
+            raise StoreError("result must be a JSON object")
+        for i, payment in enumerate(payments):
+            if not isinstance(payment, Payment):
+                raise StoreError(f"payment {i} is not an engine Payment: {payment!r}")
+            if not (0 <= payment.payer < SEATS and 0 <= payment.payee < SEATS):
+                raise StoreError(f"payment {i} names a seat outside 0..3: {payment}")
+            if payment.points < 0:
+                raise StoreError(f"payment {i} has negative points: {payment}")
+        with self._session() as session:
+            hand = self._get_hand(session, hand_id, lock=True)
+            if hand.status != "playing":
+                raise ConflictError(f"hand {hand_id} is already finished")
+            match = self._get_match(session, hand.match_id)
+            seats = self._seat_accounts(session, match.id)
+            accounts = self._lock_accounts(session, [self._house, *seats])
+            balances = {i: int(row.balance) for i, row in accounts.items()}
+            written: list[CoinRowModel] = []
+            for payment in payments:
+                payer, payee = seats[payment.payer], seats[payment.payee]
+                requested = payment.points * int(match.stake)
+                coins = requested
+                if accounts[payer].kind != "house":
+                    coins = min(requested, max(0, balances[payer]))  # never below zero
+                balances[payer] -= coins
+                balances[payee] += coins
+                written.append(
+                    self._move(
+                        session,
+                        payer,
+                        payee,
+                        coins,
+                        requested,
+                        "hand",
+                        payment.rule,
+                        payment.reason,
+                        hand_id=hand_id,
+                        seats=(payment.payer, payment.payee),
+                    )
+                )
+            session.flush()
+            self._mark_finished(session, hand, result)
+            return [_coin_row(row) for row in written]
+
+    def _mark_finished(self, session: Session, hand: HandRow, result: dict[str, Any]) -> None:
+        hand.status = "finished"
+        hand.result = result
+        hand.finished = _now()
+        session.flush()
+
+    def _seat_accounts(self, session: Session, match_id: int) -> list[int]:
+        """Account paying/paid for each seat: the human's, or the house for a bot."""
+        rows = session.scalars(
+            select(MatchSeatRow)
+            .where(MatchSeatRow.match_id == match_id)
+            .order_by(MatchSeatRow.seat)
+        ).all()
+        if len(rows) != SEATS:
+            raise StoreError(f"match {match_id} has {len(rows)} seats stored, not {SEATS}")
+        return [row.account_id if row.account_id is not None else self._house for row in rows]
 
     def finish_match(self, match_id: int, reason: str) -> None:
         """Mark a match over: ``completed`` or ``dissolved``; releases its lease."""
-        raise NotImplementedError
+        if reason not in MATCH_END_REASONS:
+            raise StoreError(f"a match ends completed or dissolved, not {reason!r}")
+        with self._session() as session:
+            match = self._get_match(session, match_id, lock=True)
+            if match.status not in LIVE_STATUSES:
+                raise ConflictError(f"match {match_id} is already {match.status}")
+            playing = session.scalar(
+                select(HandRow.id).where(HandRow.match_id == match_id, HandRow.status == "playing")
+            )
+            if playing is not None:
+                raise ConflictError(f"hand {playing} of match {match_id} is still playing")
+            match.status = reason
+            match.reason = reason
+            match.finished = _now()
+            match.lease_owner = None
+            match.lease_expires = None
 
+    # ---------------------------------------------------------------- restore and leases
     def live_matches(
         self, owner: str | None = None, lease_seconds: float = 30.0
     ) -> list[LiveMatch]:
@@ -141,24 +806,288 @@ class Store:
 
         Without ``owner``: all of them (one server process). With ``owner``: only those whose
         lease is free, expired or already ``owner``'s, and the lease is taken for ``owner``."""
-        raise NotImplementedError
+        with self._session() as session:
+            ids = list(
+                session.scalars(
+                    select(MatchRow.id)
+                    .where(MatchRow.status.in_(LIVE_STATUSES))
+                    .order_by(MatchRow.id)
+                )
+            )
+        if owner is not None:
+            ids = [i for i in ids if self._claim(i, owner, lease_seconds)]
+        return [self._live_match(i) for i in ids]
+
+    def _claim(self, match_id: int, owner: str, lease_seconds: float) -> bool:
+        now = self.clock()
+        with self._session() as session:
+            claimed = session.execute(
+                update(MatchRow)
+                .where(
+                    MatchRow.id == match_id,
+                    MatchRow.status.in_(LIVE_STATUSES),
+                    or_(
+                        MatchRow.lease_owner.is_(None),
+                        MatchRow.lease_owner == owner,
+                        MatchRow.lease_expires < now,
+                    ),
+                )
+                .values(lease_owner=owner, lease_expires=now + lease_seconds)
+                .execution_options(synchronize_session=False)
+            )
+            return bool(getattr(claimed, "rowcount", 0))
+
+    def _live_match(self, match_id: int) -> LiveMatch:
+        with self._session() as session:
+            match = self._get_match(session, match_id)
+            records = self._hand_records(session, match_id)
+            playing = next((r for r in records if r.status == "playing"), None)
+            hand = None
+            if playing is not None:
+                events = session.scalars(
+                    select(HandEventRow.event)
+                    .where(HandEventRow.hand_id == playing.hand_id)
+                    .order_by(HandEventRow.seq)
+                ).all()
+                hand = LiveHand(
+                    hand_id=playing.hand_id,
+                    index=playing.index,
+                    seed=playing.seed,
+                    dealer=playing.dealer,
+                    streak=playing.streak,
+                    events=tuple(events),
+                )
+            return LiveMatch(
+                match_id=match_id,
+                spec=self._spec(session, match),
+                status=cast(MatchStatus, match.status),
+                finished_hands=tuple(r for r in records if r.status == "finished"),
+                hand=hand,
+            )
 
     def renew_leases(self, owner: str, lease_seconds: float = 30.0) -> list[int]:
-        """Extend every lease ``owner`` holds; returns the match ids still held."""
-        raise NotImplementedError
+        """Extend every unexpired lease ``owner`` holds; returns the match ids still held (a
+        lease that expired may have been taken by another process: that match is lost)."""
+        now = self.clock()
+        with self._session() as session:
+            held = list(
+                session.scalars(
+                    select(MatchRow.id).where(
+                        MatchRow.lease_owner == owner,
+                        MatchRow.lease_expires >= now,
+                        MatchRow.status.in_(LIVE_STATUSES),
+                    )
+                )
+            )
+            if held:
+                session.execute(
+                    update(MatchRow)
+                    .where(MatchRow.id.in_(held), MatchRow.lease_owner == owner)
+                    .values(lease_expires=now + lease_seconds)
+                    .execution_options(synchronize_session=False)
+                )
+            return sorted(held)
+
+    def release_leases(self, owner: str) -> None:
+        """Give up every lease ``owner`` holds (clean shutdown: others may restore at once)."""
+        with self._session() as session:
+            session.execute(
+                update(MatchRow)
+                .where(MatchRow.lease_owner == owner)
+                .values(lease_owner=None, lease_expires=None)
+                .execution_options(synchronize_session=False)
+            )
 
     def match_owner(self, match_id: int) -> str | None:
         """The process holding a live match's unexpired lease, if any (for routing)."""
-        raise NotImplementedError
+        with self._session() as session:
+            match = self._get_match(session, match_id)
+            if match.status not in LIVE_STATUSES or match.lease_expires is None:
+                return None
+            return match.lease_owner if match.lease_expires >= self.clock() else None
+
+    # ---------------------------------------------------------------- records
+    def _spec(self, session: Session, match: MatchRow) -> MatchSpec:
+        seats = session.scalars(
+            select(MatchSeatRow)
+            .where(MatchSeatRow.match_id == match.id)
+            .order_by(MatchSeatRow.seat)
+        ).all()
+        return MatchSpec(
+            kind=cast(MatchKind, match.kind),
+            room=match.room,
+            stake=int(match.stake),
+            hands=match.hands,
+            seats=tuple(SeatSpec(account_id=s.account_id, bot=s.bot) for s in seats),
+            seed=int(match.seed),
+            code=match.code,
+            first_dealer=match.first_dealer,
+            rules=dict(match.rules),
+            options=dict(match.options),
+        )
+
+    def _hand_records(self, session: Session, match_id: int) -> list[HandRecord]:
+        hands = session.scalars(
+            select(HandRow).where(HandRow.match_id == match_id).order_by(HandRow.index)
+        ).all()
+        coins: dict[int, list[int]] = {h.id: [0] * SEATS for h in hands}
+        if hands:
+            for hand_id, payer_seat, payee_seat, amount in session.execute(
+                select(
+                    CoinRowModel.hand_id,
+                    CoinRowModel.payer_seat,
+                    CoinRowModel.payee_seat,
+                    CoinRowModel.coins,
+                ).where(CoinRowModel.hand_id.in_([h.id for h in hands]))
+            ).tuples():
+                if hand_id is None or payer_seat is None or payee_seat is None:
+                    continue
+                coins[hand_id][payer_seat] -= int(amount)
+                coins[hand_id][payee_seat] += int(amount)
+        return [
+            HandRecord(
+                hand_id=h.id,
+                index=h.index,
+                seed=int(h.seed),
+                dealer=h.dealer,
+                streak=h.streak,
+                status=cast(HandStatus, h.status),
+                result=h.result,
+                coins=tuple(coins[h.id]),
+            )
+            for h in hands
+        ]
+
+    def _seat_names(self, session: Session, match_id: int) -> tuple[str, ...]:
+        names = []
+        for seat in session.scalars(
+            select(MatchSeatRow)
+            .where(MatchSeatRow.match_id == match_id)
+            .order_by(MatchSeatRow.seat)
+        ):
+            if seat.account_id is None:
+                names.append(f"bot:{seat.bot or 'bot'}")
+            else:
+                account = session.get(AccountRow, seat.account_id)
+                names.append(account.name if account is not None else "?")
+        return tuple(names)
 
     def history(self, account_id: int, limit: int = 50) -> list[MatchRecord]:
         """The account's matches (戰績), newest first, with per-hand results and coins."""
-        raise NotImplementedError
+        _check_int("limit", limit, 1)
+        self.account(account_id)
+        with self._session() as session:
+            sat = session.execute(
+                select(MatchSeatRow.match_id, MatchSeatRow.seat)
+                .where(MatchSeatRow.account_id == account_id)
+                .order_by(MatchSeatRow.match_id.desc())
+                .limit(limit)
+            ).tuples()
+            records = []
+            for match_id, seat in list(sat):
+                match = self._get_match(session, match_id)
+                hands = self._hand_records(session, match_id)
+                records.append(
+                    MatchRecord(
+                        match_id=match_id,
+                        kind=cast(MatchKind, match.kind),
+                        room=match.room,
+                        code=match.code,
+                        stake=int(match.stake),
+                        hands=match.hands,
+                        status=cast(MatchStatus, match.status),
+                        reason=match.reason,
+                        created=cast(datetime, _aware(match.created)),
+                        finished=_aware(match.finished),
+                        seat=seat,
+                        seat_names=self._seat_names(session, match_id),
+                        hand_records=tuple(hands),
+                        coins=sum(h.coins[seat] for h in hands),
+                    )
+                )
+            return records
 
     def hand_log(self, hand_id: int) -> HandLog:
         """A hand's events and seats, for replays."""
-        raise NotImplementedError
+        with self._session() as session:
+            hand = self._get_hand(session, hand_id)
+            match = self._get_match(session, hand.match_id)
+            events = session.scalars(
+                select(HandEventRow.event)
+                .where(HandEventRow.hand_id == hand_id)
+                .order_by(HandEventRow.seq)
+            ).all()
+            seats = session.scalars(
+                select(MatchSeatRow.account_id)
+                .where(MatchSeatRow.match_id == match.id)
+                .order_by(MatchSeatRow.seat)
+            ).all()
+            return HandLog(
+                hand_id=hand.id,
+                match_id=match.id,
+                index=hand.index,
+                seed=int(hand.seed),
+                dealer=hand.dealer,
+                streak=hand.streak,
+                status=cast(HandStatus, hand.status),
+                stake=int(match.stake),
+                rules=dict(match.rules),
+                seat_names=self._seat_names(session, match.id),
+                seat_accounts=tuple(seats),
+                events=tuple(events),
+                result=hand.result,
+            )
 
     def match_spec(self, match_id: int) -> MatchSpec:
         """The stored spec of a match."""
-        raise NotImplementedError
+        with self._session() as session:
+            return self._spec(session, self._get_match(session, match_id))
+
+
+# -------------------------------------------------------------------- engine and migrations
+def _create_engine(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        memory = make_url(url).database in (None, "", ":memory:")
+        engine = create_engine(
+            url,
+            connect_args={"check_same_thread": False, "timeout": 60},
+            poolclass=StaticPool if memory else None,
+        )
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+            # take transaction control from pysqlite so BEGIN IMMEDIATE below is the only BEGIN
+            dbapi_connection.isolation_level = None
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=60000")
+            if not memory:
+                cursor.execute("PRAGMA journal_mode=WAL")
+                cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(connection: Any) -> None:
+            # the write lock up front: no read-then-upgrade deadlocks, no lost updates
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+def _alembic_config() -> Config:
+    config = Config()
+    location = resources.files("duyun.server") / "migrations"
+    config.set_main_option("script_location", str(location))
+    return config
+
+
+def _upgrade(engine: Engine) -> None:
+    """``alembic upgrade head`` on one connection; on PostgreSQL under an advisory lock so two
+    processes starting together migrate one after the other."""
+    config = _alembic_config()
+    with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK_KEY})
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")

@@ -1,0 +1,136 @@
+"""Accounts' secrets: name and password rules, argon2 hashes, signed session tokens, and the
+login rate limit's arithmetic. The store keeps the data (hashes, the signing secret, failed
+attempts); this module decides what is valid.
+
+Decisions (issue 9 left them open):
+
+- Names: 3 to 20 characters, letters of any script (so 王小明 works), digits, ``_`` and ``-``;
+  compared case-insensitively (casefold). ``house`` and names starting with ``guest-`` or
+  ``bot`` are reserved for the server's own accounts and seats.
+- Passwords: 8 to 128 characters, not the name itself. No composition rules (NIST 800-63B).
+- Tokens: itsdangerous ``URLSafeTimedSerializer`` over ``{"a": account_id}`` with a secret
+  stored in the database (every process on the database accepts every other's tokens).
+- Rate limit: a name is refused after N failures within the window (default 5 in 15 min), a
+  client address after M (default 20); a success clears that name's failures. Refused attempts
+  are not counted, so waiting out the window always works.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+
+from duyun.server.store.api import AccountError, AuthError
+
+NAME_MIN = 3
+NAME_MAX = 20
+PASSWORD_MIN = 8
+PASSWORD_MAX = 128
+RESERVED_PREFIXES = ("guest-", "bot")
+RESERVED_NAMES = frozenset({"house", "admin", "system"})
+TOKEN_SALT = "duyun-session-v1"
+
+
+def name_key(name: str) -> str:
+    """The form names are compared in: NFKC-normalised and casefolded."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def validate_name(name: object) -> str:
+    """The cleaned name (NFKC, surrounding spaces removed), or :class:`AccountError` saying why
+    it is refused."""
+    if not isinstance(name, str):
+        raise AccountError(f"name must be text, not {type(name).__name__}")
+    cleaned = unicodedata.normalize("NFKC", name).strip()
+    if not NAME_MIN <= len(cleaned) <= NAME_MAX:
+        raise AccountError(
+            f"name must be {NAME_MIN} to {NAME_MAX} characters long, got {len(cleaned)}"
+        )
+    bad = [ch for ch in cleaned if not (ch.isalnum() or ch in "_-")]
+    if bad:
+        raise AccountError(
+            f"name may hold only letters, digits, '_' and '-'; {bad[0]!r} is not allowed"
+        )
+    key = name_key(cleaned)
+    if key in RESERVED_NAMES or key.startswith(RESERVED_PREFIXES):
+        raise AccountError(f"name {cleaned!r} is reserved")
+    return cleaned
+
+
+def validate_password(password: object, name: str) -> str:
+    """The password unchanged, or :class:`AccountError` saying why it is refused."""
+    if not isinstance(password, str):
+        raise AccountError(f"password must be text, not {type(password).__name__}")
+    if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
+        raise AccountError(
+            f"password must be {PASSWORD_MIN} to {PASSWORD_MAX} characters long, "
+            f"got {len(password)}"
+        )
+    if name_key(password) == name_key(name):
+        raise AccountError("password must not be the name")
+    return password
+
+
+class PasswordHashing:
+    """argon2id hashing with the configured cost; :meth:`verify` spends the same time on an
+    unknown name (against a dummy hash) so timing does not tell which names exist."""
+
+    def __init__(self, time_cost: int = 2, memory_cost: int = 19 * 1024) -> None:
+        self._hasher = PasswordHasher(time_cost=time_cost, memory_cost=memory_cost, parallelism=1)
+        self._dummy = self._hasher.hash("duyun-dummy-password")
+
+    def hash(self, password: str) -> str:
+        return self._hasher.hash(password)
+
+    def verify(self, stored_hash: str | None, password: str) -> bool:
+        """True if ``password`` matches; False (after the same work) when there is no hash."""
+        try:
+            return self._hasher.verify(stored_hash or self._dummy, password) and bool(stored_hash)
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            return False
+
+    def needs_rehash(self, stored_hash: str) -> bool:
+        return self._hasher.check_needs_rehash(stored_hash)
+
+
+class TokenSigner:
+    """Signed, expiring session tokens naming an account id."""
+
+    def __init__(self, secret: str, max_age: int) -> None:
+        if max_age <= 0:
+            raise ValueError(f"token max age must be positive, got {max_age}")
+        self._serializer = URLSafeTimedSerializer(secret, salt=TOKEN_SALT)
+        self._max_age = max_age
+
+    def issue(self, account_id: int) -> str:
+        return self._serializer.dumps({"a": account_id})
+
+    def account_id(self, token: object) -> int:
+        """The account id in a valid token; :class:`AuthError` if forged, malformed or
+        expired."""
+        if not isinstance(token, str) or not token or len(token) > 512:
+            raise AuthError("session token missing or malformed")
+        try:
+            data = self._serializer.loads(token, max_age=self._max_age)
+        except SignatureExpired as exc:
+            raise AuthError("session token expired; log in again") from exc
+        except BadSignature as exc:
+            raise AuthError("session token invalid") from exc
+        account = data.get("a") if isinstance(data, dict) else None
+        if not isinstance(account, int) or isinstance(account, bool):
+            raise AuthError("session token invalid")
+        return account
+
+
+def retry_after(failure_times: list[float], limit: int, window: float, now: float) -> float:
+    """Seconds until fewer than ``limit`` of ``failure_times`` fall in the window ending at
+    ``now`` (0 when an attempt is allowed now)."""
+    recent = sorted(t for t in failure_times if t > now - window)
+    if len(recent) < limit:
+        return 0.0
+    # the attempt is allowed once the oldest failure that keeps us at the limit leaves the window
+    oldest_blocking = recent[len(recent) - limit]
+    return max(0.0, oldest_blocking + window - now)

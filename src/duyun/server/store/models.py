@@ -1,0 +1,194 @@
+"""SQLAlchemy models of the game database. The schema itself is created by the Alembic
+migrations in ``duyun/server/migrations``; these models must match them (a test compares the
+two with Alembic's autogenerate and expects no difference).
+
+Times that are compared in queries (login attempts, leases) are stored as epoch seconds (a float
+column) so SQLite and PostgreSQL compare them the same way; other times are timestamps.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    CheckConstraint,
+    DateTime,
+    Double,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class AccountRow(Base):
+    """A guest, a registered user or the house. ``name_key`` (casefolded name) is unique so
+    that "Alice" and "alice" cannot both register."""
+
+    __tablename__ = "accounts"
+    __table_args__ = (
+        CheckConstraint("kind IN ('guest', 'user', 'house')", name="ck_accounts_kind"),
+        # R41 with the never-below-zero rule: only the house may owe
+        CheckConstraint("kind = 'house' OR balance >= 0", name="ck_accounts_balance"),
+        UniqueConstraint("name_key", name="uq_accounts_name_key"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(40), nullable=False)
+    name_key: Mapped[str] = mapped_column(String(40), nullable=False)
+    kind: Mapped[str] = mapped_column(String(10), nullable=False)
+    password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    balance: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+
+class SettingRow(Base):
+    """Process-independent settings, e.g. the token signing secret shared by every server
+    process on the same database."""
+
+    __tablename__ = "settings"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text, nullable=False)
+
+
+class LoginAttemptRow(Base):
+    """A failed login, kept for the rate limit's window so the limit survives restarts and is
+    shared by every process."""
+
+    __tablename__ = "login_attempts"
+    __table_args__ = (
+        Index("ix_login_attempts_name_at", "name_key", "at"),
+        Index("ix_login_attempts_client_at", "client", "at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name_key: Mapped[str] = mapped_column(String(40), nullable=False)
+    client: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    at: Mapped[float] = mapped_column(Double, nullable=False)
+
+
+class MatchRow(Base):
+    """A match (quick-match room table or private 好友房) with what is needed to restore it."""
+
+    __tablename__ = "matches"
+    __table_args__ = (
+        CheckConstraint("kind IN ('room', 'private')", name="ck_matches_kind"),
+        CheckConstraint(
+            "status IN ('open', 'playing', 'completed', 'dissolved')", name="ck_matches_status"
+        ),
+        CheckConstraint("stake >= 0", name="ck_matches_stake"),
+        CheckConstraint("hands >= 1", name="ck_matches_hands"),
+        Index("ix_matches_status", "status"),
+        Index("ix_matches_code", "code"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(10), nullable=False)
+    room: Mapped[str] = mapped_column(String(64), nullable=False)
+    code: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    stake: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    hands: Mapped[int] = mapped_column(Integer, nullable=False)
+    seed: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    first_dealer: Mapped[int] = mapped_column(Integer, nullable=False)
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    status: Mapped[str] = mapped_column(String(12), nullable=False)
+    reason: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    lease_owner: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    lease_expires: Mapped[float | None] = mapped_column(Double, nullable=True)
+
+
+class MatchSeatRow(Base):
+    """Who sits at each of a match's four seats; ``account_id`` NULL is a bot (the house)."""
+
+    __tablename__ = "match_seats"
+    __table_args__ = (
+        CheckConstraint("seat >= 0 AND seat < 4", name="ck_match_seats_seat"),
+        Index("ix_match_seats_account", "account_id"),
+    )
+
+    match_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("accounts.id"), nullable=True
+    )
+    bot: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+class HandRow(Base):
+    """One hand of a match; ``result`` (JSON) is written with its coin rows."""
+
+    __tablename__ = "hands"
+    __table_args__ = (
+        UniqueConstraint("match_id", "index", name="uq_hands_match_index"),
+        CheckConstraint("status IN ('playing', 'finished')", name="ck_hands_status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    match_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("matches.id", ondelete="CASCADE"), nullable=False
+    )
+    index: Mapped[int] = mapped_column(Integer, nullable=False)
+    seed: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    dealer: Mapped[int] = mapped_column(Integer, nullable=False)
+    streak: Mapped[int] = mapped_column(Integer, nullable=False)
+    status: Mapped[str] = mapped_column(String(10), nullable=False)
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class HandEventRow(Base):
+    """One engine event of a hand's log, numbered from 0 (the replay format, DESIGN.md)."""
+
+    __tablename__ = "hand_events"
+
+    hand_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("hands.id", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    event: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+
+
+class CoinRowModel(Base):
+    """One coin transfer (R41). ``coins`` moved; ``requested`` was owed; ``cut`` the part a
+    human payer could not pay. Hand rows also record the seats and the engine payment's rule."""
+
+    __tablename__ = "coin_ledger"
+    __table_args__ = (
+        CheckConstraint("coins >= 0", name="ck_coin_ledger_coins"),
+        CheckConstraint("cut >= 0 AND cut = requested - coins", name="ck_coin_ledger_cut"),
+        CheckConstraint("kind IN ('starting', 'grant', 'hand')", name="ck_coin_ledger_kind"),
+        Index("ix_coin_ledger_payer", "payer_id"),
+        Index("ix_coin_ledger_payee", "payee_id"),
+        Index("ix_coin_ledger_hand", "hand_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    payer_id: Mapped[int] = mapped_column(Integer, ForeignKey("accounts.id"), nullable=False)
+    payee_id: Mapped[int] = mapped_column(Integer, ForeignKey("accounts.id"), nullable=False)
+    coins: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    requested: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    cut: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    kind: Mapped[str] = mapped_column(String(10), nullable=False)
+    rule: Mapped[str] = mapped_column(String(32), nullable=False)
+    note: Mapped[str] = mapped_column(String(255), nullable=False)
+    hand_id: Mapped[int | None] = mapped_column(Integer, ForeignKey("hands.id"), nullable=True)
+    payer_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    payee_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
