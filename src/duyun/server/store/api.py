@@ -57,6 +57,8 @@ class StoreConfig:
     is created. Tokens expire after ``token_max_age`` seconds. Logins are refused for a name after
     ``login_max_failures_per_name`` failures within ``login_window`` seconds, and for a client
     address after ``login_max_failures_per_client`` failures in the same window.
+    ``secret_key`` signs tokens; None uses the random secret kept in the database, which every
+    process sharing the database reads (set it only to rotate or pin the key).
     """
 
     starting_balance: int = 1000
@@ -67,6 +69,27 @@ class StoreConfig:
     #: argon2 cost; tests lower it for speed (never below argon2's own minimums)
     argon2_time_cost: int = 2
     argon2_memory_cost: int = 19 * 1024
+    secret_key: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in (
+            "starting_balance",
+            "token_max_age",
+            "login_window",
+            "login_max_failures_per_name",
+            "login_max_failures_per_client",
+        ):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise StoreError(f"{name} must be a whole number >= 0, got {value!r}")
+        if self.token_max_age < 1 or self.login_window < 1:
+            raise StoreError("token_max_age and login_window must be at least 1 second")
+        if self.login_max_failures_per_name < 1 or self.login_max_failures_per_client < 1:
+            raise StoreError("login failure limits must be at least 1")
+        if self.argon2_time_cost < 1 or self.argon2_memory_cost < 8:
+            raise StoreError("argon2 costs below the minimum (time 1, memory 8 KiB)")
+        if self.secret_key is not None and len(self.secret_key) < 16:
+            raise StoreError("secret_key must be at least 16 characters")
 
 
 @dataclass(frozen=True, slots=True)

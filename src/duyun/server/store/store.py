@@ -21,7 +21,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, delete, event, func, or_, select, text, update
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -180,6 +180,10 @@ class Store:
             _upgrade(engine)
             store = cls(engine, config or StoreConfig(), clock)
             store._load_fixed_rows()
+        except OperationalError as exc:
+            engine.dispose()
+            where = make_url(url).render_as_string(hide_password=True)
+            raise StoreError(f"cannot open database {where}: {exc.orig}") from exc
         except Exception:
             engine.dispose()
             raise
@@ -203,7 +207,7 @@ class Store:
         if house is None or secret is None:
             raise StoreError("database is missing the house account or token secret")
         self._house_id = house
-        self._signer = auth.TokenSigner(secret, self.config.token_max_age)
+        self._signer = auth.TokenSigner(self.config.secret_key or secret, self.config.token_max_age)
 
     @contextlib.contextmanager
     def _session(self) -> Iterator[Session]:
@@ -487,14 +491,14 @@ class Store:
                     select(CoinRowModel.payee_id, func.sum(CoinRowModel.coins)).group_by(
                         CoinRowModel.payee_id
                     )
-                ).tuples().all()
+                ).all()
             )
             paid = dict(
                 session.execute(
                     select(CoinRowModel.payer_id, func.sum(CoinRowModel.coins)).group_by(
                         CoinRowModel.payer_id
                     )
-                ).tuples().all()
+                ).all()
             )
             rows = int(session.scalar(select(func.count(CoinRowModel.id))) or 0)
             mismatches = []
@@ -502,7 +506,7 @@ class Store:
             count = 0
             for account_id, name, balance in session.execute(
                 select(AccountRow.id, AccountRow.name, AccountRow.balance).order_by(AccountRow.id)
-            ).tuples():
+            ):
                 count += 1
                 total += int(balance)
                 ledger = int(received.get(account_id) or 0) - int(paid.get(account_id) or 0)
@@ -939,7 +943,7 @@ class Store:
                     CoinRowModel.payee_seat,
                     CoinRowModel.coins,
                 ).where(CoinRowModel.hand_id.in_([h.id for h in hands]))
-            ).tuples():
+            ):
                 if hand_id is None or payer_seat is None or payee_seat is None:
                     continue
                 coins[hand_id][payer_seat] -= int(amount)
@@ -982,7 +986,7 @@ class Store:
                 .where(MatchSeatRow.account_id == account_id)
                 .order_by(MatchSeatRow.match_id.desc())
                 .limit(limit)
-            ).tuples()
+            )
             records = []
             for match_id, seat in list(sat):
                 match = self._get_match(session, match_id)
