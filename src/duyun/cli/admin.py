@@ -1,0 +1,308 @@
+"""``duyun admin``: the operator's view of accounts and coins on a server's database.
+
+Grant coins (house → player, ledgered), show a player's balance and ledger, list accounts,
+audit the coin ledger (zero-sum, every balance equal to its rows) and show the house's net.
+Players are named by account name or by ``#id``. Errors (unknown player, bad amount, no
+database) exit with status 2; a failed audit exits with status 1 so scripts can alert on it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from duyun.cli.common import fail
+
+if TYPE_CHECKING:  # the store (SQLAlchemy) loads only when an admin command runs
+    from duyun.server.store import Account, CoinRow, Store
+
+DEFAULT_DATABASE = "sqlite:///duyun.db"
+EXIT_AUDIT_FAILED = 1
+
+admin_app = typer.Typer(
+    name="admin",
+    help="Operator tools: grant coins, balances and ledgers, accounts, audit, house net.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class _Out:
+    """Standard output, looked up at print time (tests swap sys.stdout); when it is not a
+    terminal (a pipe, a log file) tables get 160 columns instead of rich's default 80."""
+
+    def _console(self) -> Console:
+        return Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+
+    def print(self, *objects: Any) -> None:
+        self._console().print(*objects)
+
+    def print_json(self, data: str) -> None:
+        self._console().print_json(data)
+
+
+out = _Out()
+
+DatabaseOption = Annotated[
+    str,
+    typer.Option(
+        "--database-url",
+        envvar="DUYUN_DATABASE_URL",
+        help="the server's database: sqlite:///path.db or postgresql://user:pw@host/db",
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(admin_app, name="admin")
+
+
+@contextmanager
+def _store(database_url: str) -> Iterator[Store]:
+    """Open the server's store (migrating it if it is behind), or exit with a clear error.
+
+    An SQLite file that does not exist is an error here: an operator who mistypes the path
+    should not get a new empty database."""
+    from sqlalchemy.engine import make_url
+
+    from duyun.server.store import Store, StoreError
+
+    try:
+        url = make_url(database_url)
+    except Exception:
+        fail(f"cannot parse database URL {database_url!r}")
+    if url.get_backend_name() == "sqlite":
+        path = url.database or ""
+        if path in ("", ":memory:") or not Path(path).is_file():
+            fail(f"no database file {path or '(none)'!r}; pass --database-url")
+    try:
+        store = Store.open(database_url)
+    except StoreError as error:
+        fail(str(error))
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def _player(store: Store, who: str) -> Account:
+    from duyun.server.store import NotFoundError
+
+    try:
+        if who.startswith("#") and who[1:].isdigit():
+            return store.account(int(who[1:]))
+        return store.account_by_name(who)
+    except NotFoundError:
+        fail(f"unknown player {who!r} (give an account name or #id)")
+
+
+def _account_json(account: Account) -> dict[str, Any]:
+    return {
+        "id": account.id,
+        "name": account.name,
+        "kind": account.kind,
+        "balance": account.balance,
+        "created": account.created.isoformat(),
+    }
+
+
+def _row_json(row: CoinRow) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "payer": row.payer,
+        "payee": row.payee,
+        "coins": row.coins,
+        "requested": row.requested,
+        "cut": row.cut,
+        "kind": row.kind,
+        "rule": row.rule,
+        "note": row.note,
+        "hand": row.hand_id,
+        "created": row.created.isoformat(),
+    }
+
+
+@admin_app.command("grant")
+def grant(
+    player: Annotated[str, typer.Argument(help="account name or #id")],
+    coins: Annotated[str, typer.Argument(help="whole number of coins > 0")],
+    note: Annotated[str, typer.Option("--note", help="why (kept on the ledger row)")] = "grant",
+    database_url: DatabaseOption = DEFAULT_DATABASE,
+) -> None:
+    """Give a player coins from the house (one ledger row)."""
+    from duyun.server.store import StoreError
+
+    amount = coins.strip().replace(",", "").replace("_", "")
+    if not amount.isdigit() or int(amount) <= 0:
+        fail(f"coins must be a whole number greater than 0, not {coins!r}")
+    with _store(database_url) as store:
+        account = _player(store, player)
+        try:
+            row = store.grant(account.id, int(amount), note)
+        except StoreError as error:
+            fail(str(error))
+        balance = store.account(account.id).balance
+    out.print(f"granted {row.coins} coins to {account.name} (#{account.id}); balance {balance}")
+
+
+@admin_app.command("balance")
+def balance(
+    player: Annotated[str, typer.Argument(help="account name or #id")],
+    database_url: DatabaseOption = DEFAULT_DATABASE,
+    as_json: JsonOption = False,
+) -> None:
+    """A player's coin balance."""
+    with _store(database_url) as store:
+        account = _player(store, player)
+    if as_json:
+        out.print_json(json.dumps(_account_json(account)))
+    else:
+        out.print(f"{account.name} (#{account.id}, {account.kind}): {account.balance} coins")
+
+
+@admin_app.command("ledger")
+def ledger(
+    player: Annotated[str, typer.Argument(help="account name or #id")],
+    limit: Annotated[int, typer.Option("--limit", min=1, help="newest rows to show")] = 50,
+    database_url: DatabaseOption = DEFAULT_DATABASE,
+    as_json: JsonOption = False,
+) -> None:
+    """A player's coin ledger, newest first (+ received, − paid; cut = what they could not pay)."""
+    with _store(database_url) as store:
+        account = _player(store, player)
+        rows = store.coin_ledger(account.id, limit)
+        names = {a.id: a.name for a in store.accounts(limit=100_000)}
+    if as_json:
+        out.print_json(
+            json.dumps({"account": _account_json(account), "rows": [_row_json(r) for r in rows]})
+        )
+        return
+    table = Table(title=f"Ledger of {account.name} (#{account.id}): balance {account.balance}")
+    for column in (
+        "row",
+        "when (UTC)",
+        "coins",
+        "cut",
+        "other side",
+        "kind",
+        "rule",
+        "note",
+        "hand",
+    ):
+        table.add_column(
+            column,
+            justify="right" if column in ("row", "coins", "cut") else "left",
+            no_wrap=column != "note",
+            overflow="fold",
+        )
+    for row in rows:
+        incoming = row.payee == account.id
+        other = row.payer if incoming else row.payee
+        table.add_row(
+            str(row.id),
+            row.created.strftime("%Y-%m-%d %H:%M"),
+            f"{'+' if incoming else '-'}{row.coins}",
+            str(row.cut) if row.cut else "",
+            names.get(other, f"#{other}"),
+            row.kind,
+            row.rule,
+            row.note,
+            str(row.hand_id or ""),
+        )
+    out.print(table)
+
+
+@admin_app.command("accounts")
+def accounts(
+    kind: Annotated[
+        str | None, typer.Option("--kind", help="only guest, user or house accounts")
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1)] = 1000,
+    database_url: DatabaseOption = DEFAULT_DATABASE,
+    as_json: JsonOption = False,
+) -> None:
+    """List accounts with their balances."""
+    if kind is not None and kind not in ("guest", "user", "house"):
+        fail(f"--kind must be guest, user or house, not {kind!r}")
+    with _store(database_url) as store:
+        found = store.accounts(kind, limit)
+    if as_json:
+        out.print_json(json.dumps([_account_json(a) for a in found]))
+        return
+    table = Table(title=f"{len(found)} account(s)")
+    for column in ("id", "name", "kind", "balance", "created"):
+        table.add_column(column, justify="right" if column in ("id", "balance") else "left")
+    for account in found:
+        table.add_row(
+            str(account.id),
+            account.name,
+            account.kind,
+            str(account.balance),
+            account.created.strftime("%Y-%m-%d %H:%M"),
+        )
+    out.print(table)
+
+
+@admin_app.command("audit")
+def audit(database_url: DatabaseOption = DEFAULT_DATABASE, as_json: JsonOption = False) -> None:
+    """Check the coin ledger: it sums to zero and every balance equals its account's rows.
+    Exit status 1 when it does not."""
+    with _store(database_url) as store:
+        report = store.audit()
+    if as_json:
+        out.print_json(
+            json.dumps(
+                {
+                    "ok": report.ok,
+                    "ledger_sum": report.ledger_sum,
+                    "rows": report.rows,
+                    "accounts": report.accounts,
+                    "mismatches": [
+                        {"id": i, "name": n, "balance": b, "ledger": lg}
+                        for i, n, b, lg in report.mismatches
+                    ],
+                }
+            )
+        )
+    else:
+        out.print(
+            f"{report.rows} ledger rows, {report.accounts} accounts; "
+            f"sum of balances {report.ledger_sum}"
+        )
+        for account_id, name, held, ledger_sum in report.mismatches:
+            out.print(f"MISMATCH {name} (#{account_id}): balance {held}, ledger says {ledger_sum}")
+        out.print("audit OK" if report.ok else "audit FAILED")
+    if not report.ok:
+        raise typer.Exit(EXIT_AUDIT_FAILED)
+
+
+@admin_app.command("house")
+def house(database_url: DatabaseOption = DEFAULT_DATABASE, as_json: JsonOption = False) -> None:
+    """The house's position: coins granted out, net from bots' play, balance."""
+    with _store(database_url) as store:
+        report = store.house_report()
+    if as_json:
+        out.print_json(
+            json.dumps(
+                {
+                    "balance": report.balance,
+                    "granted": report.granted,
+                    "hands_net": report.hands_net,
+                    "hands_played": report.hands_played,
+                }
+            )
+        )
+        return
+    out.print(f"granted to players (starting balances and grants): {report.granted}")
+    out.print(f"net from hands with bots: {report.hands_net:+d} over {report.hands_played} hand(s)")
+    out.print(f"house balance: {report.balance}")
