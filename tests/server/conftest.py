@@ -7,17 +7,31 @@ from __future__ import annotations
 # the server named by DUYUN_TEST_POSTGRES_URL; skipped, with that reason, when it is unset).
 # `store` is a Store opened on it with cheap argon2 costs. `pg_admin_url`/`fresh_postgres_url`
 # are for tests that need PostgreSQL only (several processes on one database).
+import asyncio
+import contextlib
+import json
 import os
+import socket
+import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
+import uvicorn
+import websockets
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from duyun.server.app import WS_MAX_FRAME, create_app
+from duyun.server.config import ServerConfig
 from duyun.server.store import Store, StoreConfig
 from duyun.server.store.store import normalize_url
+from duyun.server.tables import TableManager
 
 POSTGRES_ENV = "DUYUN_TEST_POSTGRES_URL"
 POSTGRES_SKIP = f"PostgreSQL tests need {POSTGRES_ENV} (set by .ci/run)"
@@ -85,3 +99,231 @@ def make_store() -> Iterator[Callable[..., Store]]:
     yield make
     for store in opened:
         store.close()
+
+
+# ---------------------------------------------------------------- live server fixtures (core agent)
+# `live_server(**config)` starts the real app on uvicorn in a thread, on a loopback socket bound
+# before the start (no port race), on the `database_url` of the test (SQLite, and PostgreSQL when
+# DUYUN_TEST_POSTGRES_URL is set), and waits for GET /healthz == 200 (no sleeps). `ws_client` is
+# a websocket client class that records every message it receives.
+
+#: timers small enough that whole matches take seconds
+FAST: dict[str, Any] = {
+    "turn_timer": 5.0,
+    "claim_window": 0.02,
+    "bot_delay": 0.005,
+    "bot_fill_wait": 0.05,
+    "reconnect_grace": 5.0,
+    "next_hand_wait": 0.05,
+    "default_bot": "efficient",
+    "starting_balance": 1000,
+}
+
+
+@dataclass
+class LiveServer:
+    """A running server: its URLs, app and config; the store and tables are the live ones."""
+
+    url: str
+    ws_url: str
+    config: ServerConfig
+    database_url: str
+    app: Any
+    server: uvicorn.Server
+    thread: threading.Thread
+    http: httpx.Client = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.http = httpx.Client(base_url=self.url, timeout=10)
+
+    @property
+    def store(self) -> Store:
+        opened: Store = self.app.state.core["store"]
+        return opened
+
+    @property
+    def manager(self) -> TableManager:
+        tables: TableManager = self.app.state.core["manager"]
+        return tables
+
+    def guest(self) -> dict[str, Any]:
+        answer = self.http.post("/api/guest")
+        answer.raise_for_status()
+        session: dict[str, Any] = answer.json()
+        return session
+
+    @staticmethod
+    def auth(token: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {token}"}
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=15)
+        self.http.close()
+
+
+def wait_healthy(url: str, deadline: float = 30.0) -> None:
+    """Poll GET /healthz until it answers 200 (a readiness check, not a fixed sleep)."""
+    end = time.monotonic() + deadline
+    with httpx.Client(timeout=2) as client:
+        while time.monotonic() < end:
+            try:
+                if client.get(f"{url}/healthz").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.02)
+    raise RuntimeError(f"server at {url} did not become healthy within {deadline} s")
+
+
+def start_live_server(database_url: str, **overrides: Any) -> LiveServer:
+    config = ServerConfig().with_overrides(**{**FAST, **overrides})
+    app = create_app(
+        config,
+        database_url,
+        store_config=fast_store_config(starting_balance=config.starting_balance),
+    )
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", ws_max_size=WS_MAX_FRAME, lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{port}"
+    wait_healthy(url)
+    return LiveServer(url, f"ws://127.0.0.1:{port}/ws", config, database_url, app, server, thread)
+
+
+@pytest.fixture
+def live_server(database_url: str) -> Iterator[Callable[..., LiveServer]]:
+    """Start servers with config overrides: ``server = live_server(claim_window=0.05)``."""
+    started: list[LiveServer] = []
+
+    def start(**overrides: Any) -> LiveServer:
+        server = start_live_server(database_url, **overrides)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+class WsClient:
+    """A websocket client that records every message; ``expect`` waits for the next match."""
+
+    def __init__(self, ws: Any, name: str = "") -> None:
+        self.ws = ws
+        self.name = name
+        self.messages: list[dict[str, Any]] = []
+        self.cursor = 0
+        self.closed: Any = None
+        self._changed = asyncio.Event()
+        self._reader = asyncio.create_task(self._read())
+
+    @classmethod
+    async def connect(
+        cls,
+        ws_url: str,
+        token: str | None = None,
+        *,
+        origin: str | None = None,
+        name: str = "",
+    ) -> WsClient:
+        headers = {"Origin": origin} if origin else None
+        ws = await websockets.connect(ws_url, additional_headers=headers, max_size=WS_MAX_FRAME)
+        client = cls(ws, name)
+        if token is not None:
+            await client.send(type="hello", version=1, token=token)
+            await client.expect("welcome")
+        return client
+
+    async def _read(self) -> None:
+        try:
+            async for raw in self.ws:
+                self.messages.append(json.loads(raw))
+                self._changed.set()
+        except websockets.ConnectionClosed as closed:
+            self.closed = closed
+        else:
+            self.closed = self.ws.close_code or True
+        self._changed.set()
+
+    async def send(self, **message: Any) -> None:
+        await self.ws.send(json.dumps(message))
+
+    async def send_raw(self, data: str | bytes) -> None:
+        await self.ws.send(data)
+
+    async def expect(
+        self,
+        kind: str | None = None,
+        where: Callable[[dict[str, Any]], bool] | None = None,
+        timeout: float = 15.0,
+    ) -> dict[str, Any]:
+        """The next message (after the cursor) of type ``kind`` for which ``where`` holds."""
+        end = time.monotonic() + timeout
+        while True:
+            while self.cursor < len(self.messages):
+                message = self.messages[self.cursor]
+                self.cursor += 1
+                if (kind is None or message.get("type") == kind) and (
+                    where is None or where(message)
+                ):
+                    return message
+            if self.closed is not None:
+                raise AssertionError(f"{self.name}: closed ({self.closed}) waiting for {kind}")
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"{self.name}: no {kind!r} within {timeout} s")
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), remaining)
+
+    def of_type(self, kind: str) -> list[dict[str, Any]]:
+        return [m for m in self.messages if m.get("type") == kind]
+
+    async def close(self) -> None:
+        await self.ws.close()
+        self._reader.cancel()
+
+
+@pytest.fixture
+def ws_client() -> type[WsClient]:
+    return WsClient
+
+
+async def autoplay(
+    client: WsClient,
+    seed: int = 0,
+    *,
+    until: str = "match_end",
+    choose: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    timeout: float = 60.0,
+) -> dict[str, Any]:
+    """Answer every prompt (a win when offered, else a seeded random legal action) until a
+    message of type ``until`` arrives; returns it."""
+    import random
+
+    rng = random.Random(seed)
+    while True:
+        message = await client.expect(
+            where=lambda m: m.get("type") in ("prompt", until), timeout=timeout
+        )
+        if message["type"] == until:
+            return message
+        legal = message["legal"]
+        if choose is not None:
+            action = choose(message)
+        else:
+            wins = [a for a in legal if a["action"] == "hu"]
+            action = wins[0] if wins else rng.choice(legal)
+        await client.send(type="act", **action)
+
+
+@pytest.fixture
+def play() -> Callable[..., Any]:
+    return autoplay

@@ -1,0 +1,7 @@
+"""The online game server (`duyun serve`): FastAPI app, websocket protocol, tables, store.
+
+Layers (DESIGN "The online game, in layers"): :mod:`duyun.server.app` (HTTP and websocket
+handling), :mod:`duyun.server.tables` (one asyncio task per table driving the engine),
+:mod:`duyun.server.store` (accounts, coins, matches and event logs in SQL). The protocol is
+described in docs/protocol.md and typed in :mod:`duyun.server.protocol`.
+"""

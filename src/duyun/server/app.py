@@ -1,0 +1,552 @@
+"""The ASGI app: REST under /api, the websocket /ws, the client page at / (docs/protocol.md).
+
+The app is thin: REST handlers call the store in a worker thread (it is synchronous
+SQLAlchemy), websocket messages are validated here and routed to the table that owns them
+(:mod:`duyun.server.tables`). Every refusal is an ``error`` to the offending client only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field
+
+from duyun.bots import BOT_NAMES
+from duyun.rules import RuleSet
+from duyun.server import protocol
+from duyun.server.config import ServerConfig
+from duyun.server.protocol import PROTOCOL_VERSION, ProtocolError, error_message
+from duyun.server.store import (
+    Account,
+    AccountError,
+    AuthError,
+    NotFoundError,
+    RateLimitedError,
+    Store,
+    StoreConfig,
+)
+from duyun.server.tables import Table, TableManager, dumps
+
+log = logging.getLogger("duyun.server")
+STATIC_DIR = Path(__file__).parent / "static"
+T = TypeVar("T")
+
+#: websocket frames above this are refused by the websocket layer itself (close 1009); frames
+#: between ``max_message_bytes`` and this get a ``too_large`` error and are not read
+WS_MAX_FRAME = 1 << 20
+#: a client whose outgoing queue grows beyond this is not reading; it is disconnected
+MAX_OUTBOX = 5000
+
+
+class ApiError(Exception):
+    """A REST refusal: HTTP status, protocol error code and a message naming the problem."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+class Connection:
+    """One websocket: an outgoing queue drained by a writer task, a rate limiter, its seat."""
+
+    def __init__(self, websocket: WebSocket, config: ServerConfig) -> None:
+        self.websocket = websocket
+        self.config = config
+        self.account: Account | None = None
+        self.table: Table | None = None
+        self.spectating: Table | None = None
+        self.closed = False
+        self._outbox: asyncio.Queue[str | None] = asyncio.Queue()
+        self._close_args = (1000, "")
+        self._tokens = float(config.rate_burst)
+        self._refilled = time.monotonic()
+        self.flood = 0
+        self.last_reaction = 0.0
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_text(dumps(message))
+
+    def send_text(self, text: str) -> None:
+        if self.closed:
+            return
+        if self._outbox.qsize() > MAX_OUTBOX:
+            self.close(4009, "too slow: messages are not being read")
+            return
+        self._outbox.put_nowait(text)
+
+    def close(self, code: int, reason: str) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self._close_args = (code, reason)
+        self._outbox.put_nowait(None)
+
+    async def writer(self) -> None:
+        try:
+            while True:
+                item = await self._outbox.get()
+                if item is None:
+                    code, reason = self._close_args
+                    with contextlib.suppress(Exception):
+                        await self.websocket.close(code, reason)
+                    return
+                await self.websocket.send_text(item)
+        except Exception:  # the peer went away; the reader notices and cleans up
+            self.closed = True
+
+    def allow(self) -> bool:
+        """Token bucket: ``rate_limit`` messages per second, bursts of ``rate_burst``."""
+        now = time.monotonic()
+        self._tokens = min(
+            float(self.config.rate_burst),
+            self._tokens + (now - self._refilled) * self.config.rate_limit,
+        )
+        self._refilled = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            self.flood = 0
+            return True
+        self.flood += 1
+        return False
+
+
+# ------------------------------------------------------------------------------ REST bodies
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Credentials(_Body):
+    name: str = Field(max_length=64)
+    password: str = Field(max_length=256)
+
+
+class CreateTable(_Body):
+    stake: int = Field(default=1, ge=1, le=1_000_000)
+    hands: int = Field(default=8, ge=1, le=64)
+    rules: dict[str, Any] = Field(default_factory=dict)
+    bots_allowed: bool = True
+    bot: str | None = None
+    listed: bool = False
+
+
+def _account_json(account: Account) -> dict[str, Any]:
+    return {
+        "id": account.id,
+        "name": account.name,
+        "kind": account.kind,
+        "balance": account.balance,
+    }
+
+
+def _record_json(value: Any) -> Any:
+    data = jsonable_encoder(dataclasses.asdict(value))
+    return data
+
+
+def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
+    """The Origin check of /ws: browsers always send Origin; other clients may omit it."""
+    if origin is None or "*" in allowed:
+        return True
+    if allowed:
+        return origin.rstrip("/") in {o.rstrip("/") for o in allowed}
+    return urlsplit(origin).netloc == (host or "")
+
+
+def create_app(
+    config: ServerConfig,
+    database_url: str,
+    *,
+    owner: str | None = None,
+    store_config: StoreConfig | None = None,
+) -> FastAPI:
+    """The app for one server process. ``owner`` names the process when several share one
+    PostgreSQL database (docs/deploy.md): it then restores and holds only its own matches."""
+
+    state: dict[str, Any] = {"ready": False}
+
+    def store() -> Store:
+        opened: Store | None = state.get("store")
+        if opened is None:
+            raise ApiError(503, "starting", "the server is starting")
+        return opened
+
+    def manager() -> TableManager:
+        tables: TableManager | None = state.get("manager")
+        if tables is None:
+            raise ApiError(503, "starting", "the server is starting")
+        return tables
+
+    async def db(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await asyncio.to_thread(function, *args, **kwargs)
+
+    async def renew_leases(opened: Store, name: str) -> None:
+        while True:
+            await asyncio.sleep(10)
+            try:
+                await db(opened.renew_leases, name)
+            except Exception:
+                log.exception("renewing leases failed")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        settings = store_config or StoreConfig(
+            starting_balance=config.starting_balance,
+            token_max_age=config.token_max_age,
+            login_window=config.login_window,
+            login_max_failures_per_name=config.login_attempts,
+            argon2_time_cost=config.argon2_time_cost,
+            argon2_memory_cost=config.argon2_memory_cost,
+            secret_key=config.secret_key,
+        )
+        opened = await db(Store.open, database_url, settings)
+        tables = TableManager(config, opened, owner)
+        state["store"], state["manager"] = opened, tables
+        restored = await tables.restore()
+        log.info("restored %d live match(es)", restored)
+        renewer = asyncio.create_task(renew_leases(opened, owner)) if owner else None
+        state["ready"] = True
+        try:
+            yield
+        finally:
+            state["ready"] = False
+            if renewer is not None:
+                renewer.cancel()
+            await tables.shutdown()
+            await db(opened.close)
+
+    app = FastAPI(title="duyun", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app.state.core = state
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, error: ApiError) -> JSONResponse:
+        headers = {}
+        if error.status == 429:
+            headers["Retry-After"] = str(int(getattr(error, "retry_after", 60)) or 1)
+        return JSONResponse(
+            {"error": {"code": error.code, "message": error.message}},
+            status_code=error.status,
+            headers=headers,
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def _bad_request(request: Request, error: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}"
+            for e in error.errors()[:3]
+        )
+        return JSONResponse(
+            {"error": {"code": "bad_request", "message": problems}}, status_code=400
+        )
+
+    async def current_account(request: Request) -> Account:
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token:
+            raise ApiError(401, "unauthorized", "send 'Authorization: Bearer TOKEN'")
+        try:
+            return await db(store().verify_token, token.strip())
+        except AuthError as error:
+            raise ApiError(401, "unauthorized", str(error)) from None
+
+    def _session(account: Account, token: str) -> dict[str, Any]:
+        return {"token": token, "account": _account_json(account)}
+
+    @app.get("/healthz")
+    async def healthz() -> JSONResponse:
+        if state["ready"]:
+            return JSONResponse({"status": "ok"})
+        return JSONResponse({"status": "starting"}, status_code=503)
+
+    @app.post("/api/guest")
+    async def guest() -> dict[str, Any]:
+        account = await db(store().create_guest)
+        return _session(account, await db(store().issue_token, account.id))
+
+    @app.post("/api/register")
+    async def register(body: Credentials, request: Request) -> dict[str, Any]:
+        guest_id: int | None = None
+        if request.headers.get("authorization"):
+            current = await current_account(request)
+            if current.kind == "guest":
+                guest_id = current.id
+        try:
+            account = await db(store().register, body.name, body.password, guest_id)
+        except AccountError as error:
+            status, code = (
+                (409, "name_taken") if "taken" in str(error).lower() else (400, "bad_account")
+            )
+            raise ApiError(status, code, str(error)) from None
+        return _session(account, await db(store().issue_token, account.id))
+
+    @app.post("/api/login")
+    async def login(body: Credentials, request: Request) -> dict[str, Any]:
+        client = request.client.host if request.client else None
+        try:
+            account = await db(store().login, body.name, body.password, client)
+        except RateLimitedError as error:
+            api = ApiError(429, "rate_limited", str(error))
+            api.retry_after = error.retry_after  # type: ignore[attr-defined]
+            raise api from None
+        except AuthError as error:
+            raise ApiError(401, "bad_login", str(error)) from None
+        return _session(account, await db(store().issue_token, account.id))
+
+    @app.get("/api/me")
+    async def me(request: Request) -> dict[str, Any]:
+        account = await current_account(request)
+        table = manager().seated.get(account.id)
+        return {**_account_json(account), "table": None if table is None else table.code}
+
+    @app.get("/api/rooms")
+    async def rooms() -> list[dict[str, Any]]:
+        return [room.to_json() for room in config.rooms]
+
+    @app.get("/api/lobby")
+    async def lobby() -> dict[str, Any]:
+        return {"tables": manager().lobby()}
+
+    @app.get("/api/reactions")
+    async def reactions() -> list[dict[str, str]]:
+        return [{"id": key, "text": text} for key, text in protocol.REACTIONS]
+
+    @app.post("/api/tables", status_code=201)
+    async def create_table(body: CreateTable, request: Request) -> dict[str, Any]:
+        account = await current_account(request)
+        try:
+            rules = RuleSet.from_mapping(body.rules)
+        except (ValueError, TypeError) as error:
+            raise ApiError(400, "bad_request", f"rules: {error}") from None
+        bot = body.bot or config.default_bot
+        if bot not in BOT_NAMES:
+            raise ApiError(
+                400, "bad_request", f"bot: unknown bot {bot!r}; known: {', '.join(BOT_NAMES)}"
+            )
+        table = manager().create_private(
+            account,
+            stake=body.stake,
+            hands=body.hands,
+            rules=rules,
+            bots_allowed=body.bots_allowed,
+            bot=bot,
+            listed=body.listed,
+        )
+        return {"code": table.code, "invite": f"/?join={table.code}", "table": table.summary()}
+
+    @app.get("/api/tables/{code}")
+    async def table_info(code: str) -> dict[str, Any]:
+        table = manager().tables.get(code)
+        if table is None:
+            raise ApiError(404, "table_not_found", f"no table with code {code}")
+        return table.summary()
+
+    @app.get("/api/history")
+    async def history(request: Request, limit: int = 50) -> dict[str, Any]:
+        account = await current_account(request)
+        records = await db(store().history, account.id, max(1, min(limit, 200)))
+        matches = []
+        for record in records:
+            data = _record_json(record)
+            for hand in data.get("hand_records", []):
+                hand["replay"] = f"/api/hands/{hand['hand_id']}/log"
+            matches.append(data)
+        return {"matches": matches}
+
+    @app.get("/api/ledger")
+    async def ledger(request: Request, limit: int = 200) -> dict[str, Any]:
+        account = await current_account(request)
+        rows = await db(store().coin_ledger, account.id, max(1, min(limit, 1000)))
+        return {"balance": account.balance, "rows": [_record_json(row) for row in rows]}
+
+    @app.get("/api/hands/{hand_id}/log")
+    async def hand_log(hand_id: int, request: Request) -> dict[str, Any]:
+        account = await current_account(request)
+        try:
+            log_ = await db(store().hand_log, hand_id)
+        except NotFoundError:
+            raise ApiError(404, "hand_not_found", f"no hand {hand_id}") from None
+        if account.id not in log_.seat_accounts:
+            raise ApiError(403, "not_a_player", "only the hand's players may see its log")
+        if log_.status != "finished":
+            raise ApiError(409, "hand_not_finished", "the hand is still being played")
+        return {
+            "hand_id": log_.hand_id,
+            "match_id": log_.match_id,
+            "index": log_.index,
+            "stake": log_.stake,
+            "seats": list(log_.seat_names),
+            "events": list(log_.events),
+            "result": log_.result,
+        }
+
+    # ---------------------------------------------------------------------- websocket
+
+    async def authenticate(conn: Connection, token: str) -> None:
+        try:
+            account = await db(store().verify_token, token)
+        except AuthError as error:
+            raise ProtocolError("unauthorized", f"token refused: {error}") from None
+        conn.account = account
+        seated = manager().seated.get(account.id)
+        conn.send(
+            {
+                "type": "welcome",
+                "version": PROTOCOL_VERSION,
+                "account": _account_json(account),
+                "reactions": [{"id": k, "text": t} for k, t in protocol.REACTIONS],
+                "table": None if seated is None else seated.code,
+                "config": config.public(),
+            }
+        )
+        manager().attach(conn)
+
+    async def dispatch(conn: Connection, message: protocol._Message) -> None:
+        if isinstance(message, protocol.Ping):
+            conn.send({"type": "pong", "t": message.t})
+            return
+        if isinstance(message, protocol.Hello):
+            if conn.account is not None:
+                raise ProtocolError("wrong_state", "already authenticated")
+            if message.version != PROTOCOL_VERSION:
+                raise ProtocolError(
+                    "version",
+                    f"protocol version {message.version} is not spoken here "
+                    f"(this server speaks {PROTOCOL_VERSION})",
+                )
+            await authenticate(conn, message.token)
+            return
+        if conn.account is None:
+            raise ProtocolError("unauthorized", "send 'hello' with your token first")
+        tables = manager()
+        if isinstance(message, protocol.QuickMatch):
+            await tables.quick_match(conn, message.room)
+        elif isinstance(message, protocol.Join):
+            tables.join(conn, message.code)
+        elif isinstance(message, protocol.Spectate):
+            tables.spectate(conn, message.code)
+        elif isinstance(message, protocol.Unspectate):
+            if conn.spectating is not None:
+                conn.spectating.post("unspectate", conn)
+        else:
+            if isinstance(message, protocol.Reaction):
+                now = time.monotonic()
+                if now - conn.last_reaction < config.reaction_interval:
+                    raise ProtocolError("rate_limited", "one reaction at a time, please")
+                conn.last_reaction = now
+            table = conn.table or (
+                conn.spectating if isinstance(message, protocol.Reaction) else None
+            )
+            if table is None:
+                raise ProtocolError("not_seated", "sit at a table first")
+            table.post("message", conn, message)
+
+    async def handle_raw(conn: Connection, data: str | bytes) -> None:
+        size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
+        if size > config.max_message_bytes:
+            conn.send(
+                error_message(
+                    "too_large",
+                    f"message of {size} bytes; the limit is {config.max_message_bytes}",
+                )
+            )
+            return
+        if not conn.allow():
+            if conn.flood > 4 * config.rate_burst:
+                conn.send(error_message("rate_limited", "too many messages; disconnected"))
+                conn.close(4008, "message flood")
+                return
+            conn.send(
+                error_message(
+                    "rate_limited",
+                    f"more than {config.rate_limit:g} messages per second; message dropped",
+                )
+            )
+            return
+        try:
+            message = protocol.parse_client_message(data)
+        except ProtocolError as error:
+            conn.send(error_message(error.code, error.message, protocol.message_rid(data)))
+            return
+        try:
+            await dispatch(conn, message)
+        except ProtocolError as error:
+            conn.send(error_message(error.code, error.message, message.rid))
+
+    @app.websocket("/ws")
+    async def websocket_endpoint(websocket: WebSocket) -> None:
+        await websocket.accept()
+        conn = Connection(websocket, config)
+        writer = asyncio.create_task(conn.writer())
+        try:
+            if not origin_allowed(
+                websocket.headers.get("origin"),
+                websocket.headers.get("host"),
+                config.allowed_origins,
+            ):
+                conn.send(
+                    error_message(
+                        "bad_origin",
+                        f"origin {websocket.headers.get('origin')!r} may not open this socket",
+                    )
+                )
+                conn.close(4003, "bad origin")
+                return
+            token = websocket.query_params.get("token")
+            if token:
+                try:
+                    await authenticate(conn, token)
+                except ProtocolError as error:
+                    conn.send(error_message(error.code, error.message))
+            while not conn.closed:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                data = message.get("text")
+                if data is None:
+                    data = message.get("bytes") or b""
+                await handle_raw(conn, data)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            tables = state.get("manager")
+            if tables is not None and conn.account is not None:
+                tables.detach(conn)
+            conn.close(1000, "")
+            with contextlib.suppress(asyncio.TimeoutError, Exception):
+                await asyncio.wait_for(writer, timeout=2)
+
+    # ---------------------------------------------------------------------- the client page
+
+    index = STATIC_DIR / "index.html"
+
+    async def page() -> Response:
+        if index.is_file():
+            return FileResponse(index)
+        return HTMLResponse(
+            "<!doctype html><meta charset=utf-8><title>duyun</title>"
+            "<h1>Duyun mahjong server</h1><p>The game server is running; the browser client "
+            "is not installed. The protocol is described in docs/protocol.md.</p>"
+        )
+
+    app.add_api_route("/", page, methods=["GET"], include_in_schema=False)
+    app.add_api_route("/t/{code}", page, methods=["GET"], include_in_schema=False)
+    if STATIC_DIR.is_dir():
+        app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app
+
+
+__all__ = ["ApiError", "Connection", "create_app", "origin_allowed"]

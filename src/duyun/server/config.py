@@ -1,0 +1,238 @@
+"""Server configuration: stake rooms, timers, limits; read from a TOML file or the defaults.
+
+Every timer is configurable so that tests can run whole matches with tiny values (a claim window
+of 0.02 s) while a real deployment gives people time to think. Unknown keys and wrong types are
+refused with a message naming the key: a typo in a config file must not silently fall back to a
+default.
+
+Example file (every key optional)::
+
+    starting_balance = 1000
+    turn_timer = 15.0
+    claim_window = 4.0
+    allowed_origins = ["https://mahjong.example"]
+
+    [[rooms]]
+    id = "novice"
+    name = "新手場"
+    stake = 1
+    entry = 100
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from duyun.bots import BOT_NAMES
+
+
+class ConfigError(ValueError):
+    """A config file or value that cannot be used; the message names the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    """A stake room (R41): coins per point and the balance needed to sit down."""
+
+    id: str
+    name: str
+    stake: int
+    entry: int
+    hands: int = 8
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "stake": self.stake,
+            "entry": self.entry,
+            "hands": self.hands,
+        }
+
+
+DEFAULT_ROOMS: tuple[Room, ...] = (
+    Room("novice", "新手場", stake=1, entry=100),
+    Room("junior", "初級場", stake=5, entry=1000),
+    Room("senior", "高級場", stake=20, entry=10000),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Everything `duyun serve` can be told; the defaults suit people playing in a browser."""
+
+    rooms: tuple[Room, ...] = DEFAULT_ROOMS
+    starting_balance: int = 1000
+    #: seconds for a turn decision before the obvious move is played
+    turn_timer: float = 15.0
+    #: the fixed claim window after every discard and added kong's tile (see docs/protocol.md)
+    claim_window: float = 4.0
+    #: fixed delay before a bot's (or a 托管 seat's) turn move
+    bot_delay: float = 1.0
+    #: quick match: seconds after the first player sits before empty seats get bots
+    bot_fill_wait: float = 10.0
+    #: seconds a dropped seat has to reconnect before R45 applies
+    reconnect_grace: float = 60.0
+    #: seconds between hands unless every human is ready earlier
+    next_hand_wait: float = 15.0
+    default_bot: str = "strong"
+    max_message_bytes: int = 4096
+    #: messages per second per connection (token bucket) and the burst it allows
+    rate_limit: float = 20.0
+    rate_burst: int = 40
+    #: Origin headers accepted on /ws; empty = same host as the request; "*" = any
+    allowed_origins: tuple[str, ...] = ()
+    #: token signing key; None = the store generates one and keeps it in the database
+    secret_key: str | None = None
+    token_max_age: int = 30 * 24 * 3600
+    login_attempts: int = 5
+    login_window: int = 15 * 60
+    #: seconds between two reactions of one connection
+    reaction_interval: float = 1.0
+    #: argon2 costs (tests lower them; never below argon2's minimums)
+    argon2_time_cost: int = 2
+    argon2_memory_cost: int = 19 * 1024
+
+    def __post_init__(self) -> None:
+        for name in (
+            "turn_timer",
+            "claim_window",
+            "bot_delay",
+            "bot_fill_wait",
+            "reconnect_grace",
+            "next_hand_wait",
+            "rate_limit",
+            "reaction_interval",
+        ):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+                raise ConfigError(f"{name} must be a number of seconds ≥ 0, got {value!r}")
+        if self.rate_limit <= 0:
+            raise ConfigError("rate_limit must be positive")
+        for name in ("starting_balance", "max_message_bytes", "rate_burst", "login_attempts"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ConfigError(f"{name} must be a whole number ≥ 0, got {value!r}")
+        if self.max_message_bytes < 256:
+            raise ConfigError("max_message_bytes must be at least 256")
+        if self.default_bot not in BOT_NAMES:
+            raise ConfigError(
+                f"default_bot {self.default_bot!r} is not a bot; known: {', '.join(BOT_NAMES)}"
+            )
+        if not self.rooms:
+            raise ConfigError("at least one room is needed")
+        ids = [room.id for room in self.rooms]
+        if len(set(ids)) != len(ids):
+            raise ConfigError(f"room ids must be unique, got {ids}")
+        for room in self.rooms:
+            if room.stake < 1 or room.entry < 0 or not 1 <= room.hands <= 64:
+                raise ConfigError(f"room {room.id!r}: stake must be ≥ 1, entry ≥ 0 and hands 1..64")
+
+    def room(self, room_id: str) -> Room | None:
+        return next((room for room in self.rooms if room.id == room_id), None)
+
+    def with_overrides(self, **changes: Any) -> ServerConfig:
+        """A copy with some values changed (tests use tiny timers this way)."""
+        return replace(self, **changes)
+
+    def public(self) -> dict[str, Any]:
+        """The values a client may know (sent in ``welcome``)."""
+        return {
+            "turn_timer": self.turn_timer,
+            "claim_window": self.claim_window,
+            "bot_delay": self.bot_delay,
+            "bot_fill_wait": self.bot_fill_wait,
+            "reconnect_grace": self.reconnect_grace,
+            "next_hand_wait": self.next_hand_wait,
+            "max_message_bytes": self.max_message_bytes,
+            "rate_limit": self.rate_limit,
+            "rate_burst": self.rate_burst,
+        }
+
+
+_ROOM_KEYS = {f.name for f in fields(Room)}
+
+
+def _room_from(data: object, index: int) -> Room:
+    if not isinstance(data, dict):
+        raise ConfigError(f"rooms[{index}] must be a table")
+    unknown = sorted(set(data) - _ROOM_KEYS)
+    if unknown:
+        raise ConfigError(f"rooms[{index}]: unknown key(s) {', '.join(unknown)}")
+    try:
+        return Room(
+            id=str(data["id"]),
+            name=str(data.get("name", data["id"])),
+            stake=_int(data["stake"], f"rooms[{index}].stake"),
+            entry=_int(data.get("entry", 0), f"rooms[{index}].entry"),
+            hands=_int(data.get("hands", 8), f"rooms[{index}].hands"),
+        )
+    except KeyError as error:
+        raise ConfigError(f"rooms[{index}]: missing key {error.args[0]!r}") from None
+
+
+def _int(value: object, key: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ConfigError(f"{key} must be a whole number, got {value!r}")
+    return value
+
+
+def config_from_mapping(data: dict[str, Any]) -> ServerConfig:
+    """Build a config from parsed TOML, naming any unknown key or wrong type."""
+    known = {f.name: f for f in fields(ServerConfig)}
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in known:
+            raise ConfigError(f"unknown config key {key!r}; known: {', '.join(sorted(known))}")
+        if key == "rooms":
+            if not isinstance(value, list):
+                raise ConfigError("rooms must be an array of tables ([[rooms]])")
+            values[key] = tuple(_room_from(room, i) for i, room in enumerate(value))
+        elif key == "allowed_origins":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError("allowed_origins must be a list of strings")
+            values[key] = tuple(value)
+        elif key in ("default_bot", "secret_key"):
+            if not isinstance(value, str):
+                raise ConfigError(f"{key} must be a string")
+            values[key] = value
+        else:
+            default = getattr(ServerConfig(), key)
+            if (
+                isinstance(default, float)
+                and isinstance(value, int)
+                and not isinstance(value, bool)
+            ):
+                value = float(value)
+            if type(value) is not type(default):
+                raise ConfigError(f"{key} must be {type(default).__name__}, got {value!r}")
+            values[key] = value
+    return ServerConfig(**values)
+
+
+def load_config(path: str | Path | None) -> ServerConfig:
+    """Read a TOML config file (None: the defaults)."""
+    if path is None:
+        return ServerConfig()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(f"cannot read config file {path}: {error.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"config file {path} is not valid TOML: {error}") from None
+    return config_from_mapping(data)
+
+
+__all__ = [
+    "DEFAULT_ROOMS",
+    "ConfigError",
+    "Room",
+    "ServerConfig",
+    "config_from_mapping",
+    "load_config",
+]

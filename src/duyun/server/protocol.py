@@ -1,0 +1,477 @@
+"""The websocket protocol (docs/protocol.md): typed client messages and what seats are sent.
+
+Client messages are validated with pydantic into one model per ``type``; anything else becomes a
+:class:`ProtocolError` with a code from docs/protocol.md and a message naming what is wrong, so
+the server answers bad input with a clear error and never a traceback.
+
+The seat's VIEW is folded from the events the seat has been sent (:func:`fold_view`), not read
+from the engine: during a claim window the engine may already be ahead of what the table has
+released (a discard nobody could claim is followed at once by the next draw inside the engine),
+and a view read from it then would tell that nobody could claim. Folding the released events
+can never show more than the events do.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from duyun.engine import Action, ActionKind, LegalActions, SeatView
+from duyun.hand import Hand
+from duyun.tiles import NotationError, tile_from_str, tile_to_str
+
+PROTOCOL_VERSION = 1
+
+REACTIONS: tuple[tuple[str, str], ...] = (
+    ("hello", "你好！"),
+    ("nice", "好牌！"),
+    ("hurry", "快點吧～"),
+    ("oops", "哎呀！"),
+    ("thanks", "謝謝"),
+    ("again", "再來一局"),
+)
+REACTION_TEXT = dict(REACTIONS)
+
+
+class ProtocolError(ValueError):
+    """A message the server refuses: ``code`` is the protocol error code (docs/protocol.md)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    rid: str | int | None = None
+
+
+class Hello(_Message):
+    type: Literal["hello"]
+    version: int
+    token: str = Field(max_length=1024)
+
+
+class QuickMatch(_Message):
+    type: Literal["quick_match"]
+    room: str = Field(max_length=64)
+
+
+class Join(_Message):
+    type: Literal["join"]
+    code: str = Field(pattern=r"^[0-9]{6}$")
+
+
+class Sit(_Message):
+    type: Literal["sit"]
+    seat: int = Field(ge=0, le=3)
+
+
+class Leave(_Message):
+    type: Literal["leave"]
+
+
+class Ready(_Message):
+    type: Literal["ready"]
+    ready: bool = True
+
+
+class AddBot(_Message):
+    type: Literal["add_bot"]
+    seat: int = Field(ge=0, le=3)
+    bot: str | None = Field(default=None, max_length=32)
+
+
+class RemoveBot(_Message):
+    type: Literal["remove_bot"]
+    seat: int = Field(ge=0, le=3)
+
+
+class Start(_Message):
+    type: Literal["start"]
+
+
+class Act(_Message):
+    type: Literal["act"]
+    action: Literal[
+        "discard", "baoting", "pong", "kong", "added_kong", "concealed_kong", "hu", "pass"
+    ]
+    tile: str | None = Field(default=None, max_length=4)
+    seat: int | None = None
+
+
+class Tuoguan(_Message):
+    type: Literal["tuoguan"]
+    on: bool
+
+
+class Reaction(_Message):
+    type: Literal["reaction"]
+    id: str = Field(max_length=32)
+
+
+class Dissolve(_Message):
+    type: Literal["dissolve"]
+    agree: bool
+
+
+class Spectate(_Message):
+    type: Literal["spectate"]
+    code: str = Field(pattern=r"^[0-9]{6}$")
+
+
+class Unspectate(_Message):
+    type: Literal["unspectate"]
+
+
+class Ping(_Message):
+    type: Literal["ping"]
+    t: float | int | str | None = None
+
+
+ClientMessage = (
+    Hello
+    | QuickMatch
+    | Join
+    | Sit
+    | Leave
+    | Ready
+    | AddBot
+    | RemoveBot
+    | Start
+    | Act
+    | Tuoguan
+    | Reaction
+    | Dissolve
+    | Spectate
+    | Unspectate
+    | Ping
+)
+
+_MODELS: dict[str, type[_Message]] = {
+    model.model_fields["type"].annotation.__args__[0]: model  # type: ignore[union-attr]
+    for model in (
+        Hello,
+        QuickMatch,
+        Join,
+        Sit,
+        Leave,
+        Ready,
+        AddBot,
+        RemoveBot,
+        Start,
+        Act,
+        Tuoguan,
+        Reaction,
+        Dissolve,
+        Spectate,
+        Unspectate,
+        Ping,
+    )
+}
+MESSAGE_TYPES: tuple[str, ...] = tuple(_MODELS)
+_ANY_JSON: TypeAdapter[Any] = TypeAdapter(Any)
+
+
+def parse_client_message(text: str | bytes) -> _Message:
+    """Parse and validate one client message, or raise :class:`ProtocolError`."""
+    try:
+        data = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ProtocolError("bad_json", f"not JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_json", "a message must be a JSON object with a 'type'")
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError("bad_message", "a message needs a string field 'type'")
+    model = _MODELS.get(kind)
+    if model is None:
+        raise ProtocolError(
+            "unknown_type", f"unknown message type {kind[:40]!r}; known: {', '.join(_MODELS)}"
+        )
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'message'}: {e['msg']}"
+            for e in error.errors()[:3]
+        )
+        raise ProtocolError("bad_message", f"{kind}: {problems}") from None
+
+
+def message_rid(text: str | bytes) -> str | int | None:
+    """The ``rid`` of a message that failed validation, if it can be read at all."""
+    try:
+        data = json.loads(text)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    rid = data.get("rid") if isinstance(data, dict) else None
+    if isinstance(rid, bool) or not isinstance(rid, str | int):
+        return None
+    return rid if not isinstance(rid, str) or len(rid) <= 64 else None
+
+
+def action_from_message(message: Act, seat: int) -> Action:
+    """The engine action an ``act`` message asks for (the seat is the connection's own)."""
+    kind = ActionKind(message.action)
+    if kind.needs_tile:
+        if message.tile is None:
+            raise ProtocolError("bad_message", f"act: {kind.value} needs a 'tile', e.g. '5p'")
+        try:
+            tile = tile_from_str(message.tile)
+        except NotationError as error:
+            raise ProtocolError("bad_message", f"act: tile: {error}") from None
+        return Action(seat, kind, tile)
+    if message.tile is not None:
+        raise ProtocolError("bad_message", f"act: {kind.value} takes no 'tile'")
+    return Action(seat, kind)
+
+
+def legal_to_json(legal: Iterable[Action]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for action in legal:
+        item: dict[str, Any] = {"action": action.kind.value}
+        if action.tile is not None:
+            item["tile"] = tile_to_str(action.tile)
+        out.append(item)
+    return out
+
+
+def error_message(code: str, message: str, rid: str | int | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if rid is not None:
+        data["rid"] = rid
+    return data
+
+
+# --------------------------------------------------------------------------- views
+
+_TILE_ORDER = {tile_to_str(t): t for t in range(27)}
+
+
+def _sorted_tiles(tiles: Iterable[str]) -> list[str]:
+    return sorted(tiles, key=lambda t: _TILE_ORDER.get(t, 99))
+
+
+def view_to_json(view: SeatView) -> dict[str, Any]:
+    """An engine SeatView as the protocol's VIEW (without ``legal``; that is the prompt)."""
+    return {
+        "seat": view.seat,
+        "dealer": view.dealer,
+        "streak": view.streak,
+        "phase": view.phase,
+        "current": view.current,
+        "wall_remaining": view.wall_remaining,
+        "hand": [tile_to_str(t) for t in view.hand],
+        "drawn_tile": None if view.drawn_tile is None else tile_to_str(view.drawn_tile),
+        "concealed_sizes": list(view.concealed_sizes),
+        "melds": [
+            [
+                {"kind": m.kind.value, "tile": None if m.tile is None else tile_to_str(m.tile)}
+                for m in melds
+            ]
+            for melds in view.melds
+        ],
+        "rivers": [[tile_to_str(t) for t in river] for river in view.rivers],
+        "baoting": list(view.baoting),
+        "has_bean": list(view.has_bean),
+        "claim_tile": None if view.claim_tile is None else tile_to_str(view.claim_tile),
+        "claim_from": view.claim_from,
+        "claim_is_rob": view.claim_is_rob,
+        "payments": [p.to_json() for p in view.payments],
+        "points": list(view.points),
+    }
+
+
+def fold_view(events: Sequence[dict[str, Any]], seat: int | None) -> dict[str, Any]:
+    """The VIEW of ``seat`` (None: a spectator) built from the events it was sent.
+
+    ``events`` must already be redacted for ``seat`` (``events_for``). Equal to
+    ``view_to_json(round.view(seat))`` whenever the table has released every event of the
+    round (tests check this over whole hands). Hands dealt by the server hold 14 tiles for
+    the dealer and 13 for the others; a start position with melds (a scenario) is read from
+    the seat's own hand and assumed melds-free for hidden hands.
+    """
+    if not events or events[0].get("type") != "start":
+        raise ValueError("a view is folded from a hand's events, starting with 'start'")
+    start = events[0]
+    dealer = int(start["dealer"])
+    own: list[str] = []
+    melds: list[list[dict[str, Any]]] = [[], [], [], []]
+    sizes = [0, 0, 0, 0]
+    for owner, text in enumerate(start["hands"]):
+        if text == "?" or owner != seat:
+            sizes[owner] = 14 if owner == dealer else 13
+            continue
+        hand = Hand.parse(text) if text else Hand(())
+        own = [tile_to_str(t) for t in hand.concealed]
+        sizes[owner] = len(own)
+        melds[owner] = [{"kind": m.kind.value, "tile": tile_to_str(m.tile)} for m in hand.melds]
+    wall = start["wall"]
+    state: dict[str, Any] = {
+        "seat": seat,
+        "dealer": dealer,
+        "streak": int(start["streak"]),
+        "phase": "turn",
+        "current": int(start["turn"]),
+        "wall_remaining": wall if isinstance(wall, int) else len(wall),
+        "drawn_tile": None,
+        "rivers": [list(r) for r in start["discards"]],
+        "baoting": list(start["baoting"]),
+        "has_bean": [any("kong" in m["kind"] for m in ms) for ms in melds],
+        "claim_tile": None,
+        "claim_from": None,
+        "claim_is_rob": False,
+        "payments": [],
+        "points": [0, 0, 0, 0],
+    }
+
+    def clear_claim() -> None:
+        state["claim_tile"] = None
+        state["claim_from"] = None
+        state["claim_is_rob"] = False
+
+    def take(owner: int, tile: str, count: int) -> None:
+        sizes[owner] -= count
+        if owner == seat:
+            for _ in range(count):
+                own.remove(tile)
+
+    for event in events[1:]:
+        kind = event.get("type")
+        who: Any = event.get("seat")
+        if kind == "draw":
+            sizes[who] += 1
+            state["wall_remaining"] -= 1
+            state["phase"], state["current"] = "turn", who
+            clear_claim()
+            if who == seat:
+                own.append(event["tile"])
+                state["drawn_tile"] = event["tile"]
+        elif kind == "discard":
+            take(who, event["tile"], 1)
+            state["rivers"][who].append(event["tile"])
+            if event.get("baoting"):
+                state["baoting"][who] = True
+            state["phase"], state["current"] = "claims", who
+            state["claim_tile"], state["claim_from"] = event["tile"], who
+            if who == seat:
+                state["drawn_tile"] = None
+        elif kind == "baoting":
+            state["baoting"][who] = True
+        elif kind == "act" and event.get("action") == "added_kong":
+            take(who, event["tile"], 1)
+            state["phase"] = "claims"
+            state["claim_tile"], state["claim_from"] = event["tile"], who
+            state["claim_is_rob"] = True
+            if who == seat:
+                state["drawn_tile"] = None
+        elif kind == "pong":
+            state["rivers"][event["from"]].pop()
+            take(who, event["tile"], 2)
+            melds[who].append({"kind": "pong", "tile": event["tile"]})
+            state["phase"], state["current"] = "turn", who
+            clear_claim()
+            if who == seat:
+                state["drawn_tile"] = None
+        elif kind == "kong":
+            how = event["kind"]
+            tile = event["tile"]
+            if how == "direct_kong":
+                state["rivers"][event["from"]].pop()
+                take(who, tile, 3)
+                melds[who].append({"kind": how, "tile": tile})
+            elif how == "added_kong":
+                for meld in melds[who]:
+                    if meld["kind"] == "pong" and meld["tile"] == tile:
+                        meld["kind"] = how
+                        break
+            else:
+                if who == seat:
+                    take(who, tile, 4)
+                else:
+                    sizes[who] -= 4
+                melds[who].append({"kind": how, "tile": None if tile == "?" else tile})
+            state["has_bean"][who] = True
+            clear_claim()
+            if who == seat:
+                state["drawn_tile"] = None
+        elif kind == "payment":
+            row = {key: event[key] for key in ("payer", "payee", "fan", "points", "rule", "reason")}
+            state["payments"].append(row)
+            state["points"][row["payer"]] -= row["points"]
+            state["points"][row["payee"]] += row["points"]
+        elif kind == "win":
+            if event.get("how") == "discard" and state["claim_from"] is not None:
+                river = state["rivers"][state["claim_from"]]
+                if river and river[-1] == event["tile"]:
+                    river.pop()
+        elif kind == "end":
+            state["phase"] = "ended"
+            state["drawn_tile"] = None
+            clear_claim()
+    if seat is not None and state["phase"] != "turn":
+        state["drawn_tile"] = None
+    if seat is not None and state["current"] != seat:
+        state["drawn_tile"] = None
+    return {
+        "seat": seat,
+        "dealer": state["dealer"],
+        "streak": state["streak"],
+        "phase": state["phase"],
+        "current": state["current"],
+        "wall_remaining": state["wall_remaining"],
+        "hand": _sorted_tiles(own) if seat is not None else [],
+        "drawn_tile": state["drawn_tile"],
+        "concealed_sizes": sizes,
+        "melds": melds,
+        "rivers": state["rivers"],
+        "baoting": state["baoting"],
+        "has_bean": state["has_bean"],
+        "claim_tile": state["claim_tile"],
+        "claim_from": state["claim_from"],
+        "claim_is_rob": state["claim_is_rob"],
+        "payments": state["payments"],
+        "points": state["points"],
+    }
+
+
+def legal_of(legal: LegalActions) -> list[dict[str, Any]]:
+    return legal_to_json(legal)
+
+
+__all__ = [
+    "MESSAGE_TYPES",
+    "PROTOCOL_VERSION",
+    "REACTIONS",
+    "REACTION_TEXT",
+    "Act",
+    "AddBot",
+    "ClientMessage",
+    "Dissolve",
+    "Hello",
+    "Join",
+    "Leave",
+    "Ping",
+    "ProtocolError",
+    "QuickMatch",
+    "Reaction",
+    "Ready",
+    "RemoveBot",
+    "Sit",
+    "Spectate",
+    "Start",
+    "Tuoguan",
+    "Unspectate",
+    "action_from_message",
+    "error_message",
+    "fold_view",
+    "legal_to_json",
+    "message_rid",
+    "parse_client_message",
+    "view_to_json",
+]

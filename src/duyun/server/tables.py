@@ -1,0 +1,1356 @@
+"""Tables: one asyncio task per table owning the match and its current engine Round.
+
+Every message, timer and connection change for a table is queued to its task, so moves never
+race. The task applies decisions to the engine, appends the resulting events to the store
+before anyone sees them, and releases them to each seat through ``events_for`` (DESIGN "The
+online game, in layers").
+
+The claim window (docs/protocol.md "Timing"). After every discard and every added kong's tile
+the table holds what follows for exactly ``claim_window`` seconds. The engine goes straight on
+when nobody can claim (it draws the next tile at once), so the table keeps a *released* mark
+into the engine's event list: events up to and including the discard are released, the rest
+wait for the end of the window. Seats that may claim are prompted at once; their answers are
+collected and applied only when the window ends. Content and timing are thus the same whether
+or not anyone could claim. Views are folded from the released events
+(:func:`duyun.server.protocol.fold_view`), never read from an engine that may be ahead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+import random
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from duyun.bots import BOT_NAMES, Bot, make_bot
+from duyun.engine import (
+    Action,
+    ActionKind,
+    IllegalActionError,
+    Phase,
+    Round,
+    deal_setup,
+    events_for,
+    replay,
+)
+from duyun.rules import RuleSet
+from duyun.server import protocol
+from duyun.server.config import Room, ServerConfig
+from duyun.server.protocol import ProtocolError, error_message
+from duyun.server.store import Account, LiveMatch, MatchSpec, SeatSpec, Store
+from duyun.tiles import tile_to_str
+
+log = logging.getLogger("duyun.server")
+
+SEATS = 4
+Status = Literal["waiting", "playing", "between", "ended"]
+Viewer = int | None  # a seat, or None for spectators
+
+
+class Client(Protocol):
+    """A connected websocket as the tables see it (implemented in app.py)."""
+
+    account: Account | None
+    table: Table | None
+    spectating: Table | None
+
+    def send(self, message: dict[str, Any]) -> None: ...
+
+    def send_text(self, text: str) -> None: ...
+
+    def close(self, code: int, reason: str) -> None: ...
+
+
+def hand_seed(match_seed: int, index: int) -> int:
+    """Each hand's wall seed, derived from the match seed (reproducible, R4)."""
+    return random.Random(f"{match_seed}:{index}").getrandbits(63)
+
+
+def dumps(message: dict[str, Any]) -> str:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(slots=True)
+class Seat:
+    """Who sits at a seat and how they are playing."""
+
+    kind: Literal["human", "bot"]
+    name: str
+    bot_name: str
+    account_id: int | None = None
+    ready: bool = False
+    client: Client | None = None
+    tuoguan: bool = False
+    #: escaped (R45) or left: a bot plays this seat for the rest of the match
+    forced_tuoguan: bool = False
+    timeouts: int = 0
+    balance: int | None = None
+    bot: Bot | None = None
+
+    @property
+    def is_human(self) -> bool:
+        return self.kind == "human"
+
+    @property
+    def botted(self) -> bool:
+        """A bot decides for this seat (a bot seat, or a human in 托管)."""
+        return self.kind == "bot" or self.tuoguan
+
+    def to_json(self, index: int, points: int, coins: int) -> dict[str, Any]:
+        return {
+            "seat": index,
+            "name": self.name,
+            "kind": self.kind,
+            "account_id": self.account_id,
+            "bot": self.bot_name if self.kind == "bot" else None,
+            "ready": self.ready,
+            "connected": self.kind == "bot" or self.client is not None,
+            "tuoguan": self.tuoguan,
+            "balance": self.balance,
+            "points": points,
+            "coins": coins,
+        }
+
+
+@dataclass(slots=True)
+class Prompt:
+    kind: Literal["turn", "claim"]
+    legal: list[dict[str, Any]]
+    deadline: float  # time.monotonic()
+    claim_tile: str | None = None
+    claim_from: int | None = None
+
+    def to_json(self, hand_id: int | None) -> dict[str, Any]:
+        return {
+            "type": "prompt",
+            "hand_id": hand_id,
+            "kind": self.kind,
+            "deadline": round(max(0.0, self.deadline - time.monotonic()), 3),
+            "legal": self.legal,
+            "claim_tile": self.claim_tile,
+            "claim_from": self.claim_from,
+        }
+
+
+@dataclass(slots=True)
+class HandSummary:
+    hand_id: int
+    result: str
+    winners: list[int]
+    points: list[int]
+    coins: list[int]
+
+
+@dataclass(slots=True)
+class TableOptions:
+    kind: Literal["room", "private"]
+    room: str | None
+    stake: int
+    hands: int
+    rules: RuleSet
+    bots_allowed: bool
+    bot: str
+    listed: bool
+    host: int | None  # account id of the creator (private tables)
+
+
+class Table:
+    """One table: seats, spectators, the match and the hand being played."""
+
+    def __init__(self, manager: TableManager, code: str, options: TableOptions) -> None:
+        self.manager = manager
+        self.config = manager.config
+        self.store = manager.store
+        self.code = code
+        self.options = options
+        self.seats: list[Seat | None] = [None] * SEATS
+        self.spectators: set[Client] = set()
+        self.status: Status = "waiting"
+        self.inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+        self.pending_joins = 0
+        # match
+        self.match_id: int | None = None
+        self.seed = secrets.randbits(63)
+        self.hand_index = 0
+        self.dealer = 0
+        self.streak = 0
+        self.results: list[HandSummary] = []
+        self.last_hand_end: dict[str, Any] | None = None
+        self.match_end: dict[str, Any] | None = None
+        # the hand
+        self.round: Round | None = None
+        self.hand_id: int | None = None
+        self.stored = 0
+        self.released = 0
+        self.seen: dict[Viewer, int] = {}
+        self.window_open = False
+        self.answers: dict[int, Action] = {}
+        self.prompts: dict[int, Prompt] = {}
+        self.dissolve_votes: set[int] | None = None
+        # timers: name -> (id, handle); a firing timer whose id is stale is ignored
+        self._timers: dict[str, tuple[int, asyncio.TimerHandle]] = {}
+        self._timer_ids = itertools.count(1)
+        self.fill_at: float | None = None
+
+    # ------------------------------------------------------------------ plumbing
+
+    def start_task(self) -> None:
+        self.task = asyncio.create_task(self._run(), name=f"table-{self.code}")
+
+    def post(self, *item: Any) -> None:
+        self.inbox.put_nowait(item)
+
+    async def _run(self) -> None:
+        while True:
+            item = await self.inbox.get()
+            if item[0] == "stop":
+                self._cancel_all_timers()
+                return
+            try:
+                await self._handle(item)
+            except ProtocolError as error:
+                client = item[1] if len(item) > 1 else None
+                if client is not None and hasattr(client, "send"):
+                    client.send(error_message(error.code, error.message, _rid(item)))
+            except Exception:  # a bug must not take the table down for everyone
+                log.exception("table %s: error handling %s", self.code, item[0])
+
+    def _set_timer(self, name: str, delay: float, *args: Any) -> None:
+        self._cancel_timer(name)
+        timer_id = next(self._timer_ids)
+        handle = asyncio.get_running_loop().call_later(
+            delay, self.inbox.put_nowait, ("timer", name, timer_id, args)
+        )
+        self._timers[name] = (timer_id, handle)
+
+    def _cancel_timer(self, name: str) -> None:
+        entry = self._timers.pop(name, None)
+        if entry is not None:
+            entry[1].cancel()
+
+    def _cancel_all_timers(self) -> None:
+        for name in list(self._timers):
+            self._cancel_timer(name)
+
+    async def _handle(self, item: tuple[Any, ...]) -> None:
+        kind = item[0]
+        if kind == "timer":
+            _, name, timer_id, args = item
+            entry = self._timers.get(name)
+            if entry is None or entry[0] != timer_id:
+                return  # cancelled or replaced
+            del self._timers[name]
+            await self._on_timer(name, *args)
+        elif kind == "message":
+            await self._on_message(item[1], item[2])
+        elif kind == "join":
+            await self._on_join(item[1], item[2])
+        elif kind == "attach":
+            self._on_attach(item[1])
+        elif kind == "detach":
+            await self._on_detach(item[1])
+        elif kind == "spectate":
+            self._on_spectate(item[1])
+        elif kind == "unspectate":
+            self.spectators.discard(item[1])
+            if item[1].spectating is self:
+                item[1].spectating = None
+            self._broadcast_table()
+        elif kind == "call":
+            await item[1]()
+
+    async def _db(self, function: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.to_thread(function, *args)
+
+    # ------------------------------------------------------------------ state to clients
+
+    @property
+    def seated_count(self) -> int:
+        return sum(seat is not None for seat in self.seats)
+
+    @property
+    def free_seats(self) -> int:
+        return SEATS - self.seated_count
+
+    def humans(self) -> list[tuple[int, Seat]]:
+        return [(i, s) for i, s in enumerate(self.seats) if s is not None and s.is_human]
+
+    def seat_of(self, client: Client) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat is not None and seat.client is client:
+                return index
+        return None
+
+    def host_seat(self) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat is not None and seat.account_id == self.options.host and seat.is_human:
+                return index
+        return None
+
+    def match_points(self) -> list[int]:
+        return [sum(h.points[s] for h in self.results) for s in range(SEATS)]
+
+    def match_coins(self) -> list[int]:
+        return [sum(h.coins[s] for h in self.results) for s in range(SEATS)]
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "kind": self.options.kind,
+            "room": self.options.room,
+            "stake": self.options.stake,
+            "hands": self.options.hands,
+            "rules": self.options.rules.to_mapping(),
+            "bots_allowed": self.options.bots_allowed,
+            "bot": self.options.bot,
+            "status": self.status,
+            "seated": self.seated_count,
+            "humans": len(self.humans()),
+            "hand_index": self.hand_index,
+            "spectators": len(self.spectators),
+        }
+
+    def table_json(self, you: int | None) -> dict[str, Any]:
+        points, coins = self.match_points(), self.match_coins()
+        data = self.summary()
+        data.update(
+            {
+                "host": self.host_seat(),
+                "hand_id": self.hand_id,
+                "you": you,
+                "seats": [
+                    None if seat is None else seat.to_json(i, points[i], coins[i])
+                    for i, seat in enumerate(self.seats)
+                ],
+                "dissolve": None
+                if self.dissolve_votes is None
+                else {"agreed": sorted(self.dissolve_votes), "needed": self._voters()},
+                "invite": f"/?join={self.code}",
+            }
+        )
+        return data
+
+    def _broadcast_table(self) -> None:
+        for index, seat in enumerate(self.seats):
+            if seat is not None and seat.client is not None:
+                seat.client.send({"type": "table", "table": self.table_json(index)})
+        if self.spectators:
+            text = dumps({"type": "table", "table": self.table_json(None)})
+            for client in self.spectators:
+                client.send_text(text)
+
+    def _viewers(self) -> list[tuple[Viewer, list[Client]]]:
+        out: list[tuple[Viewer, list[Client]]] = []
+        for index, seat in enumerate(self.seats):
+            out.append((index, [seat.client] if seat is not None and seat.client else []))
+        out.append((None, list(self.spectators)))
+        return out
+
+    def _send_to_all(self, message: dict[str, Any]) -> None:
+        text = dumps(message)
+        for _, clients in self._viewers():
+            for client in clients:
+                client.send_text(text)
+
+    def snapshot(self, viewer: Viewer) -> dict[str, Any] | None:
+        if self.round is None or self.released == 0:
+            return None
+        events = events_for(self.round.events[: self.released], viewer)
+        prompt = self.prompts.get(viewer) if viewer is not None else None
+        return {
+            "type": "snapshot",
+            "hand_id": self.hand_id,
+            "hand_index": self.hand_index,
+            "seat": viewer,
+            "view": protocol.fold_view(events, viewer),
+            "events": events,
+            "prompt": None if prompt is None else prompt.to_json(self.hand_id),
+        }
+
+    def _send_state(self, client: Client, viewer: Viewer) -> None:
+        """table + snapshot (+ the last settlement between hands) for a client arriving."""
+        client.send({"type": "table", "table": self.table_json(viewer)})
+        snap = self.snapshot(viewer)
+        if snap is not None:
+            client.send(snap)
+        if self.status in ("between", "ended") and self.last_hand_end is not None:
+            client.send(self.last_hand_end)
+        if self.status == "ended" and self.match_end is not None:
+            client.send(self.match_end)
+
+    # ------------------------------------------------------------------ joining and leaving
+
+    async def _on_join(self, client: Client, seat_wanted: int | None) -> None:
+        self.pending_joins = max(0, self.pending_joins - 1)
+        account = client.account
+        assert account is not None
+        if self.status != "waiting":
+            self.manager.unseat(account.id, self)
+            raise ProtocolError("wrong_state", f"table {self.code} has already started")
+        if any(s is not None and s.account_id == account.id for s in self.seats):
+            self._send_state(client, self.seat_of(client))
+            return
+        free = [i for i, s in enumerate(self.seats) if s is None]
+        if not free:
+            if self.options.kind == "room" and self.options.room is not None:
+                self.manager.unseat(account.id, self)
+                await self.manager.quick_match(client, self.options.room)
+                return
+            self.manager.unseat(account.id, self)
+            raise ProtocolError("table_full", f"table {self.code} has no free seat")
+        index = free[0] if seat_wanted is None or seat_wanted not in free else seat_wanted
+        self.seats[index] = Seat(
+            kind="human",
+            name=account.name,
+            bot_name=self.options.bot,
+            account_id=account.id,
+            ready=self.options.kind == "room",
+            client=client,
+            balance=account.balance,
+        )
+        client.table = self
+        if client.spectating is self:
+            self.spectators.discard(client)
+            client.spectating = None
+        self._broadcast_table()
+        self._send_state(client, index)
+        if self.options.kind == "room" and "fill" not in self._timers and self.free_seats:
+            self._set_timer("fill", self.config.bot_fill_wait)
+            self.fill_at = time.monotonic() + self.config.bot_fill_wait
+        await self._maybe_start()
+
+    def _on_attach(self, client: Client) -> None:
+        """A reconnect (or a second connection taking over): the seat gets the new client."""
+        account = client.account
+        assert account is not None
+        for index, seat in enumerate(self.seats):
+            if seat is not None and seat.account_id == account.id and seat.is_human:
+                seat.client = client
+                client.table = self
+                self._cancel_timer(f"grace:{index}")
+                self._broadcast_table()
+                self._send_state(client, index)
+                return
+        client.table = None
+        self.manager.unseat(account.id, self)
+
+    async def _on_detach(self, client: Client) -> None:
+        """The client's socket closed (or it was replaced)."""
+        if client in self.spectators:
+            self.spectators.discard(client)
+            self._broadcast_table()
+        index = self.seat_of(client)
+        if index is None:
+            return
+        seat = self.seats[index]
+        assert seat is not None
+        seat.client = None
+        if self.status == "waiting":
+            self._free_seat(index)
+        elif self.status != "ended":
+            self._set_timer(f"grace:{index}", self.config.reconnect_grace, index)
+        self._broadcast_table()
+
+    def _free_seat(self, index: int) -> None:
+        seat = self.seats[index]
+        if seat is None:
+            return
+        self.seats[index] = None
+        if seat.account_id is not None:
+            self.manager.unseat(seat.account_id, self)
+        if seat.client is not None and seat.client.table is self:
+            seat.client.table = None
+        if not self.humans() and self.status == "waiting":
+            self._cancel_timer("fill")
+            self.manager.drop_table(self)
+
+    def _on_spectate(self, client: Client) -> None:
+        if client.account is not None and any(
+            s is not None and s.account_id == client.account.id for s in self.seats
+        ):
+            raise ProtocolError("wrong_state", "you are seated at this table; you cannot watch it")
+        if client.spectating is not None and client.spectating is not self:
+            client.spectating.post("unspectate", client)
+        client.spectating = self
+        self.spectators.add(client)
+        self._send_state(client, None)
+        self._broadcast_table()
+
+    async def _leave(self, index: int) -> None:
+        seat = self.seats[index]
+        assert seat is not None
+        if self.status == "waiting":
+            client = seat.client
+            self._free_seat(index)
+            if client is not None:
+                client.send({"type": "table", "table": None})
+            self._broadcast_table()
+            return
+        # during a match: R45 when a hand is on, then 托管 for the rest of the match
+        await self._escape(index)
+        client = seat.client
+        seat.client = None
+        if seat.account_id is not None:
+            self.manager.unseat(seat.account_id, self)
+        if client is not None:
+            client.table = None
+            client.send({"type": "table", "table": None})
+        self._broadcast_table()
+        await self._maybe_next_hand()
+
+    async def _escape(self, index: int) -> None:
+        """R45: a seat quits or its reconnect grace runs out while a hand is on."""
+        seat = self.seats[index]
+        assert seat is not None
+        seat.forced_tuoguan = True
+        seat.tuoguan = True
+        self._cancel_timer(f"grace:{index}")
+        game = self.round
+        if self.status != "playing" or game is None or game.is_over:
+            return
+        game.escape(index)
+        self.prompts.clear()
+        self.answers.clear()
+        await self._store_events()
+        if not self.window_open:
+            self._cancel_timer("decision")
+            await self._pump()
+
+    # ------------------------------------------------------------------ messages
+
+    async def _on_message(self, client: Client, message: protocol._Message) -> None:
+        index = self.seat_of(client)
+        if isinstance(message, protocol.Reaction):
+            self._reaction(client, index, message)
+            return
+        if index is None:
+            raise ProtocolError("not_seated", "sit at a table first")
+        seat = self.seats[index]
+        assert seat is not None
+        if isinstance(message, protocol.Act):
+            await self._on_act(index, seat, message)
+        elif isinstance(message, protocol.Ready):
+            await self._on_ready(index, seat, message.ready)
+        elif isinstance(message, protocol.Sit):
+            self._on_sit(index, message.seat)
+        elif isinstance(message, protocol.Leave):
+            await self._leave(index)
+        elif isinstance(message, protocol.AddBot):
+            await self._on_add_bot(client, message)
+        elif isinstance(message, protocol.RemoveBot):
+            self._on_remove_bot(client, message.seat)
+        elif isinstance(message, protocol.Start):
+            await self._on_start(client)
+        elif isinstance(message, protocol.Tuoguan):
+            await self._on_tuoguan(index, seat, message.on)
+        elif isinstance(message, protocol.Dissolve):
+            await self._on_dissolve(index, message.agree)
+        else:  # pragma: no cover - the manager routes only table messages here
+            raise ProtocolError("unknown_type", f"{message.__class__.__name__} is not for tables")
+
+    def _reaction(self, client: Client, index: int | None, message: protocol.Reaction) -> None:
+        text = protocol.REACTION_TEXT.get(message.id)
+        if text is None:
+            raise ProtocolError(
+                "unknown_reaction",
+                f"unknown reaction {message.id!r}; known: {', '.join(protocol.REACTION_TEXT)}",
+            )
+        if index is None and client not in self.spectators:
+            raise ProtocolError("not_seated", "sit at or watch a table first")
+        name = client.account.name if client.account is not None else "?"
+        self._send_to_all(
+            {"type": "reaction", "seat": index, "name": name, "id": message.id, "text": text}
+        )
+
+    def _on_sit(self, index: int, wanted: int) -> None:
+        if self.status != "waiting":
+            raise ProtocolError("wrong_state", "seats can change only before the match starts")
+        if wanted == index:
+            return
+        if self.seats[wanted] is not None:
+            raise ProtocolError("wrong_state", f"seat {wanted} is taken")
+        self.seats[wanted], self.seats[index] = self.seats[index], None
+        self._broadcast_table()
+
+    def _require_host(self, client: Client) -> None:
+        account = client.account
+        if self.options.kind != "private" or account is None or account.id != self.options.host:
+            raise ProtocolError("not_host", "only the host of a private table may do that")
+        if self.status != "waiting":
+            raise ProtocolError("wrong_state", "only before the match starts")
+
+    async def _on_add_bot(self, client: Client, message: protocol.AddBot) -> None:
+        self._require_host(client)
+        if not self.options.bots_allowed:
+            raise ProtocolError("wrong_state", "this table does not allow bots")
+        name = message.bot or self.options.bot
+        if name not in BOT_NAMES:
+            raise ProtocolError(
+                "unknown_bot", f"unknown bot {name!r}; known: {', '.join(BOT_NAMES)}"
+            )
+        if self.seats[message.seat] is not None:
+            raise ProtocolError("wrong_state", f"seat {message.seat} is taken")
+        self.seats[message.seat] = self._bot_seat(name)
+        self._broadcast_table()
+        await self._maybe_start()
+
+    def _on_remove_bot(self, client: Client, index: int) -> None:
+        self._require_host(client)
+        seat = self.seats[index]
+        if seat is None or seat.kind != "bot":
+            raise ProtocolError("wrong_state", f"seat {index} holds no bot")
+        self.seats[index] = None
+        self._broadcast_table()
+
+    def _bot_seat(self, name: str) -> Seat:
+        return Seat(kind="bot", name=f"bot:{name}", bot_name=name, ready=True)
+
+    async def _on_start(self, client: Client) -> None:
+        self._require_host(client)
+        if any(not s.ready for _, s in self.humans()):
+            raise ProtocolError("wrong_state", "every player must be ready (準備) first")
+        if self.free_seats and not self.options.bots_allowed:
+            raise ProtocolError("wrong_state", "four players are needed (this table has no bots)")
+        for index, seat in enumerate(self.seats):
+            if seat is None:
+                self.seats[index] = self._bot_seat(self.options.bot)
+        self._broadcast_table()
+        await self._maybe_start()
+
+    async def _on_ready(self, index: int, seat: Seat, ready: bool) -> None:
+        if self.status not in ("waiting", "between"):
+            raise ProtocolError(
+                "wrong_state", "ready (準備) only before the match or between hands"
+            )
+        seat.ready = ready
+        self._broadcast_table()
+        if self.status == "waiting":
+            await self._maybe_start()
+        else:
+            await self._maybe_next_hand()
+
+    async def _on_tuoguan(self, index: int, seat: Seat, on: bool) -> None:
+        if not on and seat.forced_tuoguan:
+            raise ProtocolError("wrong_state", "this seat escaped (R45): 托管 to the end")
+        seat.tuoguan = on
+        seat.timeouts = 0
+        self._broadcast_table()
+        if self.status == "between":
+            await self._maybe_next_hand()
+        game = self.round
+        if self.status != "playing" or game is None or self.window_open:
+            return
+        # re-prompt the seat's pending turn decision under its new driver
+        if game.phase is Phase.TURN and game.current == index and self.released == len(game.events):
+            self._prompt_turn(index)
+
+    def _voters(self) -> list[int]:
+        return [i for i, s in self.humans() if s.client is not None and not s.forced_tuoguan]
+
+    async def _on_dissolve(self, index: int, agree: bool) -> None:
+        if self.status != "between":
+            raise ProtocolError("wrong_state", "解散 votes are held only between hands")
+        if not agree:
+            self.dissolve_votes = None
+            self._broadcast_table()
+            return
+        if self.dissolve_votes is None:
+            self.dissolve_votes = set()
+        self.dissolve_votes.add(index)
+        self._broadcast_table()
+        if set(self._voters()) <= self.dissolve_votes:
+            await self._finish_match("dissolved")
+
+    # ------------------------------------------------------------------ match flow
+
+    async def _maybe_start(self) -> None:
+        if self.status != "waiting" or self.free_seats:
+            return
+        if any(not s.ready for _, s in self.humans()):
+            return
+        if not self.humans():
+            return
+        self._cancel_timer("fill")
+        await self._start_match()
+
+    async def _fill_with_bots(self) -> None:
+        if self.status != "waiting" or not self.humans():
+            return
+        for index, seat in enumerate(self.seats):
+            if seat is None:
+                self.seats[index] = self._bot_seat(self.config.default_bot)
+        self._broadcast_table()
+        await self._maybe_start()
+
+    async def _start_match(self) -> None:
+        self.status = "playing"
+        spec = MatchSpec(
+            kind=self.options.kind,
+            room=self.options.room or "",
+            stake=self.options.stake,
+            hands=self.options.hands,
+            seats=tuple(SeatSpec(s.account_id, s.bot_name) for s in self.seats if s is not None),
+            seed=self.seed,
+            code=self.code,
+            first_dealer=0,
+            rules=self.options.rules.to_mapping(),
+            options={
+                "bots_allowed": self.options.bots_allowed,
+                "bot": self.options.bot,
+                "listed": self.options.listed,
+                "host": self.options.host,
+            },
+        )
+        self.match_id = await self._db(self.store.create_match, spec, self.manager.owner)
+        self.manager.by_match[self.match_id] = self
+        self.dealer, self.streak, self.hand_index = 0, 0, 0  # R3
+        await self._start_hand()
+
+    async def _start_hand(self) -> None:
+        assert self.match_id is not None
+        self._cancel_timer("next_hand")
+        self.dissolve_votes = None
+        self.last_hand_end = None
+        seed = hand_seed(self.seed, self.hand_index)
+        game = Round(deal_setup(seed, dealer=self.dealer, streak=self.streak), self.options.rules)
+        self.hand_id = await self._db(
+            self.store.start_hand, self.match_id, self.hand_index, seed, self.dealer, self.streak
+        )
+        self.round = game
+        self.stored = 0
+        self.released = 0
+        self.seen = {viewer: 0 for viewer in (0, 1, 2, 3, None)}
+        self.prompts.clear()
+        self.answers.clear()
+        self.window_open = False
+        await self._store_events()
+        self.status = "playing"
+        for _, seat in self.humans():
+            seat.ready = False
+        self._broadcast_table()
+        # the start event goes out as a snapshot, then play runs on
+        self.released = 1
+        for viewer, clients in self._viewers():
+            self.seen[viewer] = len(events_for(game.events[:1], viewer))
+            if clients:
+                snap = self.snapshot(viewer)
+                for client in clients:
+                    client.send(snap) if snap is not None else None
+        await self._pump()
+
+    async def _store_events(self) -> None:
+        game = self.round
+        assert game is not None and self.hand_id is not None
+        if self.stored < len(game.events):
+            batch = game.events[self.stored :]
+            await self._db(self.store.append_events, self.hand_id, self.stored, list(batch))
+            self.stored += len(batch)
+
+    def _release(self, stop: int) -> None:
+        game = self.round
+        assert game is not None
+        batch = game.events[self.released : stop]
+        self.released = stop
+        for viewer, clients in self._viewers():
+            visible = events_for(batch, viewer)
+            if not visible:
+                continue
+            seq = self.seen.get(viewer, 0)
+            self.seen[viewer] = seq + len(visible)
+            if clients:
+                text = dumps(
+                    {"type": "events", "hand_id": self.hand_id, "seq": seq, "events": visible}
+                )
+                for client in clients:
+                    client.send_text(text)
+
+    @staticmethod
+    def _holds(event: dict[str, Any]) -> bool:
+        """A discard or an added kong's tile: a claim window follows it."""
+        kind = event["type"]
+        return kind == "discard" or (kind == "act" and event.get("action") == "added_kong")
+
+    async def _pump(self) -> None:
+        """Release events up to the next claim window, or all of them and prompt."""
+        game = self.round
+        assert game is not None
+        events = game.events
+        while self.released < len(events):
+            hold = next(
+                (i for i in range(self.released, len(events)) if self._holds(events[i])), None
+            )
+            if hold is None:
+                self._release(len(events))
+                break
+            self._release(hold + 1)
+            self._open_window()
+            return
+        if game.is_over:
+            await self._finish_hand()
+        elif game.phase is Phase.TURN:
+            self._prompt_turn(game.current)
+        elif game.phase is Phase.CLAIMS and not self.window_open:
+            self._open_window()  # restored in the middle of a claim window
+
+    def _open_window(self) -> None:
+        game = self.round
+        assert game is not None
+        self.window_open = True
+        self.answers.clear()
+        self.prompts.clear()
+        if self.released == len(game.events) and game.phase is Phase.CLAIMS:
+            claims = game.claims
+            assert claims is not None
+            deadline = time.monotonic() + self.config.claim_window
+            for seat_index in game.to_act:
+                seat = self.seats[seat_index]
+                assert seat is not None
+                if seat.botted:
+                    continue
+                prompt = Prompt(
+                    "claim",
+                    protocol.legal_to_json(game.legal_actions(seat_index)),
+                    deadline,
+                    tile_to_str(claims.tile),
+                    claims.from_seat,
+                )
+                self.prompts[seat_index] = prompt
+                if seat.client is not None:
+                    seat.client.send(prompt.to_json(self.hand_id))
+        self._set_timer("decision", self.config.claim_window, "window")
+
+    def _prompt_turn(self, index: int) -> None:
+        game = self.round
+        assert game is not None
+        seat = self.seats[index]
+        assert seat is not None
+        self.prompts.clear()
+        if seat.botted:
+            self._set_timer("decision", self.config.bot_delay, "bot", index)
+            return
+        prompt = Prompt(
+            "turn",
+            protocol.legal_to_json(game.legal_actions(index)),
+            time.monotonic() + self.config.turn_timer,
+        )
+        self.prompts[index] = prompt
+        if seat.client is not None:
+            seat.client.send(prompt.to_json(self.hand_id))
+        self._set_timer("decision", self.config.turn_timer, "turn", index)
+
+    async def _on_timer(self, name: str, *args: Any) -> None:
+        if name == "decision":
+            await self._on_decision_timer(*args)
+        elif name == "fill":
+            await self._fill_with_bots()
+        elif name == "next_hand":
+            await self._next_hand()
+        elif name.startswith("grace:"):
+            index = int(args[0])
+            seat = self.seats[index]
+            if seat is None or seat.client is not None:
+                return
+            await self._escape(index)
+            if seat.account_id is not None:
+                self.manager.unseat(seat.account_id, self)
+            self._broadcast_table()
+            await self._maybe_next_hand()
+
+    async def _on_decision_timer(self, what: str, index: int | None = None) -> None:
+        game = self.round
+        if game is None or self.status != "playing":
+            return
+        if what == "window":
+            self.window_open = False
+            self.prompts.clear()
+            if game.phase is Phase.CLAIMS and self.released == len(game.events):
+                await self._resolve_claims()
+            else:
+                await self._pump()
+            return
+        if game.phase is not Phase.TURN or game.current != index:
+            return
+        assert index is not None
+        seat = self.seats[index]
+        assert seat is not None
+        if what == "bot":
+            await self._apply(self._bot_choice(index))
+            return
+        # a turn that ran out: the obvious move; two in a row -> 托管
+        seat.timeouts += 1
+        if seat.timeouts >= 2 and not seat.tuoguan:
+            seat.tuoguan = True
+            self._broadcast_table()
+        await self._apply(self._obvious_move(index))
+
+    def _obvious_move(self, index: int) -> Action:
+        game = self.round
+        assert game is not None
+        legal = game.legal_actions(index)
+        drawn = game.drawn_tile if game.current == index else None
+        if drawn is not None:
+            action = Action(index, ActionKind.DISCARD, drawn)
+            if action in legal:
+                return action
+        discards = [a for a in legal if a.kind is ActionKind.DISCARD]
+        assert discards and all(a.tile is not None for a in discards)
+        return max(discards, key=lambda a: a.tile or 0)
+
+    def _bot_choice(self, index: int) -> Action:
+        game = self.round
+        assert game is not None
+        seat = self.seats[index]
+        assert seat is not None
+        if seat.bot is None:
+            seat.bot = make_bot(seat.bot_name, seed=hand_seed(self.seed, 1000 + index))
+        return seat.bot.choose(game.view(index))
+
+    async def _resolve_claims(self) -> None:
+        game = self.round
+        assert game is not None
+        for index in list(game.to_act):
+            if game.phase is not Phase.CLAIMS or index not in game.to_act:
+                continue
+            seat = self.seats[index]
+            assert seat is not None
+            action = self.answers.get(index)
+            if action is None:
+                action = self._bot_choice(index) if seat.botted else Action(index, ActionKind.PASS)
+            game.apply(action)
+        self.answers.clear()
+        await self._store_events()
+        await self._pump()
+
+    async def _apply(self, action: Action) -> None:
+        game = self.round
+        assert game is not None
+        self._cancel_timer("decision")
+        self.prompts.clear()
+        game.apply(action)
+        await self._store_events()
+        await self._pump()
+
+    async def _on_act(self, index: int, seat: Seat, message: protocol.Act) -> None:
+        if message.seat is not None and message.seat != index:
+            raise ProtocolError(
+                "not_your_seat", f"you sit at seat {index}; you cannot act for seat {message.seat}"
+            )
+        action = protocol.action_from_message(message, index)
+        game = self.round
+        if self.status != "playing" or game is None or game.is_over:
+            raise ProtocolError("not_your_turn", "no hand is being played")
+        stable = self.released == len(game.events)
+        if game.phase is Phase.CLAIMS and stable and self.window_open and index in game.to_act:
+            legal = game.legal_actions(index)
+            if action not in legal:
+                options = ", ".join(a.kind.value for a in legal)
+                raise ProtocolError(
+                    "illegal_action", f"{action}: on this tile you may only {options}"
+                )
+            self.answers[index] = action
+            self.prompts.pop(index, None)
+            return
+        if game.phase is not Phase.TURN or not stable or game.current != index:
+            raise ProtocolError("not_your_turn", "you have no decision to make now")
+        if action not in game.legal_actions(index):
+            try:
+                game.apply(action)  # refused by the engine, which says why; nothing changes
+            except IllegalActionError as error:
+                raise ProtocolError("illegal_action", str(error)) from None
+            raise AssertionError(f"{action} was applied although it is not legal")
+        seat.timeouts = 0
+        await self._apply(action)
+
+    async def _finish_hand(self) -> None:
+        game = self.round
+        assert game is not None and game.result is not None and self.hand_id is not None
+        self._cancel_timer("decision")
+        self.prompts.clear()
+        result = game.result
+        end = next(e for e in reversed(game.events) if e["type"] == "end")
+        wins = [e for e in game.events if e["type"] == "win"]
+        stored_result = {**end, "wins": wins}
+        rows = await self._db(
+            self.store.finish_hand, self.hand_id, list(result.payments), stored_result
+        )
+        coins = [0] * SEATS
+        payments: list[dict[str, Any]] = []
+        for payment, row in zip(result.payments, rows, strict=False):
+            coins[payment.payer] -= row.coins
+            coins[payment.payee] += row.coins
+            payments.append({**payment.to_json(), "coins": row.requested, "paid": row.coins})
+        await self._refresh_balances()
+        self.results.append(
+            HandSummary(
+                self.hand_id, result.result, list(result.winners), list(result.totals), coins
+            )
+        )
+        self.dealer, self.streak = result.next_dealer, result.next_streak
+        self.hand_index += 1
+        last = self.hand_index >= self.options.hands
+        self.last_hand_end = {
+            "type": "hand_end",
+            "hand_id": self.hand_id,
+            "hand_index": self.hand_index - 1,
+            "result": result.result,
+            "winners": list(result.winners),
+            "win_kind": None if result.win_kind is None else result.win_kind.value,
+            "loser": result.loser,
+            "wins": wins,
+            "hands": end["hands"],
+            "payments": payments,
+            "points": list(result.totals),
+            "coins": coins,
+            "balances": [None if s is None else s.balance for s in self.seats],
+            "next_dealer": result.next_dealer,
+            "next_streak": result.next_streak,
+            "next_hand_in": None if last else self.config.next_hand_wait,
+        }
+        self._send_to_all(self.last_hand_end)
+        if last:
+            await self._finish_match("completed")
+            return
+        self.status = "between"
+        for _, seat in self.humans():
+            seat.ready = False
+        self._set_timer("next_hand", self.config.next_hand_wait)
+        self._broadcast_table()
+        await self._maybe_next_hand()
+
+    async def _refresh_balances(self) -> None:
+        for _, seat in self.humans():
+            if seat.account_id is not None:
+                account = await self._db(self.store.account, seat.account_id)
+                seat.balance = account.balance
+
+    async def _maybe_next_hand(self) -> None:
+        if self.status != "between":
+            return
+        waiting_for = [
+            s for _, s in self.humans() if s.client is not None and not s.tuoguan and not s.ready
+        ]
+        if not waiting_for:
+            await self._next_hand()
+
+    async def _next_hand(self) -> None:
+        if self.status != "between":
+            return
+        await self._start_hand()
+
+    async def _finish_match(self, reason: str) -> None:
+        assert self.match_id is not None
+        self._cancel_all_timers()
+        await self._db(self.store.finish_match, self.match_id, reason)
+        self.status = "ended"
+        self.dissolve_votes = None
+        self.match_end = {
+            "type": "match_end",
+            "reason": reason,
+            "hands_played": len(self.results),
+            "points": self.match_points(),
+            "coins": self.match_coins(),
+            "results": [
+                {
+                    "hand_id": h.hand_id,
+                    "result": h.result,
+                    "winners": h.winners,
+                    "points": h.points,
+                    "coins": h.coins,
+                }
+                for h in self.results
+            ],
+        }
+        self._broadcast_table()
+        self._send_to_all(self.match_end)
+        for _, seat in self.humans():
+            if seat.account_id is not None:
+                self.manager.unseat(seat.account_id, self)
+            if seat.client is not None and seat.client.table is self:
+                seat.client.table = None
+        for client in self.spectators:
+            client.spectating = None
+        self.manager.drop_table(self)
+
+    # ------------------------------------------------------------------ restore
+
+    async def restore(self, live: LiveMatch) -> None:
+        """Rebuild the table of a live match after a restart (called before the task runs)."""
+        spec = live.spec
+        self.match_id = live.match_id
+        self.manager.by_match[live.match_id] = self
+        self.seed = spec.seed
+        self.status = "playing"
+        for index, seat_spec in enumerate(spec.seats):
+            if seat_spec.account_id is None:
+                self.seats[index] = self._bot_seat(seat_spec.bot or self.config.default_bot)
+                continue
+            account = await self._db(self.store.account, seat_spec.account_id)
+            self.seats[index] = Seat(
+                kind="human",
+                name=account.name,
+                bot_name=seat_spec.bot or self.options.bot,
+                account_id=account.id,
+                balance=account.balance,
+            )
+            self.manager.seated[account.id] = self
+            self._set_timer(f"grace:{index}", self.config.reconnect_grace, index)
+        for record in live.finished_hands:
+            res = record.result or {}
+            self.results.append(
+                HandSummary(
+                    record.hand_id,
+                    str(res.get("result", "")),
+                    list(res.get("winners", [])),
+                    list(res.get("totals", [0] * SEATS)),
+                    list(record.coins),
+                )
+            )
+            self.dealer = int(res.get("next_dealer", self.dealer))
+            self.streak = int(res.get("next_streak", self.streak))
+        self.hand_index = len(live.finished_hands)
+        if live.hand is None:
+            self.status = "between"
+            if self.hand_index >= self.options.hands:
+                await self._finish_match("completed")
+                return
+            self._set_timer("next_hand", self.config.next_hand_wait)
+            return
+        events = [dict(e) for e in live.hand.events]
+        self.hand_index = live.hand.index
+        self.dealer, self.streak = live.hand.dealer, live.hand.streak
+        self.hand_id = live.hand.hand_id
+        self.round = (
+            replay(events)
+            if events
+            else Round(
+                deal_setup(live.hand.seed, dealer=self.dealer, streak=self.streak),
+                self.options.rules,
+            )
+        )
+        self.stored = len(events)
+        self.released = self.stored
+        self.seen = {
+            v: len(events_for(self.round.events[: self.released], v)) for v in (0, 1, 2, 3, None)
+        }
+        if not events:
+            await self._store_events()
+        # resume: finish a hand whose result was not stored, or reopen its pending decision
+        await self._pump()
+
+
+def _rid(item: tuple[Any, ...]) -> str | int | None:
+    if item[0] == "message" and len(item) > 2:
+        rid = getattr(item[2], "rid", None)
+        return rid if isinstance(rid, str | int) else None
+    return None
+
+
+@dataclass(slots=True)
+class TableManager:
+    """Every table of this process, who is seated where, and the connections by account."""
+
+    config: ServerConfig
+    store: Store
+    owner: str | None = None
+    tables: dict[str, Table] = field(default_factory=dict)
+    by_match: dict[int, Table] = field(default_factory=dict)
+    seated: dict[int, Table] = field(default_factory=dict)
+    connections: dict[int, Client] = field(default_factory=dict)
+
+    def new_code(self) -> str:
+        while True:
+            code = f"{secrets.randbelow(1_000_000):06d}"
+            if code not in self.tables:
+                return code
+
+    def add_table(self, options: TableOptions, code: str | None = None) -> Table:
+        table = Table(self, code or self.new_code(), options)
+        self.tables[table.code] = table
+        return table
+
+    def create_private(
+        self,
+        host: Account,
+        *,
+        stake: int,
+        hands: int,
+        rules: RuleSet,
+        bots_allowed: bool,
+        bot: str,
+        listed: bool,
+    ) -> Table:
+        table = self.add_table(
+            TableOptions("private", None, stake, hands, rules, bots_allowed, bot, listed, host.id)
+        )
+        table.start_task()
+        return table
+
+    def drop_table(self, table: Table) -> None:
+        if self.tables.get(table.code) is table:
+            del self.tables[table.code]
+        if table.match_id is not None:
+            self.by_match.pop(table.match_id, None)
+        table.post("stop")
+
+    def unseat(self, account_id: int, table: Table) -> None:
+        if self.seated.get(account_id) is table:
+            del self.seated[account_id]
+
+    def lobby(self) -> list[dict[str, Any]]:
+        return [
+            t.summary()
+            for t in self.tables.values()
+            if t.status == "waiting" and (t.options.kind == "room" or t.options.listed)
+        ]
+
+    def _check_free(self, client: Client) -> Account:
+        account = client.account
+        assert account is not None
+        table = self.seated.get(account.id)
+        if table is not None:
+            raise ProtocolError(
+                "already_seated", f"you are seated at table {table.code}; leave it first"
+            )
+        return account
+
+    async def quick_match(self, client: Client, room_id: str) -> None:
+        room: Room | None = self.config.room(room_id)
+        if room is None:
+            known = ", ".join(r.id for r in self.config.rooms)
+            raise ProtocolError("unknown_room", f"unknown room {room_id!r}; rooms: {known}")
+        account = self._check_free(client)
+        fresh = await asyncio.to_thread(self.store.account, account.id)
+        client.account = fresh
+        if fresh.balance < room.entry:
+            raise ProtocolError(
+                "insufficient_balance",
+                f"{room.name} needs {room.entry} coins to sit down; you have {fresh.balance}",
+            )
+        table = next(
+            (
+                t
+                for t in self.tables.values()
+                if t.options.kind == "room"
+                and t.options.room == room.id
+                and t.status == "waiting"
+                and t.free_seats - t.pending_joins > 0
+            ),
+            None,
+        )
+        if table is None:
+            table = self.add_table(
+                TableOptions(
+                    "room",
+                    room.id,
+                    room.stake,
+                    room.hands,
+                    RuleSet(),
+                    True,
+                    self.config.default_bot,
+                    True,
+                    None,
+                )
+            )
+            table.start_task()
+        table.pending_joins += 1
+        self.seated[fresh.id] = table
+        table.post("join", client, None)
+
+    def join(self, client: Client, code: str) -> None:
+        account = self._check_free(client)
+        table = self.tables.get(code)
+        if table is None or table.status == "ended":
+            raise ProtocolError("table_not_found", f"no table with code {code}")
+        if table.status != "waiting":
+            raise ProtocolError("wrong_state", f"table {code} has already started; spectate it")
+        self.seated[account.id] = table
+        table.post("join", client, None)
+
+    def spectate(self, client: Client, code: str) -> None:
+        table = self.tables.get(code)
+        if table is None:
+            raise ProtocolError("table_not_found", f"no table with code {code}")
+        table.post("spectate", client)
+
+    def attach(self, client: Client) -> bool:
+        """A newly authenticated client: take over the account's old connection and seat."""
+        account = client.account
+        assert account is not None
+        old = self.connections.get(account.id)
+        self.connections[account.id] = client
+        if old is not None and old is not client:
+            old.send(
+                error_message(
+                    "replaced", "another connection logged in to this account; this one is closed"
+                )
+            )
+            old.close(4001, "replaced by a newer connection")
+            if old.spectating is not None:
+                old.spectating.post("unspectate", old)
+        table = self.seated.get(account.id)
+        if table is not None:
+            table.post("attach", client)
+            return True
+        return False
+
+    def detach(self, client: Client) -> None:
+        account = client.account
+        if account is not None and self.connections.get(account.id) is client:
+            del self.connections[account.id]
+        if client.spectating is not None:
+            client.spectating.post("unspectate", client)
+        table = client.table
+        if table is not None:
+            table.post("detach", client)
+
+    async def restore(self) -> int:
+        """Rebuild every live match of the store (after a restart); returns how many."""
+        lives = await asyncio.to_thread(self.store.live_matches, self.owner)
+        for live in lives:
+            spec = live.spec
+            try:
+                rules = RuleSet.from_mapping(spec.rules)
+            except ValueError:
+                log.exception("match %s: stored rules unreadable; not restored", live.match_id)
+                continue
+            options = spec.options
+            table = self.add_table(
+                TableOptions(
+                    spec.kind,
+                    spec.room or None,
+                    spec.stake,
+                    spec.hands,
+                    rules,
+                    bool(options.get("bots_allowed", True)),
+                    str(options.get("bot", self.config.default_bot)),
+                    bool(options.get("listed", spec.kind == "room")),
+                    options.get("host"),
+                ),
+                code=spec.code if spec.code and spec.code not in self.tables else None,
+            )
+            try:
+                await table.restore(live)
+            except Exception:
+                log.exception("match %s could not be restored", live.match_id)
+                self.drop_table(table)
+                continue
+            if table.code in self.tables:
+                table.start_task()
+        return len(lives)
+
+    async def shutdown(self) -> None:
+        for table in list(self.tables.values()):
+            table.post("stop")
+        tasks = [t.task for t in self.tables.values() if t.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
+
+
+__all__ = ["Client", "Seat", "Table", "TableManager", "TableOptions", "hand_seed"]
