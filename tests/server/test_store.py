@@ -6,8 +6,12 @@ a reason when DUYUN_TEST_POSTGRES_URL is unset.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -52,6 +56,7 @@ def spec(
 
 
 MakeStore = Callable[..., Store]
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def pay(payer: int, payee: int, points: int, rule: str = "R28") -> Payment:
@@ -519,4 +524,65 @@ def test_concurrent_finish_hand_from_threads_loses_no_update(store: Store) -> No
     # except through the bot at seat 2, which paid 18 x 3 to seat 3 each hand
     total = sum(store.account(i).balance for i in ids)
     assert total == 3 * 1000 + 12 * 18 * 3
+    assert_sound(store)
+
+
+SETTLE_IN_PROCESS = """
+import sys
+from duyun.engine import Payment
+from duyun.server.store import Store
+
+url, hands = sys.argv[1], [int(h) for h in sys.argv[2:]]
+store = Store.open(url)
+rows = [
+    Payment(0, 1, 1, 30, "R28", "x"),
+    Payment(2, 3, 1, 18, "R28", "y"),
+    Payment(3, 0, 1, 6, "R29", "z"),
+]
+print("ready", flush=True)
+sys.stdin.readline()  # start together
+for hand in hands:
+    store.finish_hand(hand, rows, {"by": "process"})
+store.close()
+"""
+
+
+def test_concurrent_finish_hand_from_processes_loses_no_update(
+    database_url: str, make_store: MakeStore
+) -> None:
+    """Three OS processes settle hands of the same three accounts at the same time."""
+    store = make_store(database_url)
+    ids = [store.create_guest().id for _ in range(3)]
+    hands = []
+    for i in range(18):
+        seats = [ids[i % 3], ids[(i + 1) % 3], None, ids[(i + 2) % 3]]
+        match = store.create_match(spec(seats, stake=3))
+        hands.append(store.start_hand(match, 0, seed=i, dealer=0, streak=0))
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+    }
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", SETTLE_IN_PROCESS, database_url, *map(str, hands[w::3])],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for w in range(3)
+    ]
+    for worker in workers:  # every process has its connection pool ready
+        assert worker.stdout is not None
+        assert worker.stdout.readline().strip() == "ready", worker.communicate(timeout=30)
+    for worker in workers:
+        assert worker.stdin is not None
+        worker.stdin.write("go\n")
+        worker.stdin.flush()
+    for worker in workers:
+        _, errors = worker.communicate(timeout=120)
+        assert worker.returncode == 0, errors
+    assert sum(store.account(i).balance for i in ids) == 3 * 1000 + 18 * 18 * 3
+    assert all(store.hand_log(h).status == "finished" for h in hands)
     assert_sound(store)
