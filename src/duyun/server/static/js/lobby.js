@@ -1,0 +1,244 @@
+// The lobby: guest play in one click, register / log in, balance, stake rooms with quick match,
+// private tables (create with stake, hands, rule options and bots; join by code or link), open
+// tables, and the match history (戰績) with a replay button for every finished hand.
+
+import { getLang, t } from "./i18n.js";
+import { api } from "./net.js";
+import { app, logout, openReplay, refreshLobby, render, sendWhenReady, signedIn } from "./main.js";
+import { $, coinsText, esc, showError, signed, tile, toast } from "./ui.js";
+
+const RULE_OPTIONS = [
+  ["pass_blocks_ron", false],
+  ["dead_waits_count", true],
+  ["dihu_on_discard", false],
+  ["bloody_battle", false],
+];
+const BOTS = ["strong", "efficient", "random"];
+
+/** Keep what the user typed across re-renders: inputs are identified by id. */
+function keepForm(root, draw) {
+  const values = {};
+  const focused = document.activeElement?.id;
+  root.querySelectorAll("input[id], select[id]").forEach((el) => {
+    values[el.id] = el.type === "checkbox" ? el.checked : el.value;
+  });
+  draw();
+  for (const [id, value] of Object.entries(values)) {
+    const el = document.getElementById(id);
+    if (!el) continue;
+    if (el.type === "checkbox") el.checked = value;
+    else el.value = value;
+  }
+  if (focused) document.getElementById(focused)?.focus();
+}
+
+function head() {
+  const acc = app.account;
+  const langBtn = `<button class="icon-btn" data-do="lang" id="lang-toggle">${t("lang_toggle")}</button>`;
+  const accountBox = acc
+    ? `<span class="muted" id="account-name">${esc(acc.name)}</span>
+       <span class="coin-pill" id="balance" title="${t("balance")}"><span class="coin"></span>${coinsText(acc.balance)}</span>
+       <button class="icon-btn" data-do="logout">${t("logout")}</button>`
+    : "";
+  return `<header class="lobby-head">
+      <div class="brand">${tile("1s")}${tile("5p")}<div><h1>${t("title")}</h1><p>${t("subtitle")}</p></div></div>
+      <div class="account-box">${accountBox}${langBtn}</div>
+    </header>`;
+}
+
+function welcome() {
+  return `<section class="card welcome-card">
+      <h2 style="justify-content:center">${t("title")}</h2>
+      <button class="btn big" data-do="guest" id="guest-btn">${t("guest")}</button>
+      <form class="auth-forms" data-submit="login" autocomplete="on">
+        <label class="field">${t("username")}<input id="auth-name" name="username" autocomplete="username" required maxlength="32"></label>
+        <label class="field">${t("password")}<input id="auth-pass" name="password" type="password" autocomplete="current-password" required minlength="1" maxlength="128"></label>
+        <button class="btn secondary" type="submit">${t("login")}</button>
+        <button class="btn ghost" type="button" data-do="register">${t("register")}</button>
+      </form>
+    </section>`;
+}
+
+function rooms() {
+  const list = app.rooms.length
+    ? app.rooms
+        .map(
+          (room) => `<div class="room">
+            <div class="name">${esc(room.name)}</div>
+            <div class="meta">${t("stake")} ${room.stake} · ${t("entry")} ${coinsText(room.entry)} · ${t("hands")} ${room.hands}</div>
+            <button class="btn small" data-do="quick" data-room="${esc(room.id)}" ${app.queueing ? "disabled" : ""}>${app.queueing === room.id ? t("queueing") : t("quick_match")}</button>
+          </div>`,
+        )
+        .join("")
+    : `<div class="muted">${t("loading")}</div>`;
+  return `<section class="card" id="rooms-card"><h2>${t("rooms")}</h2><div class="rooms">${list}</div></section>`;
+}
+
+function privateTables() {
+  const options = RULE_OPTIONS.map(
+    ([key, def]) =>
+      `<label class="check"><input type="checkbox" id="opt-${key}" data-rule="${key}" ${def ? "checked" : ""}>${t(`opt_${key}`)}</label>`,
+  ).join("");
+  const bots = BOTS.map((b) => `<option value="${b}">${b}</option>`).join("");
+  return `<section class="card" id="private-card">
+      <h2>${t("private_table")}</h2>
+      <div class="private-forms">
+        <form class="row" data-submit="join">
+          <label class="field">${t("table_code")}<input id="join-code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" placeholder="123456" required></label>
+          <button class="btn secondary" type="submit">${t("join")}</button>
+        </form>
+        <form data-submit="create" class="private-forms">
+          <div class="row">
+            <label class="field">${t("stake")}<input id="create-stake" type="number" min="1" max="1000" value="1"></label>
+            <label class="field">${t("hands")}<input id="create-hands" type="number" min="1" max="64" value="8"></label>
+            <label class="field">${t("bot")}<select id="create-bot">${bots}</select></label>
+          </div>
+          <div class="options">
+            <label class="check"><input type="checkbox" id="create-bots" checked>${t("bots_allowed")}</label>
+            ${options}
+          </div>
+          <div><button class="btn" type="submit" id="create-btn">${t("create_table")}</button></div>
+        </form>
+      </div>
+    </section>`;
+}
+
+function openTables() {
+  const tables = app.lobbyTables ?? [];
+  const items = tables.length
+    ? tables
+        .map(
+          (tb) => `<div class="list-item"><span><b>${esc(tb.code)}</b> · ${tb.kind === "room" ? esc(tb.room ?? "") : t("private_table")} · ${t("stake")} ${tb.stake} · ${tb.seated}/4</span>
+            <button class="btn small secondary" data-do="join-code" data-code="${esc(tb.code)}">${t("join")}</button></div>`,
+        )
+        .join("")
+    : `<div class="muted">${t("no_open_tables")}</div>`;
+  return `<section class="card"><h2>${t("open_tables")}<button class="icon-btn" data-do="refresh">↻</button></h2><div class="list">${items}</div></section>`;
+}
+
+function resultLabel(hand) {
+  if (hand.result === "win") return t("result_win");
+  if (hand.result === "draw") return t("result_draw");
+  if (hand.result === "escape") return t("result_escape");
+  return hand.result ?? "";
+}
+
+function historyCard() {
+  if (!app.account) return "";
+  const matches = app.history;
+  let body;
+  if (matches == null) body = `<div class="muted">${t("loading")}</div>`;
+  else if (!matches.length) body = `<div class="muted">${t("no_history")}</div>`;
+  else
+    body = matches
+      .map((m) => {
+        const when = m.finished ? new Date(m.finished).toLocaleString(getLang() === "zh" ? "zh-TW" : "en-GB") : "";
+        const seats = (m.seats ?? []).map((n, i) => (i === m.seat ? `<b>${esc(n)}</b>` : esc(n))).join(" · ");
+        const hands = (m.hands ?? [])
+          .map((h) => {
+            const winners = (h.winners ?? []).map((w) => esc(m.seats?.[w] ?? `#${w}`)).join(", ");
+            return `<div class="history-hand"><span>#${h.index + 1} · ${resultLabel(h)}${winners ? ` · ${winners}` : ""}</span>
+              <span>${signed(h.coins)} <button class="btn small secondary" data-do="replay" data-hand="${h.hand_id}">${t("replay")}</button></span></div>`;
+          })
+          .join("");
+        return `<details class="history-match" data-match="${m.match_id}">
+            <summary><span>${esc(when)} · ${m.kind === "room" ? esc(m.room ?? "") : t("private_table")} · ${t("stake")} ${m.stake}</span><span>${signed(m.coins)}</span></summary>
+            <div class="muted" style="font-size:.8rem;margin-top:4px">${seats}</div>
+            <div class="history-hands">${hands}</div>
+          </details>`;
+      })
+      .join("");
+  return `<section class="card" id="history-card"><h2>${t("history")}</h2><div class="list">${body}</div></section>`;
+}
+
+export function renderLobby(root, appState) {
+  keepForm(root, () => {
+    const signed = !!appState.account;
+    root.innerHTML = `<div class="lobby">${head()}
+      ${signed ? "" : welcome()}
+      <div class="grid">
+        <div class="list" style="gap:14px">${rooms()}${signed ? privateTables() : ""}</div>
+        <div class="list" style="gap:14px">${openTables()}${historyCard()}</div>
+      </div>
+      <p class="kbd-help">${t("keyboard_help")}</p></div>`;
+  });
+}
+
+async function needAccount() {
+  if (app.account) return true;
+  try {
+    await signedIn(await api("POST", "/api/guest", {}));
+    return true;
+  } catch (err) {
+    showError(err);
+    return false;
+  }
+}
+
+async function authWith(path) {
+  const name = $("#auth-name")?.value.trim();
+  const password = $("#auth-pass")?.value ?? "";
+  if (!name || !password) {
+    toast(`${t("username")} / ${t("password")}?`);
+    return;
+  }
+  try {
+    await signedIn(await api("POST", path, { name, password }));
+  } catch (err) {
+    showError(err);
+  }
+}
+
+export const lobbyHandlers = {
+  guest: async (btn) => {
+    btn.disabled = true;
+    try {
+      await signedIn(await api("POST", "/api/guest", {}));
+    } catch (err) {
+      showError(err);
+      btn.disabled = false;
+    }
+  },
+  login: () => authWith("/api/login"),
+  register: () => authWith("/api/register"),
+  logout: () => logout(),
+  refresh: () => refreshLobby(),
+  quick: async (btn) => {
+    if (!(await needAccount())) return;
+    app.queueing = btn.dataset.room;
+    render();
+    sendWhenReady({ type: "quick_match", room: btn.dataset.room });
+  },
+  join: async () => {
+    const code = $("#join-code")?.value.trim();
+    if (!/^\d{6}$/.test(code ?? "")) {
+      toast(`${t("table_code")}: 6 digits`);
+      return;
+    }
+    if (!(await needAccount())) return;
+    sendWhenReady({ type: "join", code });
+  },
+  "join-code": async (btn) => {
+    if (!(await needAccount())) return;
+    sendWhenReady({ type: "join", code: btn.dataset.code });
+  },
+  create: async () => {
+    if (!(await needAccount())) return;
+    const rules = {};
+    document.querySelectorAll("[data-rule]").forEach((el) => (rules[el.dataset.rule] = el.checked));
+    const body = {
+      stake: Number($("#create-stake").value || 1),
+      hands: Number($("#create-hands").value || 8),
+      rules,
+      bots_allowed: $("#create-bots").checked,
+      bot: $("#create-bot").value,
+    };
+    try {
+      const made = await api("POST", "/api/tables", body);
+      sendWhenReady({ type: "join", code: made.code });
+    } catch (err) {
+      showError(err);
+    }
+  },
+  replay: (btn) => openReplay(Number(btn.dataset.hand)),
+};

@@ -1,0 +1,442 @@
+// The client's controller: one `app` object holds what the client knows, server messages update
+// it, and `render()` draws the current screen (lobby, table or replay) from it. The server is the
+// authority; nothing here decides what is legal (the prompt's `legal` list does).
+
+import { getLang, setLang, t } from "./i18n.js";
+import { api, getToken, Session, setToken } from "./net.js";
+import { applyEvent, emptyHand, foldEvents } from "./state.js";
+import { TILE_DEFS } from "./tiles.js";
+import { $, showError, toast } from "./ui.js";
+import { renderLobby, lobbyHandlers } from "./lobby.js";
+import { renderTable, tableHandlers, fxForFlashes, fxReaction, tableKey } from "./table.js";
+import { renderReplay, replayHandlers, replayKey } from "./replay.js";
+
+export const app = {
+  account: null,
+  config: {},
+  reactions: [],
+  rooms: [],
+  lobbyTables: [],
+  history: null,
+  route: "lobby",
+  status: "idle",
+  table: null,
+  seat: null,
+  hand: null,
+  handId: null,
+  handIndex: 0,
+  eventCount: 0,
+  prompt: null,
+  promptSent: false,
+  handEnd: null,
+  matchEnd: null,
+  counted: new Set(),
+  totals: { points: [0, 0, 0, 0], coins: [0, 0, 0, 0] },
+  selected: null,
+  btMode: false,
+  dismissed: false,
+  refused: null,
+  selfDrawOnly: [],
+  lastMoveAt: 0,
+  replay: null,
+  pendingJoin: null,
+  queueing: null,
+  showReactions: false,
+  session: null,
+};
+
+// ------------------------------------------------------------------ rendering
+
+let renderQueued = false;
+export function render() {
+  if (renderQueued) return;
+  renderQueued = true;
+  requestAnimationFrame(() => {
+    renderQueued = false;
+    renderNow();
+  });
+}
+
+export function renderNow() {
+  const root = $("#app");
+  document.body.dataset.route = app.route;
+  if (app.route === "table") renderTable(root, app);
+  else if (app.route === "replay") renderReplay(root, app);
+  else renderLobby(root, app);
+}
+
+// ------------------------------------------------------------------ server messages
+
+function resetHand() {
+  app.hand = null;
+  app.handId = null;
+  app.eventCount = 0;
+  app.prompt = null;
+  app.promptSent = false;
+  app.selected = null;
+  app.btMode = false;
+  app.dismissed = false;
+  app.refused = null;
+}
+
+function setPrompt(prompt) {
+  if (!prompt) {
+    app.prompt = null;
+    return;
+  }
+  app.prompt = { ...prompt, deadlineAt: performance.now() + Number(prompt.deadline ?? 0) * 1000 };
+  app.promptSent = false;
+  app.dismissed = false;
+  app.btMode = false;
+  if (Array.isArray(prompt.baoting_self_draw_only)) app.selfDrawOnly = prompt.baoting_self_draw_only;
+  if (prompt.kind === "turn") {
+    const discards = prompt.legal.filter((a) => a.action === "discard").map((a) => a.tile);
+    const drawn = app.hand?.drawn?.[app.seat];
+    if (app.selected == null || !discards.includes(app.selected)) app.selected = drawn && discards.includes(drawn) ? drawn : null;
+  }
+}
+
+function readView(view) {
+  if (!view) return;
+  if (Array.isArray(view.baoting_self_draw_only)) app.selfDrawOnly = view.baoting_self_draw_only;
+  if (view.refused_win) app.refused = view.refused_win;
+}
+
+const MOVES = new Set(["discard", "pong", "kong", "win", "end", "escape", "draw"]);
+
+function onEvents(events) {
+  const flashes = [];
+  for (const ev of events) {
+    applyEvent(app.hand, ev);
+    flashes.push(...app.hand.flashes);
+    if (MOVES.has(ev.type)) {
+      app.lastMoveAt = performance.now();
+      // the hand moved on: a pending claim is over (its window resolved), a turn was played
+      if (app.prompt) {
+        const keep = app.prompt.kind === "turn" && ev.type === "draw" && ev.seat === app.seat;
+        if (!keep) app.prompt = null;
+      }
+      if (ev.type === "discard" || ev.type === "draw") app.refused = null;
+      if (ev.type === "discard" && ev.seat === app.seat) app.btMode = false;
+    }
+    if (ev.type === "win_refused" && (ev.seat == null || ev.seat === app.seat)) app.refused = ev;
+  }
+  app.eventCount += events.length;
+  fxForFlashes(flashes, app);
+}
+
+function onMessage(msg) {
+  switch (msg.type) {
+    case "welcome": {
+      app.account = msg.account ?? app.account;
+      app.config = msg.config ?? {};
+      app.reactions = msg.reactions ?? app.reactions;
+      if (!msg.table) {
+        if (app.route === "table" && app.table?.status !== "ended") {
+          app.route = "lobby";
+          app.table = null;
+          resetHand();
+        }
+        if (app.pendingJoin) {
+          sendWhenReady({ type: "join", code: app.pendingJoin });
+          app.pendingJoin = null;
+        }
+      }
+      render();
+      break;
+    }
+    case "table": {
+      const before = app.table;
+      app.table = msg.table;
+      app.seat = msg.table.you ?? null;
+      app.queueing = null;
+      if (app.route !== "replay") app.route = "table";
+      if (before?.code !== msg.table.code) {
+        resetHand();
+        app.handEnd = null;
+        app.matchEnd = null;
+        app.counted = new Set();
+        app.totals = { points: [0, 0, 0, 0], coins: [0, 0, 0, 0] };
+        history.replaceState(null, "", "/");
+      }
+      if (msg.table.status === "waiting") resetHand();
+      render();
+      break;
+    }
+    case "snapshot": {
+      resetHand();
+      app.hand = foldEvents(msg.events ?? []);
+      app.handId = msg.hand_id;
+      app.handIndex = msg.hand_index ?? 0;
+      app.eventCount = (msg.events ?? []).length;
+      app.seat = msg.seat ?? app.seat;
+      app.lastMoveAt = performance.now();
+      if (app.handEnd && app.handEnd.hand_id !== msg.hand_id && app.hand.phase !== "ended") app.handEnd = null;
+      readView(msg.view);
+      setPrompt(msg.prompt);
+      if (app.route !== "replay") app.route = "table";
+      render();
+      break;
+    }
+    case "events": {
+      if (!app.hand || msg.hand_id !== app.handId) {
+        if (app.hand == null || msg.seq === 0) {
+          resetHand();
+          app.hand = emptyHand();
+          app.handId = msg.hand_id;
+        } else break;
+      }
+      let events = msg.events ?? [];
+      if (msg.seq > app.eventCount) {
+        // we missed a batch: reconnect, the snapshot restores the table exactly
+        app.session.dropForTest();
+        break;
+      }
+      if (msg.seq < app.eventCount) events = events.slice(app.eventCount - msg.seq);
+      onEvents(events);
+      render();
+      break;
+    }
+    case "prompt": {
+      if (msg.hand_id != null && app.handId != null && msg.hand_id !== app.handId) break;
+      setPrompt(msg);
+      render();
+      break;
+    }
+    case "hand_end": {
+      app.handEnd = { ...msg, receivedAt: performance.now() };
+      app.prompt = null;
+      if (!app.counted.has(msg.hand_id)) {
+        app.counted.add(msg.hand_id);
+        (msg.points ?? []).forEach((p, s) => (app.totals.points[s] += p));
+        (msg.coins ?? []).forEach((c, s) => (app.totals.coins[s] += c));
+      }
+      if (app.account && app.seat != null && msg.balances?.[app.seat] != null) {
+        app.account = { ...app.account, balance: msg.balances[app.seat] };
+      }
+      render();
+      break;
+    }
+    case "match_end": {
+      app.matchEnd = msg;
+      render();
+      break;
+    }
+    case "reaction": {
+      fxReaction(msg, app);
+      break;
+    }
+    case "error": {
+      app.promptSent = false;
+      if (msg.code === "already_seated" && app.pendingJoin == null) showError(msg);
+      else showError(msg);
+      if (app.queueing && ["insufficient_balance", "unknown_room", "already_seated", "table_full", "table_not_found"].includes(msg.code)) {
+        app.queueing = null;
+      }
+      render();
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+function onStatus(status) {
+  const was = app.status;
+  app.status = status;
+  if (status === "replaced") toast(t("server_error", { msg: "replaced" }));
+  if (was !== status) render();
+}
+
+export function startSession() {
+  if (app.session) return;
+  app.session = new Session({ onMessage, onStatus });
+  app.session.start();
+  window.__duyun = app; // for the browser tests and debugging from the console
+}
+
+export function stopSession() {
+  if (app.session) app.session.stop();
+  app.session = null;
+  app.status = "idle";
+}
+
+/** Lobby requests (join, quick match) wait for the connection instead of failing. */
+export function sendWhenReady(msg, tries = 100) {
+  startSession();
+  if (app.session.ready) {
+    app.session.send(msg);
+    return;
+  }
+  if (tries <= 0) {
+    toast(t("reconnecting"));
+    return;
+  }
+  setTimeout(() => sendWhenReady(msg, tries - 1), 100);
+}
+
+export function send(msg) {
+  if (!app.session || app.session.send(msg) == null) {
+    toast(t("reconnecting"), "info");
+    return false;
+  }
+  return true;
+}
+
+// ------------------------------------------------------------------ account
+
+export async function loadAccount() {
+  if (!getToken()) return false;
+  try {
+    const me = await api("GET", "/api/me");
+    app.account = me;
+    return true;
+  } catch (err) {
+    if (err.status === 401 || err.status === 403) {
+      setToken(null);
+      app.account = null;
+      return false;
+    }
+    showError(err);
+    return false;
+  }
+}
+
+export async function signedIn(data) {
+  setToken(data.token);
+  app.account = data.account;
+  startSession();
+  await refreshLobby();
+}
+
+export async function refreshLobby() {
+  const tasks = [
+    api("GET", "/api/rooms").then((rooms) => (app.rooms = rooms)),
+    api("GET", "/api/lobby").then((lobby) => (app.lobbyTables = lobby.tables ?? [])),
+  ];
+  if (getToken()) {
+    tasks.push(api("GET", "/api/history?limit=30").then((h) => (app.history = h.matches ?? [])));
+    tasks.push(
+      api("GET", "/api/me").then((me) => (app.account = { ...app.account, ...me })),
+    );
+  }
+  const results = await Promise.allSettled(tasks);
+  const failed = results.find((r) => r.status === "rejected");
+  if (failed) showError(failed.reason);
+  render();
+}
+
+export function logout() {
+  stopSession();
+  setToken(null);
+  app.account = null;
+  app.history = null;
+  app.table = null;
+  app.route = "lobby";
+  resetHand();
+  render();
+}
+
+export function backToLobby() {
+  if (app.table) send({ type: "leave" });
+  app.table = null;
+  app.route = "lobby";
+  app.handEnd = null;
+  app.matchEnd = null;
+  resetHand();
+  history.replaceState(null, "", "/");
+  refreshLobby();
+  render();
+}
+
+export async function openReplay(handId) {
+  try {
+    const log = await api("GET", `/api/hands/${handId}/log`);
+    app.replay = { log, step: 0, from: app.route };
+    app.route = "replay";
+    render();
+  } catch (err) {
+    showError(err);
+  }
+}
+
+export function closeReplay() {
+  app.route = app.table ? "table" : "lobby";
+  app.replay = null;
+  render();
+}
+
+// ------------------------------------------------------------------ input
+
+const handlers = {
+  ...lobbyHandlers,
+  ...tableHandlers,
+  ...replayHandlers,
+  lang: () => {
+    setLang(getLang() === "zh" ? "en" : "zh");
+    renderNow();
+  },
+};
+
+document.addEventListener("click", (event) => {
+  const target = event.target.closest("[data-do]");
+  if (!target || target.disabled) return;
+  const fn = handlers[target.dataset.do];
+  if (fn) {
+    event.preventDefault();
+    fn(target, event);
+  }
+});
+
+document.addEventListener("submit", (event) => {
+  const form = event.target.closest("form[data-submit]");
+  if (!form) return;
+  event.preventDefault();
+  const fn = handlers[form.dataset.submit];
+  if (fn) fn(form, event);
+});
+
+document.addEventListener("keydown", (event) => {
+  if (event.target.closest("input, select, textarea")) return;
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  const done = app.route === "table" ? tableKey(event, app) : app.route === "replay" ? replayKey(event, app) : false;
+  if (done) event.preventDefault();
+});
+
+// ------------------------------------------------------------------ boot
+
+function routeFromURL() {
+  const url = new URL(location.href);
+  const join = url.searchParams.get("join") || (/^\/t\/(\d{6})\/?$/.exec(url.pathname) || [])[1];
+  if (join && /^\d{6}$/.test(join)) app.pendingJoin = join;
+  const replay = url.searchParams.get("replay");
+  return replay && /^\d+$/.test(replay) ? Number(replay) : null;
+}
+
+async function boot() {
+  setLang(getLang());
+  document.body.insertAdjacentHTML("afterbegin", TILE_DEFS);
+  const replayId = routeFromURL();
+  render();
+  const ok = await loadAccount();
+  if (ok) {
+    if (app.account?.table && app.pendingJoin === app.account.table) app.pendingJoin = null;
+    startSession();
+    if (replayId != null) await openReplay(replayId);
+  }
+  refreshLobby();
+  setInterval(() => {
+    if (app.route === "table") {
+      const timer = document.querySelectorAll("[data-timer]");
+      timer.forEach((el) => {
+        const at = Number(el.dataset.timer);
+        const left = Math.max(0, Math.ceil((at - performance.now()) / 1000));
+        el.textContent = String(left);
+        el.classList.toggle("urgent", left <= 3);
+      });
+    }
+  }, 250);
+  window.addEventListener("resize", () => render());
+}
+
+boot();

@@ -1,0 +1,100 @@
+// The replay viewer: step forwards and backwards through a finished hand's complete log
+// (GET /api/hands/{id}/log), every hand shown. Each step is one engine event other than the raw
+// decision record (`act`), folded by the same code as the live table.
+
+import { patternName, t } from "./i18n.js";
+import { app, closeReplay, render } from "./main.js";
+import { describeEvent, foldEvents, handForDisplay } from "./state.js";
+import { botName, esc, meldHTML, signed, tile } from "./ui.js";
+
+function stepIndices(events) {
+  const out = [];
+  events.forEach((ev, i) => {
+    if (ev.type !== "act" || ev.action === "quit") out.push(i);
+  });
+  return out;
+}
+
+function names(log) {
+  return (log.seats ?? []).map((s, i) => {
+    const name = typeof s === "string" ? s : s?.name ?? `#${i}`;
+    return name.startsWith("bot:") || s?.kind === "bot" ? botName(i) : name;
+  });
+}
+
+export function renderReplay(root, appState) {
+  const rp = appState.replay;
+  if (!rp) return;
+  const events = rp.log.events ?? [];
+  const steps = stepIndices(events);
+  rp.step = Math.max(0, Math.min(rp.step, steps.length));
+  const upto = rp.step === 0 ? 0 : steps[rp.step - 1] + 1;
+  const st = foldEvents(events.slice(0, upto));
+  const who = names(rp.log);
+  const current = rp.step > 0 ? events[steps[rp.step - 1]] : null;
+  const seats = [0, 1, 2, 3]
+    .map((s) => {
+      const { tiles, drawn } = handForDisplay(st, s);
+      const hand = tiles.map((x) => tile(x)).join("") + (drawn ? `<span style="width:10px"></span>${tile(drawn, "drawn")}` : "");
+      const melds = st.melds[s].map((m) => meldHTML(m)).join("");
+      const last = st.lastDiscard && st.lastDiscard.seat === s ? st.rivers[s][st.lastDiscard.index] : null;
+      const rv = st.rivers[s].map((r) => tile(r.tile, `${r.taken ? "taken" : ""} ${r === last ? "last" : ""}`)).join("");
+      const win = st.wins.find((w) => w.seat === s);
+      const active = current && current.seat === s;
+      return `<div class="replay-seat ${active ? "active" : ""}" data-seat="${s}">
+          <div class="head"><span><b>${esc(who[s] ?? `#${s}`)}</b>${st.dealer === s ? ` · ${t("dealer")}` : ""}${st.baoting[s] ? ` · <span style="color:#ff9c38">${t("baoting")}</span>` : ""}${st.beans[s] ? " · 豆" : ""}
+            ${win ? ` · <span style="color:var(--gold)">${t("hu")} ${esc(patternName(win.pattern))} ${win.fan}${t("fan")}</span>` : ""}</span><span>${signed(st.points[s])}</span></div>
+          <div class="tiles replay-hand">${hand}${melds ? `<span style="width:8px"></span>${melds}` : ""}</div>
+          <div class="rv">${rv}</div>
+        </div>`;
+    })
+    .join("");
+  const desc = current ? describeEvent(current, who, t) : t("to_start");
+  root.innerHTML = `<div class="replay" id="replay">
+      <header class="topbar" style="border-radius:12px">
+        <div class="left"><button class="icon-btn" data-do="replay-close" id="replay-close">‹ ${t("close")}</button>
+          <span class="info">${t("replay_of", { i: (rp.log.index ?? 0) + 1 })} · ${t("wall", { n: st.wall })}</span></div>
+        <div class="right"><button class="icon-btn" data-do="lang" id="lang-toggle">${t("lang_toggle")}</button></div>
+      </header>
+      <div class="replay-seats" style="margin-top:10px">${seats}</div>
+      <div class="replay-controls">
+        <div class="replay-event" id="replay-event">${esc(desc)}</div>
+        <div class="buttons">
+          <button class="btn small secondary" data-do="replay-step" data-to="start" aria-label="${t("to_start")}">⏮</button>
+          <button class="btn secondary" data-do="replay-step" data-to="-1" id="replay-back">◀ ${t("step_back")}</button>
+          <span class="timer-pill" id="replay-pos">${t("step_of", { i: rp.step, n: steps.length })}</span>
+          <button class="btn" data-do="replay-step" data-to="1" id="replay-forward">${t("step_forward")} ▶</button>
+          <button class="btn small secondary" data-do="replay-step" data-to="end" aria-label="${t("to_end")}">⏭</button>
+        </div>
+        <div class="kbd-help">← → Home End</div>
+      </div>
+    </div>`;
+}
+
+function stepTo(to) {
+  const rp = app.replay;
+  if (!rp) return;
+  const n = stepIndices(rp.log.events ?? []).length;
+  if (to === "start") rp.step = 0;
+  else if (to === "end") rp.step = n;
+  else rp.step = Math.max(0, Math.min(n, rp.step + Number(to)));
+  render();
+}
+
+export const replayHandlers = {
+  "replay-step": (btn) => stepTo(btn.dataset.to),
+  "replay-close": () => closeReplay(),
+};
+
+export function replayKey(event) {
+  const map = { ArrowLeft: "-1", ArrowRight: "1", Home: "start", End: "end" };
+  if (map[event.key]) {
+    stepTo(map[event.key]);
+    return true;
+  }
+  if (event.key === "Escape") {
+    closeReplay();
+    return true;
+  }
+  return false;
+}

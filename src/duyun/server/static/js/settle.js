@@ -1,0 +1,164 @@
+// The settlement panel after each hand (who paid whom and why, pattern and extras, fan, points
+// and coins, the winning hand with its winning tile, beans paid during the hand and 黃豆 refunds)
+// and the match summary (大結算) at the end.
+
+import { patternName, t } from "./i18n.js";
+import { parseHand, sortTiles } from "./tiles.js";
+import { COIN, coinsText, esc, meldHTML, seatName, signed, tile } from "./ui.js";
+
+function names(app) {
+  return (app.table?.seats ?? []).map((s, i) => seatName(s, i));
+}
+
+function handTiles(text, winTile) {
+  if (!text || text === "?") return "";
+  const { concealed, melds } = parseHand(text);
+  const rest = [...concealed];
+  let win = "";
+  if (winTile) {
+    const i = rest.lastIndexOf(winTile);
+    if (i >= 0) {
+      rest.splice(i, 1);
+      win = tile(winTile, "win-tile", `title="${esc(t("win"))}"`);
+    }
+  }
+  return sortTiles(rest).map((x) => tile(x)).join("") + win + melds.map((m) => meldHTML(m)).join("");
+}
+
+const EXTRA_NAMES = ["報聽", "槓上花", "槓上炮", "連莊"];
+
+function winBox(win, end, who) {
+  const how =
+    win.how === "self_draw"
+      ? t("self_draw")
+      : win.how === "rob_kong"
+        ? `${t("rob_kong")} ← ${esc(who[win.from] ?? "")}`
+        : `${t("discard_win")} ← ${esc(who[win.from] ?? "")}`;
+  // extras are per payment (報聽 and the dealer bonus depend on who pays, R21/R36): collect the
+  // ones that appear in this winner's rows
+  const rows = (end.payments ?? []).filter((p) => p.payee === win.seat && ["R28", "R29"].includes(p.rule));
+  const extras = new Set(win.extras ?? []);
+  for (const row of rows) for (const name of EXTRA_NAMES) if (String(row.reason).includes(name)) extras.add(name);
+  const chips = [...extras].map((x) => `<span class="chip hot">${esc(patternName(x))}</span>`).join("");
+  const auto = win.auto ? `<span class="chip">${t("auto_win")}</span>` : "";
+  return `<div class="win-box" data-winner="${win.seat}">
+      <div class="win-title"><span><b>${esc(who[win.seat])}</b> · ${how}</span>
+        <span class="pattern">${esc(patternName(win.pattern))} · ${win.fan} ${t("fan")}</span></div>
+      <div class="chips">${chips}${auto}</div>
+      <div class="win-hand">${handTiles(win.hand, win.tile)}</div>
+    </div>`;
+}
+
+function paymentRows(rows, who, cls) {
+  return rows
+    .map((p) => {
+      const cut = p.paid != null && p.coins != null && p.paid < p.coins ? ` <span class="muted" title="${t("cut")}">(${coinsText(p.coins)}→${coinsText(p.paid)})</span>` : "";
+      return `<tr class="${cls}"><td>${esc(who[p.payer])} → ${esc(who[p.payee])}</td><td>${esc(p.reason)} <span class="muted">${esc(p.rule)}</span></td>
+        <td class="num">${p.fan}</td><td class="num">${p.points}</td><td class="num">${p.paid ?? p.coins ?? ""}${cut}</td></tr>`;
+    })
+    .join("");
+}
+
+function paymentsTable(end, who) {
+  const pays = end.payments ?? [];
+  if (!pays.length) return `<p class="muted">${t("no_payments")}</p>`;
+  const beans = pays.filter((p) => p.rule === "R12");
+  const refunds = pays.filter((p) => p.rule === "R14");
+  const main = pays.filter((p) => p.rule !== "R12" && p.rule !== "R14");
+  const head = `<tr><th>${t("payer")} → ${t("payee")}</th><th></th><th class="num">${t("fan")}</th><th class="num">${t("points")}</th><th class="num">${t("coins")}</th></tr>`;
+  let body = "";
+  if (main.length) body += paymentRows(main, who, "");
+  if (beans.length) body += `<tr><td colspan="5"><b>${t("beans")}</b></td></tr>${paymentRows(beans, who, "bean")}`;
+  if (refunds.length) body += `<tr><td colspan="5"><b>${t("bean_refund")}</b></td></tr>${paymentRows(refunds, who, "refund")}`;
+  return `<div style="overflow-x:auto"><table class="pay" id="payments">${head}${body}</table></div>`;
+}
+
+function totals(end, who, winners) {
+  return `<div class="totals" id="hand-totals">${who
+    .map(
+      (name, s) => `<div class="total-card ${winners.includes(s) ? "winner" : ""}"><div class="name">${esc(name)}</div>
+        <div class="big">${signed(end.points?.[s] ?? 0)}</div><div>${COIN} ${signed(end.coins?.[s] ?? 0)}</div>
+        <div class="muted" style="font-size:.75rem">${end.balances?.[s] != null ? coinsText(end.balances[s]) : ""}</div></div>`,
+    )
+    .join("")}</div>`;
+}
+
+export function renderSettlement(app) {
+  const end = app.handEnd;
+  const who = names(app);
+  const tb = app.table ?? {};
+  const winners = end.winners ?? [];
+  let title;
+  if (end.result === "win") title = end.win_kind === "self_draw" ? t("self_draw") : end.win_kind === "rob_kong" ? t("rob_kong") : t("win");
+  else if (end.result === "draw") title = t("exhaustive_draw");
+  else title = `${t("escape")} · ${esc(who[end.loser] ?? "")}`;
+  const wins = (end.wins ?? []).map((w) => winBox(w, end, who)).join("");
+  const ready = app.hand?.ready;
+  const hands = (end.hands ?? [])
+    .map((h, s) => {
+      if (winners.includes(s)) return "";
+      const mark = ready ? ` <span class="${ready[s] ? "ready-yes" : "ready-no"}">${ready[s] ? t("ready_draw") : t("not_ready_draw")}</span>` : "";
+      return `<div class="line"><span class="label">${esc(who[s])}${mark}</span>${handTiles(h, null)}</div>`;
+    })
+    .join("");
+  const me = app.seat != null ? tb.seats?.[app.seat] : null;
+  const last = end.next_hand_in == null || tb.status === "ended";
+  const at = (end.receivedAt ?? performance.now()) + Number(end.next_hand_in ?? 0) * 1000;
+  let buttons = "";
+  if (!last && me) {
+    buttons += me.ready
+      ? `<button class="btn secondary" disabled id="next-btn">✔ ${t("is_ready")}</button>`
+      : `<button class="btn" data-do="ready" data-ready="true" id="next-btn">${t("next_hand")}</button>`;
+    buttons += `<span class="timer-pill" data-timer="${at}">${Math.max(0, Math.ceil((at - performance.now()) / 1000))}</span>`;
+    if (tb.kind === "private" && !tb.dissolve) buttons += `<button class="btn ghost" data-do="dissolve" data-agree="true">${t("dissolve_vote")}</button>`;
+  }
+  if (last) buttons += `<span class="muted">${t("match_over")}…</span>`;
+  buttons += `<button class="btn ghost" data-do="leave">${t("back_lobby")}</button>`;
+  const readyLine = !last
+    ? `<div class="chips" style="justify-content:center">${(tb.seats ?? [])
+        .map((s, i) => (s && s.kind !== "bot" ? `<span class="chip">${esc(who[i])}: ${s.ready ? "✔" : "…"}</span>` : ""))
+        .join("")}</div>`
+    : "";
+  return `<div class="overlay" id="settlement"><div class="sheet">
+      <h2>${t("settlement")} · ${title}</h2>
+      <div class="muted" style="text-align:center;margin-bottom:8px">${t("hand_no", { i: (end.hand_index ?? 0) + 1, n: tb.hands ?? "?" })}</div>
+      ${wins}
+      ${totals(end, who, winners)}
+      <h3>${t("payments")}</h3>
+      ${paymentsTable(end, who)}
+      ${hands ? `<h3>${t("hand_result")}</h3><div class="hands-list">${hands}</div>` : ""}
+      ${readyLine}
+      <div class="actions">${buttons}</div>
+    </div></div>`;
+}
+
+export function renderMatchSummary(app) {
+  const m = app.matchEnd;
+  const who = names(app);
+  const points = m.points ?? app.totals.points;
+  const coins = m.coins ?? app.totals.coins;
+  const best = Math.max(...points);
+  const cards = who
+    .map(
+      (name, s) => `<div class="total-card ${points[s] === best && best > 0 ? "winner" : ""}"><div class="name">${points[s] === best && best > 0 ? "👑 " : ""}${esc(name)}</div>
+        <div class="big">${signed(points[s])}</div><div>${COIN} ${signed(coins[s])}</div></div>`,
+    )
+    .join("");
+  const rows = (m.results ?? [])
+    .map((r, i) => {
+      const winners = (r.winners ?? []).map((w) => esc(who[w])).join(", ");
+      const res = r.result === "win" ? t("result_win") : r.result === "draw" ? t("result_draw") : t("result_escape");
+      return `<tr><td>#${i + 1}</td><td>${res}${winners ? ` · ${winners}` : ""}</td>${(r.points ?? [0, 0, 0, 0]).map((p) => `<td class="num">${signed(p)}</td>`).join("")}
+        <td>${r.hand_id != null ? `<button class="btn small secondary" data-do="replay" data-hand="${r.hand_id}">${t("replay")}</button>` : ""}</td></tr>`;
+    })
+    .join("");
+  const head = `<tr><th></th><th>${t("result")}</th>${who.map((n) => `<th class="num">${esc(n)}</th>`).join("")}<th></th></tr>`;
+  return `<div class="overlay" id="match-summary"><div class="sheet">
+      <h2>${t("match_summary")}</h2>
+      <div class="muted" style="text-align:center;margin-bottom:8px">${m.reason === "dissolved" ? t("dissolve") : t("match_over")} · ${m.hands_played ?? (m.results ?? []).length} ${t("hands")}</div>
+      <div class="totals">${cards}</div>
+      <h3>${t("hand_result")}</h3>
+      <div style="overflow-x:auto"><table class="pay">${head}${rows}</table></div>
+      <div class="actions"><button class="btn" data-do="leave" id="back-lobby">${t("back_lobby")}</button></div>
+    </div></div>`;
+}

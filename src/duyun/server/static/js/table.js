@@ -1,0 +1,494 @@
+// The table: a green felt board with every seat's river (discards in order, the last one
+// marked), seat plates in the corners (dealer, streak, 報聽, 托管, coins and this hand's points,
+// melds, hidden hand size), the compass in the middle (wall count, whose turn, timer), and the
+// player's own hand below with the action bar that shows exactly the legal actions.
+
+import { getLang, t } from "./i18n.js";
+import { app, backToLobby, render, send } from "./main.js";
+import { renderSettlement, renderMatchSummary } from "./settle.js";
+import { emptyHand, handForDisplay } from "./state.js";
+import { tileName } from "./tiles.js";
+import { COIN, coinsText, esc, meldHTML, seatName, signed, tile } from "./ui.js";
+
+const coarse = () => window.matchMedia?.("(pointer: coarse)").matches;
+
+/** Seat → screen position: 0 bottom (you), 1 right, 2 top, 3 left. */
+function posOf(seat, base) {
+  return (seat - base + 4) % 4;
+}
+
+function legalOf(prompt) {
+  const out = { discard: [], baoting: [], added_kong: [], concealed_kong: [], hu: false, pong: false, kong: false, pass: false };
+  if (!prompt) return out;
+  for (const a of prompt.legal ?? []) {
+    if (Array.isArray(out[a.action])) out[a.action].push(a.tile);
+    else out[a.action] = true;
+  }
+  return out;
+}
+
+/** The tiles of the own hand in display order (sorted, the drawn tile last and apart). */
+function displayTiles(st, seat) {
+  const { tiles, drawn } = handForDisplay(st, seat);
+  return { tiles, drawn, all: drawn ? [...tiles, drawn] : tiles };
+}
+
+function topbar(tb, st) {
+  const roomName = app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? "";
+  const room = tb.kind === "room" ? roomName : `${t("private_table")} ${tb.code}`;
+  const handNo = tb.hands ? t("hand_no", { i: Math.min((tb.hand_index ?? 0) + 1, tb.hands), n: tb.hands }) : "";
+  const mine = app.seat != null ? tb.seats?.[app.seat] : null;
+  const tg = !!mine?.tuoguan;
+  const inHand = app.seat != null && tb.status === "playing";
+  return `<header class="topbar">
+      <div class="left">
+        <button class="icon-btn" data-do="leave" id="leave-btn" aria-label="${t("leave")}">‹ ${t("leave")}</button>
+        <span class="info">${esc(room)} · ${t("stake")} ${tb.stake} · ${handNo}${st.streak ? ` · ${t("streak", { n: st.streak })}` : ""}</span>
+      </div>
+      <div class="right">
+        <span class="conn ${app.status}" title="${app.status}"></span>
+        ${inHand ? `<button class="icon-btn ${tg ? "on" : ""}" data-do="tuoguan" id="tuoguan-btn" aria-pressed="${tg}">${tg ? t("tuoguan_on") : t("tuoguan")}</button>` : ""}
+        ${app.seat != null ? `<button class="icon-btn" data-do="reactions" id="reactions-btn" aria-label="${t("reactions")}">☺</button>` : ""}
+        <button class="icon-btn" data-do="lang" id="lang-toggle">${t("lang_toggle")}</button>
+      </div>
+    </header>`;
+}
+
+function compass(st, base, tb) {
+  const winds = t("seat_names").split(",");
+  const windZh = ["東", "南", "西", "北"];
+  let html = "";
+  for (let s = 0; s < 4; s++) {
+    const w = (s - st.dealer + 4) % 4;
+    const cur = st.started && st.phase === "turn" && st.current === s;
+    html += `<span class="wind pos-${posOf(s, base)} ${cur ? "current" : ""}" title="${winds[w]}">${windZh[w]}</span>`;
+    if (cur) html += `<span class="turn-bar pos-${posOf(s, base)}"></span>`;
+  }
+  let timerAt = null;
+  if (app.prompt && !app.promptSent) timerAt = app.prompt.deadlineAt;
+  else if (st.started && st.phase === "turn" && st.current !== app.seat && app.config.turn_timer) {
+    timerAt = app.lastMoveAt + Number(app.config.turn_timer) * 1000;
+  }
+  const left = timerAt ? Math.max(0, Math.ceil((timerAt - performance.now()) / 1000)) : null;
+  const handNo = tb.hands ? `${(tb.hand_index ?? 0) + 1}/${tb.hands}` : "";
+  return `<div class="compass" id="compass">
+      ${html}
+      <div class="center">
+        <div class="wall-count" id="wall-count" title="${t("wall", { n: st.wall })}">${st.started ? st.wall : "–"}</div>
+        <div class="sub">${t("wall_label")} · ${handNo}</div>
+        ${left != null ? `<div class="timer ${left <= 3 ? "urgent" : ""}" data-timer="${timerAt}">${left}</div>` : ""}
+      </div>
+    </div>`;
+}
+
+function river(st, seat, base) {
+  const items = st.rivers[seat].filter((r) => !r.taken);
+  const last = st.lastDiscard && st.lastDiscard.seat === seat ? st.rivers[seat][st.lastDiscard.index] : null;
+  const tiles = items
+    .map((r) => tile(r.tile, `${r === last ? "last" : ""} ${r.auto ? "auto" : ""} ${r.baoting ? "bt" : ""}`, r.auto ? `title="${t("auto_discard")}"` : ""))
+    .join("");
+  return `<div class="river-layer pos-${posOf(seat, base)}"><div class="river ${items.length > 24 ? "dense" : ""}" data-river="${seat}">${tiles}</div></div>`;
+}
+
+function plate(tb, st, seat, base) {
+  const info = tb.seats?.[seat];
+  const pos = posOf(seat, base);
+  const name = seatName(info, seat);
+  const isBot = info?.kind === "bot";
+  const active = st.started && st.phase === "turn" && st.current === seat;
+  const tags = [];
+  if (info?.tuoguan) tags.push(`<span class="tag tg">${t("tuoguan")}</span>`);
+  if (info && info.connected === false) tags.push(`<span class="tag">⚡offline</span>`);
+  if (st.beans[seat]) tags.push(`<span class="tag bean">豆</span>`);
+  if (tb.status === "waiting" || tb.status === "between") {
+    if (info && info.kind !== "bot") tags.push(`<span class="tag">${info.ready ? t("is_ready") : t("not_ready")}</span>`);
+  }
+  const points = st.started ? signed(st.points[seat]) : "";
+  const balance = info?.balance != null ? coinsText(info.balance) : isBot ? "∞" : "—";
+  const melds = pos === 0 ? "" : `<div class="melds">${st.melds[seat].map((m) => meldHTML(m)).join("")}</div>`;
+  let concealed = "";
+  if (pos !== 0 && st.started && st.phase !== "ended") {
+    const n = st.sizes[seat];
+    concealed = `<div class="concealed" aria-label="${n}">${Array.from({ length: Math.min(n, 14) }, () => tile("?")).join("")}<span class="count">${n}</span></div>`;
+  }
+  const initial = esc((name || "?").replace(/^.*·/, "").slice(0, 1).toUpperCase());
+  return `<div class="plate pos-${pos}" data-seat="${seat}" id="plate-${seat}">
+      <div class="id">
+        <div class="avatar ${isBot ? "bot" : ""} ${active ? "active" : ""} ${info && info.connected === false ? "offline" : ""}">${initial}
+          ${st.started && st.dealer === seat ? `<span class="badge dealer">${t("dealer")}${st.streak ? st.streak : ""}</span>` : ""}
+          ${st.baoting[seat] ? `<span class="badge bt">${t("baoting_mark")}</span>` : ""}
+        </div>
+        <div class="who"><span class="name">${esc(name)}${seat === app.seat ? ` (${t("you")})` : ""}</span>
+          <span class="money"><span>${COIN}${balance}</span>${points}</span></div>
+      </div>
+      ${tags.length ? `<div class="tags">${tags.join("")}</div>` : ""}
+      ${concealed}${melds}
+    </div>`;
+}
+
+function actionButton(action, label, cls, extra = "", tileName_ = null) {
+  return `<button class="btn act ${cls}" data-do="act" data-action="${action}" ${tileName_ ? `data-tile="${tileName_}"` : ""} ${extra}>${label}${tileName_ ? tile(tileName_) : ""}</button>`;
+}
+
+function actionBar(st, legal) {
+  const p = app.prompt;
+  const parts = [];
+  const notes = [];
+  const mine = app.seat != null ? app.table?.seats?.[app.seat] : null;
+  if (app.refused) notes.push(`<div class="notice refused" id="refused-notice">${esc(refusedText(app.refused))}</div>`);
+  if (mine?.tuoguan) {
+    parts.push(`<span class="prompt-text">${t("tuoguan_on")}</span><button class="btn small" data-do="tuoguan">${t("tuoguan_off")}</button>`);
+  } else if (p && !app.promptSent) {
+    const timer = `<span class="timer-pill" data-timer="${p.deadlineAt}">${Math.max(0, Math.ceil((p.deadlineAt - performance.now()) / 1000))}</span>`;
+    if (p.kind === "claim") {
+      const what = p.claim_tile ? tile(p.claim_tile) : "";
+      parts.push(`<span class="prompt-text">${t("claim_offer", { tile: what })}</span>`);
+      if (legal.hu) parts.push(actionButton("hu", t("hu"), "hu", 'data-key="h"'));
+      if (legal.kong) parts.push(actionButton("kong", t("direct_kong"), "kong", 'data-key="k"'));
+      if (legal.pong) parts.push(actionButton("pong", t("pong"), "pong", 'data-key="p"'));
+      if (legal.pass) parts.push(actionButton("pass", t("pass"), "pass", 'data-key=" "'));
+      parts.push(timer);
+    } else {
+      const options = legal.hu || legal.concealed_kong.length || legal.added_kong.length || legal.baoting.length;
+      if (app.btMode) {
+        parts.push(`<span class="prompt-text">${t("baoting")}: ${getLang() === "zh" ? "選一張牌打出" : "pick the tile to discard"}</span>`);
+        parts.push(`<button class="btn act pass" data-do="bt-cancel">${t("cancel")}</button>`);
+        const only = legal.baoting.filter((x) => app.selfDrawOnly.includes(x));
+        if (only.length) notes.push(`<div class="notice" id="selfdraw-notice">${only.map((x) => tileName(x, getLang())).join("、")}: ${t("baoting_self_draw_only")}</div>`);
+      } else if (options && !app.dismissed) {
+        if (legal.hu) parts.push(actionButton("hu", st.drawn[app.seat] ? t("zimo") : t("hu"), "hu", 'data-key="h"'));
+        for (const x of legal.concealed_kong) parts.push(actionButton("concealed_kong", t("concealed_kong"), "kong", 'data-key="k"', x));
+        for (const x of legal.added_kong) parts.push(actionButton("added_kong", t("added_kong"), "kong", 'data-key="k"', x));
+        if (legal.baoting.length) {
+          parts.push(`<button class="btn act bt" data-do="bt-mode" data-key="b">${t("baoting")}</button>`);
+          if (legal.baoting.every((x) => app.selfDrawOnly.includes(x)) && app.selfDrawOnly.length)
+            notes.push(`<div class="notice" id="selfdraw-notice">${t("baoting")}: ${t("baoting_self_draw_only")}</div>`);
+        }
+        parts.push(`<button class="btn act pass" data-do="dismiss" data-key=" ">${t("pass")}</button>`);
+      } else {
+        parts.push(`<span class="prompt-text">${t("your_turn")}</span>`);
+      }
+      parts.push(timer);
+    }
+  } else if (st.started && st.phase !== "ended" && app.seat != null) {
+    parts.push(`<span class="prompt-text muted">${st.phase === "turn" && st.current === app.seat ? "…" : t("waiting")}</span>`);
+  }
+  return `${notes.join("")}<div class="action-bar" id="action-bar">${parts.join("")}</div>`;
+}
+
+export function refusedText(refused) {
+  if (typeof refused === "string") return refused;
+  const rule = String(refused.rule ?? refused.reason ?? "");
+  if (rule.includes("R17")) return t("refused_r17");
+  if (rule.includes("R9")) return t("refused_r9");
+  return t("refused_generic", { why: refused.reason ?? refused.message ?? JSON.stringify(refused) });
+}
+
+function myArea(st, legal) {
+  if (app.seat == null) return `<section class="me"><div class="action-bar"><span class="prompt-text">${t("spectator")}</span></div></section>`;
+  const { tiles, drawn, all } = displayTiles(st, app.seat);
+  const canDiscard = app.prompt?.kind === "turn" && !app.promptSent && !app.table?.seats?.[app.seat]?.tuoguan;
+  const discardSet = new Set(app.btMode ? legal.baoting : legal.discard);
+  const melds = st.melds[app.seat];
+  // size the tiles so that the whole row fits the screen width (no sideways scrolling)
+  const meldTiles = melds.reduce((n, m) => n + (m.kind === "pong" ? 3 : 4), 0);
+  // on a phone the melds get their own line above the hand, so the hand's tiles stay large
+  const stack = window.innerWidth < 700 && melds.length > 0;
+  const meldUnits = stack ? 0 : meldTiles * 0.8 + melds.length * 0.15 + (melds.length ? 0.3 : 0);
+  const units = all.length + (drawn ? 0.4 : 0) + meldUnits + 0.3;
+  const avail = Math.min(window.innerWidth, 1100) - 12;
+  const hw = Math.max(18, Math.min(window.innerWidth >= 900 ? 62 : 52, Math.floor(avail / units) - 1));
+  const sel = app.selected;
+  const tileBtn = (x, i, isDrawn) => {
+    const ok = canDiscard && discardSet.has(x);
+    const cls = [isDrawn ? "drawn" : "", sel === i && canDiscard ? "sel" : "", app.btMode ? (ok ? "bt-ok" : "dim") : ""].join(" ");
+    const hint = app.btMode && ok && app.selfDrawOnly.includes(x) ? `<span class="hint">${getLang() === "zh" ? "只能自摸" : "self-draw only"}</span>` : "";
+    return `<button class="tile ${cls}" data-do="tile" data-idx="${i}" data-tile="${x}" aria-label="${tileName(x, getLang())}${isDrawn ? " (new)" : ""}" ${ok ? "" : 'aria-disabled="true"'} tabindex="-1">${tile_svg(x)}${hint}</button>`;
+  };
+  const handHTML = tiles.map((x, i) => tileBtn(x, i, false)).join("") + (drawn ? tileBtn(drawn, tiles.length, true) : "");
+  void all;
+  return `<section class="me">
+      ${actionBar(st, legal)}
+      <div class="my-row ${stack ? "stack" : ""}" style="--hw:${hw}px">
+        ${melds.length ? `<div class="my-melds">${melds.map((m) => meldHTML(m)).join("")}</div>` : ""}
+        <div class="hand ${canDiscard ? "can-discard" : ""}" id="hand" role="group" aria-label="hand">${handHTML}</div>
+      </div>
+    </section>`;
+}
+
+function tile_svg(x) {
+  // the hand's tiles are buttons; their inner SVG is the same as everywhere else
+  return tile(x).replace(/^<span[^>]*>/, "").replace(/<\/span>$/, "");
+}
+
+function waitingRoom(tb) {
+  const isHost = app.seat != null && tb.host === app.seat;
+  const me = app.seat != null ? tb.seats?.[app.seat] : null;
+  const seats = (tb.seats ?? [null, null, null, null])
+    .map((s, i) => {
+      if (!s) {
+        const add = isHost && tb.kind === "private" && tb.bots_allowed ? `<button class="btn small secondary" data-do="add-bot" data-seat="${i}">${t("add_bot")}</button>` : "";
+        return `<div class="seat-card empty" data-seat="${i}">${t("empty_seat")} ${add}</div>`;
+      }
+      const ready = s.kind === "bot" ? `<span class="ready-yes">${t("kind_bot")}</span>` : s.ready ? `<span class="ready-yes">✔ ${t("is_ready")}</span>` : `<span class="ready-no">${t("not_ready")}</span>`;
+      const remove = isHost && s.kind === "bot" && tb.kind === "private" ? `<button class="icon-btn" data-do="remove-bot" data-seat="${i}" aria-label="remove">✕</button>` : "";
+      return `<div class="seat-card" data-seat="${i}"><div class="avatar ${s.kind === "bot" ? "bot" : ""}">${esc(seatName(s, i).replace(/^.*·/, "").slice(0, 1).toUpperCase())}</div>
+        <div class="who"><span class="name">${esc(seatName(s, i))}${i === app.seat ? ` (${t("you")})` : ""}</span>${ready}</div>${remove}</div>`;
+    })
+    .join("");
+  const invite = tb.invite ? `${location.origin}${tb.invite}` : `${location.origin}/?join=${tb.code}`;
+  const codeBlock =
+    tb.kind === "private"
+      ? `<div style="text-align:center"><div class="muted">${t("table_code")}</div><div class="code-big" id="table-code">${esc(tb.code)}</div>
+         <div class="row" style="justify-content:center;margin-top:6px"><input class="field" style="flex:1;min-width:0;max-width:360px;padding:6px;border-radius:8px;border:1px solid #446;background:#0006;color:#fff" readonly value="${esc(invite)}" id="invite-link" aria-label="${t("invite_link")}">
+         <button class="btn small secondary" data-do="copy-invite">${t("copy")}</button></div></div>`
+      : `<div style="text-align:center" class="muted">${t("queueing")}</div>`;
+  const readyBtn =
+    me && me.kind !== "bot"
+      ? `<button class="btn ${me.ready ? "secondary" : ""}" data-do="ready" data-ready="${me.ready ? "false" : "true"}" id="ready-btn">${me.ready ? t("unready") : t("ready")}</button>`
+      : "";
+  const startBtn = isHost && tb.kind === "private" ? `<button class="btn" data-do="start" id="start-btn">${t("start")}</button>` : "";
+  const rules = Object.entries(tb.rules ?? {})
+    .filter(([k, v]) => typeof v === "boolean" && v !== (k === "dead_waits_count"))
+    .map(([k]) => `<span class="chip">${t(`opt_${k}`)}</span>`)
+    .join("");
+  return `<div class="overlay" id="waiting-room"><div class="sheet">
+      <h2>${tb.kind === "private" ? t("private_table") : esc(app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? "")}</h2>
+      ${codeBlock}
+      <div class="chips" style="justify-content:center;margin:8px 0">${`<span class="chip">${t("stake")} ${tb.stake}</span><span class="chip">${t("hands")} ${tb.hands}</span>`}${rules}</div>
+      <h3>${t("waiting_players")}</h3>
+      <div class="seats-grid">${seats}</div>
+      <div class="actions">${readyBtn}${startBtn}<button class="btn ghost" data-do="leave">${t("leave")}</button></div>
+    </div></div>`;
+}
+
+function dissolveBox(tb) {
+  if (!tb.dissolve || app.seat == null) return "";
+  const agreed = tb.dissolve.agreed ?? [];
+  const mineIn = agreed.includes(app.seat);
+  return `<div class="notice" id="dissolve-box">${t("dissolve_asked")} (${agreed.length}/${(tb.dissolve.needed ?? []).length})
+    ${mineIn ? "" : `<button class="btn small" data-do="dissolve" data-agree="true">${t("agree")}</button> <button class="btn small secondary" data-do="dissolve" data-agree="false">${t("refuse")}</button>`}</div>`;
+}
+
+function reactionsMenu() {
+  if (!app.showReactions) return "";
+  const list = (app.reactions ?? [])
+    .map((r) => `<button class="btn small secondary" data-do="react" data-id="${esc(r.id)}">${esc(r.text)}</button>`)
+    .join("");
+  return `<div class="reactions-pop" id="reactions-pop">${list}</div>`;
+}
+
+export function renderTable(root, appState) {
+  const tb = appState.table;
+  if (!tb) {
+    root.innerHTML = `<div class="lobby"><p>${t("loading")}</p></div>`;
+    return;
+  }
+  const st = appState.hand ?? emptyHand();
+  const base = appState.seat ?? 0;
+  const legal = legalOf(appState.promptSent ? null : appState.prompt);
+  let board = "";
+  for (let s = 0; s < 4; s++) board += river(st, s, base);
+  board += compass(st, base, tb);
+  for (let s = 0; s < 4; s++) board += plate(tb, st, s, base);
+  let overlay = "";
+  if (appState.matchEnd) overlay = renderMatchSummary(appState);
+  else if (tb.status === "waiting") overlay = waitingRoom(tb);
+  else if (appState.handEnd && (tb.status === "between" || tb.status === "ended" || st.phase === "ended")) overlay = renderSettlement(appState);
+  const banner = appState.status === "connecting" ? `<div class="banner" id="reconnect-banner">${t("reconnecting")}</div>` : "";
+  root.innerHTML = `<div class="table-screen" data-status="${tb.status}">
+      ${topbar(tb, st)}${banner}
+      <main class="board-wrap"><div class="board" id="board">${board}</div></main>
+      ${dissolveBox(tb)}
+      ${myArea(st, legal)}
+      ${reactionsMenu()}
+      ${overlay}
+    </div>`;
+}
+
+// ------------------------------------------------------------------ highlights
+
+const FX_POS = [
+  [0.3, 0.8],
+  [0.8, 0.62],
+  [0.7, 0.2],
+  [0.2, 0.38],
+];
+
+function fxAt(seat, text, cls, ms = 1800) {
+  const boardEl = document.getElementById("board");
+  if (!boardEl || seat == null) return;
+  const rect = boardEl.getBoundingClientRect();
+  const [fx, fy] = FX_POS[posOf(seat, app.seat ?? 0)];
+  const el = document.createElement("div");
+  el.className = `fx ${cls}`;
+  el.textContent = text;
+  el.style.position = "fixed";
+  el.style.left = `${rect.left + rect.width * fx}px`;
+  el.style.top = `${rect.top + rect.height * fy}px`;
+  el.style.setProperty("--S", `${rect.width}px`);
+  el.style.zIndex = "30";
+  el.dataset.fx = cls;
+  document.body.appendChild(el);
+  setTimeout(() => el.remove(), ms);
+}
+
+const FX_TEXT = {
+  pong: () => t("pong"),
+  direct_kong: () => t("direct_kong"),
+  added_kong: () => t("added_kong"),
+  concealed_kong: () => t("concealed_kong"),
+  baoting: () => t("baoting"),
+  auto_discard: () => t("auto_discard"),
+  auto_win: () => t("auto_win"),
+  escape: () => t("escape"),
+};
+
+export function fxForFlashes(flashes) {
+  for (const f of flashes) {
+    if (f.kind === "win") {
+      fxAt(f.seat, f.text === "self_draw" ? t("zimo") : f.text === "rob_kong" ? t("rob_kong") : t("hu"), "win", 2200);
+    } else if (f.kind === "bean" || f.kind === "pay") {
+      fxAt(f.seat, `${f.text}${f.kind === "bean" ? ` ${t("beans")}` : ""}`, f.kind, 1800);
+    } else if (FX_TEXT[f.kind]) {
+      const small = f.kind === "auto_discard" || f.kind === "baoting";
+      fxAt(f.seat, FX_TEXT[f.kind](), small ? "small" : "claim", 1700);
+    }
+  }
+}
+
+export function fxReaction(msg) {
+  const text = msg.text ?? msg.id;
+  if (msg.seat == null) return;
+  fxAt(msg.seat, `${msg.name ? `${msg.name}: ` : ""}${text}`, "reaction", 2700);
+}
+
+// ------------------------------------------------------------------ input
+
+function act(action, tileName_) {
+  if (!app.prompt || app.promptSent) return;
+  const msg = { type: "act", action };
+  if (tileName_) msg.tile = tileName_;
+  if (send(msg)) {
+    app.promptSent = true;
+    app.btMode = false;
+    render();
+  }
+}
+
+function tileClicked(idx) {
+  const st = app.hand;
+  if (!st || app.prompt?.kind !== "turn" || app.promptSent) return;
+  const { all } = displayTiles(st, app.seat);
+  const x = all[idx];
+  const legal = legalOf(app.prompt);
+  if (app.btMode) {
+    if (legal.baoting.includes(x)) act("baoting", x);
+    return;
+  }
+  if (!legal.discard.includes(x)) return;
+  if (coarse() && app.selected !== idx) {
+    app.selected = idx; // on touch screens the first tap raises the tile, the second discards
+    render();
+    return;
+  }
+  act("discard", x);
+}
+
+export const tableHandlers = {
+  tile: (btn) => tileClicked(Number(btn.dataset.idx)),
+  act: (btn) => act(btn.dataset.action, btn.dataset.tile),
+  dismiss: () => {
+    app.dismissed = true;
+    render();
+  },
+  "bt-mode": () => {
+    app.btMode = true;
+    render();
+  },
+  "bt-cancel": () => {
+    app.btMode = false;
+    render();
+  },
+  tuoguan: () => {
+    const mine = app.table?.seats?.[app.seat];
+    send({ type: "tuoguan", on: !mine?.tuoguan });
+  },
+  reactions: () => {
+    app.showReactions = !app.showReactions;
+    render();
+  },
+  react: (btn) => {
+    app.showReactions = false;
+    send({ type: "reaction", id: btn.dataset.id });
+    render();
+  },
+  ready: (btn) => send({ type: "ready", ready: btn.dataset.ready !== "false" }),
+  start: () => send({ type: "start" }),
+  "add-bot": (btn) => send({ type: "add_bot", seat: Number(btn.dataset.seat) }),
+  "remove-bot": (btn) => send({ type: "remove_bot", seat: Number(btn.dataset.seat) }),
+  dissolve: (btn) => send({ type: "dissolve", agree: btn.dataset.agree !== "false" }),
+  "copy-invite": async (btn) => {
+    const input = document.getElementById("invite-link");
+    try {
+      await navigator.clipboard.writeText(input.value);
+    } catch {
+      input.select();
+      document.execCommand?.("copy");
+    }
+    btn.textContent = t("copied");
+  },
+  leave: () => {
+    const tb = app.table;
+    const inHand = tb && tb.status === "playing" && app.seat != null && app.hand && app.hand.phase !== "ended";
+    if (inHand) {
+      const warn = getLang() === "zh" ? "牌局進行中離開算逃跑（R45），要賠分並由托管打完比賽。確定離開？" : "Leaving during a hand is an escape (R45): you pay the penalty and auto-play finishes the match. Leave?";
+      if (!window.confirm(warn)) return;
+    }
+    backToLobby();
+  },
+};
+
+/** Keyboard play: ←/→ pick, Enter discard, 1-9/0 pick by position, H/P/K/B/Space for actions. */
+export function tableKey(event) {
+  const st = app.hand;
+  const key = event.key;
+  if (!st || app.seat == null) return false;
+  const p = app.promptSent ? null : app.prompt;
+  const legal = legalOf(p);
+  const lower = key.length === 1 ? key.toLowerCase() : key;
+  const button = [...document.querySelectorAll("#action-bar [data-key]")].find((b) => b.dataset.key === lower || (lower === "Escape" && b.dataset.key === " "));
+  if (button && (lower.length === 1 || lower === "Escape")) {
+    button.click();
+    return true;
+  }
+  if (p?.kind !== "turn") return false;
+  const { all } = displayTiles(st, app.seat);
+  const pool = app.btMode ? legal.baoting : legal.discard;
+  const pickable = all.map((x, i) => (pool.includes(x) ? i : -1)).filter((i) => i >= 0);
+  if (!pickable.length) return false;
+  let cur = app.selected != null && pickable.includes(app.selected) ? app.selected : null;
+  if (key === "ArrowLeft" || key === "ArrowRight") {
+    const at = cur == null ? (key === "ArrowLeft" ? pickable.length : -1) : pickable.indexOf(cur);
+    const next = pickable[(at + (key === "ArrowLeft" ? -1 : 1) + pickable.length) % pickable.length];
+    app.selected = next;
+    render();
+    return true;
+  }
+  if (/^[0-9]$/.test(key)) {
+    const idx = key === "0" ? 9 : Number(key) - 1;
+    if (idx < all.length) {
+      app.selected = idx;
+      render();
+    }
+    return true;
+  }
+  if (key === "Enter") {
+    if (cur == null) cur = pickable[pickable.length - 1];
+    const x = all[cur];
+    if (app.btMode) act("baoting", x);
+    else if (legal.discard.includes(x)) act("discard", x);
+    return true;
+  }
+  return false;
+}

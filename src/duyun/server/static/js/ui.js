@@ -1,0 +1,70 @@
+// Small DOM helpers shared by the views.
+
+import { escapeHTML, t } from "./i18n.js";
+import { tileHTML } from "./tiles.js";
+import { getLang } from "./i18n.js";
+
+export const $ = (sel, root = document) => root.querySelector(sel);
+export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
+export const esc = escapeHTML;
+
+/** Show a message at the top of the screen; errors stay longer. */
+export function toast(text, kind = "error", ms) {
+  const box = document.getElementById("toasts");
+  if (!box) return;
+  const el = document.createElement("div");
+  el.className = `toast ${kind}`;
+  el.textContent = text;
+  el.dataset.kind = kind;
+  box.appendChild(el);
+  setTimeout(() => el.remove(), ms ?? (kind === "error" ? 6000 : 2600));
+}
+
+/** Server errors are shown plainly: the code's meaning and the server's own message. */
+export function showError(err) {
+  const msg = err?.message || err?.code || String(err);
+  if (err?.status === 0 || err?.code === "network") toast(t("network_error", { msg }));
+  else toast(t("server_error", { msg }));
+}
+
+export function tile(tileName, cls = "", attrs = "") {
+  return tileHTML(tileName, { cls, lang: getLang(), attrs });
+}
+
+/** A meld as tiles: pongs three, kongs four, a concealed kong with its two ends face down. */
+export function meldHTML(meld) {
+  const tiles = [];
+  const n = meld.kind === "pong" ? 3 : 4;
+  for (let i = 0; i < n; i++) {
+    const faceDown = meld.kind === "concealed_kong" && (!meld.tile || i === 0 || i === 3);
+    tiles.push(tile(faceDown ? "?" : meld.tile));
+  }
+  const kong = meld.kind !== "pong";
+  return `<span class="meld ${kong ? "kong" : ""}" title="${esc(t(meld.kind))}">${tiles.join("")}</span>`;
+}
+
+export function coinsText(n) {
+  if (n == null) return "—";
+  return Number(n).toLocaleString();
+}
+
+export function signed(n) {
+  if (n == null) return "";
+  const v = Number(n);
+  const cls = v > 0 ? "plus" : v < 0 ? "minus" : "muted";
+  return `<span class="${cls}">${v > 0 ? "+" : ""}${v.toLocaleString()}</span>`;
+}
+
+export function seatName(seatInfo, index) {
+  if (!seatInfo) return t("empty_seat");
+  const name = seatInfo.name ?? `#${index}`;
+  // bots share one account name ("bot:strong"): tell them apart by seat
+  return seatInfo.kind === "bot" || name.startsWith("bot:") ? botName(index) : name;
+}
+
+export function botName(index) {
+  return `${t("kind_bot")}${index + 1}`;
+}
+
+/** A coin icon drawn in CSS (no emoji font needed). */
+export const COIN = '<span class="coin" aria-hidden="true"></span>';
