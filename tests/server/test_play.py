@@ -48,3 +48,110 @@ def test_full_match_two_humans_two_bots_balances_equal_ledger_r41(
         assert me["balance"] == 1000 + end_a["coins"][seat]
         ledger = server.http.get("/api/ledger", headers=server.auth(session["token"])).json()
         assert ledger["balance"] == me["balance"]
+
+
+def test_quick_match_fills_empty_seats_with_house_bots(live_server: Any, ws_client: Any, play: Any):
+    from duyun.server.config import Room
+
+    server = live_server(rooms=(Room("novice", "新手場", stake=1, entry=100, hands=1),))
+    ann = server.guest()
+
+    async def main() -> tuple[dict[str, Any], dict[str, Any]]:
+        a = await ws_client.connect(server.ws_url, ann["token"], name="ann")
+        await a.send(type="quick_match", room="novice")
+        table = await a.expect(
+            "table", lambda m: m["table"] and m["table"]["status"] == "playing", timeout=10
+        )
+        end = await play(a, 3)
+        await a.close()
+        return table["table"], end
+
+    table, end = asyncio.run(main())
+    kinds = [seat["kind"] for seat in table["seats"]]
+    assert kinds.count("human") == 1 and kinds.count("bot") == 3
+    assert table["kind"] == "room" and table["stake"] == 1
+    assert end["reason"] == "completed" and end["hands_played"] == 1
+    assert server.store.audit().ok
+    me = server.http.get("/api/me", headers=server.auth(ann["token"])).json()
+    assert me["balance"] == 1000 + end["coins"][table["you"]]
+    assert me["table"] is None
+
+
+def test_quick_match_needs_the_room_entry(live_server: Any, ws_client: Any) -> None:
+    server = live_server(starting_balance=50)
+    ann = server.guest()
+
+    async def main() -> dict[str, Any]:
+        a = await ws_client.connect(server.ws_url, ann["token"])
+        await a.send(type="quick_match", room="novice", rid="q1")
+        error = await a.expect("error")
+        await a.send(type="quick_match", room="nowhere", rid="q2")
+        unknown = await a.expect("error")
+        assert unknown["code"] == "unknown_room" and unknown["rid"] == "q2"
+        await a.close()
+        return error
+
+    error = asyncio.run(main())
+    assert error["code"] == "insufficient_balance" and error["rid"] == "q1"
+    assert "100" in error["message"]
+
+
+def test_private_table_by_code_lobby_and_spectator(
+    live_server: Any, ws_client: Any, play: Any
+) -> None:
+    server = live_server(claim_window=0.03)
+    host, guest, watcher = server.guest(), server.guest(), server.guest()
+    code = _create_table(server, host["token"], hands=1, bot="random", listed=True, stake=3)
+    lobby = server.http.get("/api/lobby").json()["tables"]
+    assert any(t["code"] == code and t["stake"] == 3 for t in lobby)
+    info = server.http.get(f"/api/tables/{code}").json()
+    assert info["status"] == "waiting" and info["seated"] == 0
+    assert server.http.get("/api/tables/000000").status_code in (404,) or code == "000000"
+
+    async def main() -> tuple[Any, Any, Any]:
+        h = await ws_client.connect(server.ws_url, host["token"], name="host")
+        g = await ws_client.connect(server.ws_url, guest["token"], name="guest")
+        w = await ws_client.connect(server.ws_url, watcher["token"], name="watcher")
+        await h.send(type="join", code=code)
+        await h.expect("table", lambda m: m["table"] and m["table"]["you"] == 0)
+        await g.send(type="join", code=code)
+        await g.expect("table", lambda m: m["table"] and m["table"]["you"] == 1)
+        await g.send(type="add_bot", seat=2, rid="not-host")
+        refused = await g.expect("error")
+        assert refused["code"] == "not_host" and refused["rid"] == "not-host"
+        await h.send(type="add_bot", seat=2)
+        await h.send(type="add_bot", seat=3, bot="efficient")
+        await h.send(type="ready")
+        # not everyone is ready: nothing starts
+        await h.send(type="start", rid="early")
+        early = await h.expect("error", lambda m: m.get("rid") == "early")
+        assert early["code"] == "wrong_state"
+        await w.send(type="spectate", code=code)
+        await w.expect("table", lambda m: m["table"] and m["table"]["you"] is None)
+        await g.send(type="ready")
+        ends = await asyncio.gather(play(h, 5), play(g, 6), w.expect("match_end", timeout=60))
+        for client in (h, g, w):
+            await client.close()
+        return ends, h, w
+
+    ends, h, w = asyncio.run(main())
+    assert ends[0]["reason"] == "completed"
+    seats = [m for m in h.of_type("table") if m["table"]][-1]["table"]["seats"]
+    assert [s["kind"] for s in seats] == ["human", "human", "bot", "bot"]
+    assert seats[3]["bot"] == "efficient"
+    # the spectator saw the hand, and only public information
+    seen = [e for m in w.of_type("events") for e in m["events"]]
+    snapshot = w.of_type("snapshot")
+    assert seen and snapshot
+    for message in snapshot:
+        assert message["seat"] is None and message["view"]["hand"] == []
+        for event in message["events"]:
+            if event["type"] == "start":
+                assert event["hands"] == ["?", "?", "?", "?"]
+                assert isinstance(event["wall"], int) and event["seed"] is None
+    for event in seen:
+        if event["type"] == "draw":
+            assert event["tile"] == "?"
+        if event["type"] == "act":
+            assert event["action"] not in ("pass", "pong", "kong", "hu")
+    assert not w.of_type("prompt")

@@ -1,0 +1,194 @@
+"""Seats over time: ready and dissolve (解散), reconnect snapshots, the turn timer and 托管,
+and R45 escapes when a dropped player does not come back (issue 9)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from duyun.server.protocol import view_to_json
+
+
+def _create_table(server: Any, token: str, **body: Any) -> str:
+    answer = server.http.post("/api/tables", json=body, headers=server.auth(token))
+    assert answer.status_code == 201, answer.text
+    code: str = answer.json()["code"]
+    return code
+
+
+async def _seat_humans(ws_client: Any, server: Any, code: str, sessions: list[Any]) -> list[Any]:
+    """Connect and join every session in order; the first one is the host."""
+    clients = []
+    for index, session in enumerate(sessions):
+        client = await ws_client.connect(server.ws_url, session["token"], name=f"p{index}")
+        await client.send(type="join", code=code)
+        await client.expect("table", lambda m, i=index: m["table"] and m["table"]["you"] == i)
+        clients.append(client)
+    return clients
+
+
+async def _fill_and_ready(clients: list[Any], free: list[int]) -> None:
+    for seat in free:
+        await clients[0].send(type="add_bot", seat=seat)
+    for client in clients:
+        await client.send(type="ready")
+
+
+def test_ready_between_hands_and_unanimous_dissolve(
+    live_server: Any, ws_client: Any, play: Any
+) -> None:
+    server = live_server(next_hand_wait=60.0, claim_window=0.03)
+    ann, bob = server.guest(), server.guest()
+    code = _create_table(server, ann["token"], hands=4, bot="random")
+
+    async def main() -> tuple[dict[str, Any], Any, Any]:
+        a, b = await _seat_humans(ws_client, server, code, [ann, bob])
+        await _fill_and_ready([a, b], [2, 3])
+        await a.expect("snapshot")
+        await a.send(type="dissolve", agree=True, rid="during")
+        during = await a.expect("error", lambda m: m.get("rid") == "during")
+        assert during["code"] == "wrong_state"
+        await asyncio.gather(play(a, 1, until="hand_end"), play(b, 2, until="hand_end"))
+        # 準備: both ready starts the next hand at once (next_hand_wait is a minute)
+        await a.send(type="ready")
+        await b.send(type="ready")
+        second = await a.expect("snapshot")
+        assert second["hand_index"] == 1
+        await asyncio.gather(play(a, 3, until="hand_end"), play(b, 4, until="hand_end"))
+        await a.send(type="dissolve", agree=True)
+        vote = await b.expect("table", lambda m: m["table"]["dissolve"] is not None)
+        assert vote["table"]["dissolve"] == {"agreed": [0], "needed": [0, 1]}
+        await b.send(type="dissolve", agree=False)
+        await a.expect("table", lambda m: m["table"]["dissolve"] is None)
+        await a.send(type="dissolve", agree=True)
+        await b.send(type="dissolve", agree=True)
+        end = await a.expect("match_end")
+        await b.expect("match_end")
+        return end, a, b
+
+    end, a, b = asyncio.run(main())
+    assert end["reason"] == "dissolved" and end["hands_played"] == 2
+    assert len(end["results"]) == 2 and sum(end["coins"]) == 0
+    assert server.store.audit().ok
+    history = server.http.get("/api/history", headers=server.auth(ann["token"])).json()
+    assert history["matches"][0]["reason"] == "dissolved"
+    assert len(history["matches"][0]["hand_records"]) == 2
+
+
+def test_reconnect_gets_a_snapshot_equal_to_the_seat_view(live_server: Any, ws_client: Any) -> None:
+    server = live_server(turn_timer=60.0)
+    ann = server.guest()
+    code = _create_table(server, ann["token"], hands=1, bot="random")
+
+    async def main() -> None:
+        (a,) = await _seat_humans(ws_client, server, code, [ann])
+        await _fill_and_ready([a], [1, 2, 3])
+        first = await a.expect("snapshot")
+        prompt = await a.expect("prompt")  # seat 0 deals (R3) and acts first
+        assert prompt["kind"] == "turn"
+        received = list(first["events"]) + [
+            e for m in a.of_type("events") if m["hand_id"] == first["hand_id"] for e in m["events"]
+        ]
+        await a.close()
+        again = await ws_client.connect(server.ws_url, ann["token"], name="again")
+        welcome = again.of_type("welcome")[0]
+        assert welcome["table"] == code
+        snapshot = await again.expect("snapshot")
+        table = server.manager.tables[code]
+        assert table.round is not None
+        assert snapshot["view"] == view_to_json(table.round.view(0))
+        assert snapshot["events"] == received
+        assert snapshot["prompt"]["legal"] == prompt["legal"]
+        assert 0 < snapshot["prompt"]["deadline"] <= 60.0
+        # and play goes on from the new connection
+        discard = next(a for a in prompt["legal"] if a["action"] == "discard")
+        await again.send(type="act", **discard)
+        batch = await again.expect("events")
+        assert batch["events"][0] == {"type": "act", "seat": 0, **discard}
+        assert batch["seq"] == len(received)
+        await again.close()
+
+    asyncio.run(main())
+
+
+def test_turn_timeouts_play_the_obvious_move_then_tuoguan(live_server: Any, ws_client: Any) -> None:
+    server = live_server(turn_timer=0.15, claim_window=0.02)
+    ann = server.guest()
+    code = _create_table(server, ann["token"], hands=1, bot="random")
+
+    async def main() -> None:
+        (a,) = await _seat_humans(ws_client, server, code, [ann])
+        await _fill_and_ready([a], [1, 2, 3])
+        snapshot = await a.expect("snapshot")
+        hand = snapshot["view"]["hand"]
+        await a.expect("prompt", lambda m: m["kind"] == "turn")
+        # first timeout: no drawn tile (the dealer's first turn), so the last tile goes
+        first = await a.expect("events", lambda m: m["events"][0].get("seat") == 0)
+        assert first["events"][0] == {
+            "type": "act",
+            "seat": 0,
+            "action": "discard",
+            "tile": hand[-1],
+        }
+        # second timeout: the drawn tile is discarded, and the seat goes to 托管
+        draw = await a.expect(
+            "events", lambda m: any(e["type"] == "draw" and e["seat"] == 0 for e in m["events"])
+        )
+        drawn = next(e["tile"] for e in draw["events"] if e["type"] == "draw" and e["seat"] == 0)
+        await a.expect("prompt", lambda m: m["kind"] == "turn")
+        tuoguan = await a.expect("table", lambda m: m["table"]["seats"][0]["tuoguan"])
+        assert tuoguan["table"]["seats"][0]["connected"]
+        moved = await a.expect(
+            "events", lambda m: m["events"][0].get("seat") == 0 and m["events"][0]["type"] == "act"
+        )
+        assert moved["events"][0]["tile"] == drawn
+        # in 托管 the seat is played without prompts until the player takes it back
+        before = len(a.of_type("prompt"))
+        await a.expect(
+            "events",
+            lambda m: (
+                any(e["type"] == "act" and e.get("seat") == 0 for e in m["events"])
+                or any(e["type"] == "end" for e in m["events"])
+            ),
+        )
+        assert len(a.of_type("prompt")) == before or a.of_type("hand_end")
+        await a.send(type="tuoguan", on=False)
+        off = await a.expect("table", lambda m: not m["table"]["seats"][0]["tuoguan"])
+        assert off["table"]["seats"][0]["tuoguan"] is False
+        await a.close()
+
+    asyncio.run(main())
+
+
+def test_no_reconnect_within_grace_is_an_r45_escape(live_server: Any, ws_client: Any, play: Any):
+    server = live_server(reconnect_grace=0.3, turn_timer=60.0, claim_window=0.02)
+    ann, bob = server.guest(), server.guest()
+    code = _create_table(server, ann["token"], hands=2, bot="random")
+
+    async def main() -> tuple[dict[str, Any], dict[str, Any], Any]:
+        a, b = await _seat_humans(ws_client, server, code, [ann, bob])
+        await _fill_and_ready([a, b], [2, 3])
+        await b.expect("snapshot")
+        await b.close()
+        gone = await a.expect(
+            "table",
+            lambda m: m["table"]["status"] == "playing" and not m["table"]["seats"][1]["connected"],
+        )
+        assert gone["table"]["status"] == "playing"
+        hand_end = await play(a, 7, until="hand_end")
+        table = await a.expect("table", lambda m: m["table"]["seats"][1]["tuoguan"])
+        end = await play(a, 8)
+        return hand_end, end, table
+
+    hand_end, end, table = asyncio.run(main())
+    assert hand_end["result"] == "escape" and hand_end["loser"] == 1
+    penalty = [p for p in hand_end["payments"] if p["rule"] == "R45"]
+    assert {p["payer"] for p in penalty} == {1}
+    assert sorted(p["payee"] for p in penalty) == [0, 2, 3]
+    assert all(p["points"] == 16 * 6 for p in penalty)  # R45 (a): 16 × base to each
+    assert table["table"]["seats"][1]["connected"] is False
+    assert end["reason"] == "completed" and end["hands_played"] == 2
+    assert server.store.audit().ok
+    me = server.http.get("/api/me", headers=server.auth(bob["token"])).json()
+    assert me["balance"] == 1000 + end["coins"][1]
+    assert me["table"] is None
