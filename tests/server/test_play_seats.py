@@ -66,7 +66,7 @@ def test_ready_between_hands_and_unanimous_dissolve(
         await b.expect("match_end")
         return end, a, b
 
-    end, a, b = asyncio.run(main())
+    end, _, _ = asyncio.run(main())
     assert end["reason"] == "dissolved" and end["hands_played"] == 2
     assert len(end["results"]) == 2 and sum(end["coins"]) == 0
     assert server.store.audit().ok
