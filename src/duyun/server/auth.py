@@ -80,13 +80,15 @@ class PasswordHashing:
 
     def __init__(self, time_cost: int = 2, memory_cost: int = 19 * 1024) -> None:
         self._hasher = PasswordHasher(time_cost=time_cost, memory_cost=memory_cost, parallelism=1)
-        self._dummy = self._hasher.hash("duyun-dummy-password")
+        self._dummy: str | None = None  # made on first use: tools that never log in skip it
 
     def hash(self, password: str) -> str:
         return self._hasher.hash(password)
 
     def verify(self, stored_hash: str | None, password: str) -> bool:
         """True if ``password`` matches; False (after the same work) when there is no hash."""
+        if self._dummy is None:
+            self._dummy = self._hasher.hash("duyun-dummy-password")
         try:
             return self._hasher.verify(stored_hash or self._dummy, password) and bool(stored_hash)
         except (VerifyMismatchError, VerificationError, InvalidHashError):

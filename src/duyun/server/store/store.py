@@ -1079,7 +1079,7 @@ def _create_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
 
 
-def _alembic_config() -> Config:
+def alembic_config() -> Config:
     config = Config()
     location = resources.files("duyun.server") / "migrations"
     config.set_main_option("script_location", str(location))
@@ -1089,7 +1089,7 @@ def _alembic_config() -> Config:
 def _upgrade(engine: Engine) -> None:
     """``alembic upgrade head`` on one connection; on PostgreSQL under an advisory lock so two
     processes starting together migrate one after the other."""
-    config = _alembic_config()
+    config = alembic_config()
     with engine.begin() as connection:
         if connection.dialect.name == "postgresql":
             connection.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK_KEY})
