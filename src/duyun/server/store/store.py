@@ -19,7 +19,18 @@ from typing import Any, cast
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, delete, event, func, or_, select, text, update
+from sqlalchemy import (
+    Engine,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    or_,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -685,6 +696,7 @@ class Store:
         """Append events with seq ``first_seq``, ``first_seq + 1``, ... (the hand's log is
         numbered from 0). :class:`ConflictError` if a seq is taken or would leave a gap, or the
         hand is finished; then nothing is written."""
+        _check_int("hand id", hand_id, 1)
         _check_int("first seq", first_seq, 0)
         if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
             raise StoreError("events must be a list of JSON objects")
@@ -692,21 +704,31 @@ class Store:
             return
         try:
             with self._session() as session:
-                hand = self._get_hand(session, hand_id)
-                if hand.status != "playing":
-                    raise ConflictError(f"hand {hand_id} is finished; its log is closed")
-                count = session.scalar(
+                # one round trip for the checks: this runs for every move of every table
+                count = (
                     select(func.count())
                     .select_from(HandEventRow)
                     .where(HandEventRow.hand_id == hand_id)
+                    .scalar_subquery()
                 )
-                if first_seq != count:
+                found = session.execute(
+                    select(HandRow.status, count).where(HandRow.id == hand_id)
+                ).first()
+                if found is None:
+                    raise NotFoundError(f"no hand with id {hand_id}")
+                status, stored = found
+                if status != "playing":
+                    raise ConflictError(f"hand {hand_id} is finished; its log is closed")
+                if first_seq != stored:
                     raise ConflictError(
-                        f"hand {hand_id} has {count} events; cannot append at seq {first_seq}"
+                        f"hand {hand_id} has {stored} events; cannot append at seq {first_seq}"
                     )
-                session.add_all(
-                    HandEventRow(hand_id=hand_id, seq=first_seq + i, event=e)
-                    for i, e in enumerate(events)
+                session.execute(
+                    insert(HandEventRow),
+                    [
+                        {"hand_id": hand_id, "seq": first_seq + i, "event": e}
+                        for i, e in enumerate(events)
+                    ],
                 )
         except IntegrityError as exc:  # a concurrent writer took the seq
             raise ConflictError(f"hand {hand_id}: seq {first_seq} already written") from exc
