@@ -392,18 +392,17 @@ class Table:
         account = client.account
         assert account is not None
         if self.status != "waiting":
-            self.manager.unseat(account.id, self)
+            self._unjoin(client)
             raise ProtocolError("wrong_state", f"table {self.code} has already started")
         if any(s is not None and s.account_id == account.id for s in self.seats):
             self._send_state(client, self.seat_of(client))
             return
         free = [i for i, s in enumerate(self.seats) if s is None]
         if not free:
+            self._unjoin(client)
             if self.options.kind == "room" and self.options.room is not None:
-                self.manager.unseat(account.id, self)
                 await self.manager.quick_match(client, self.options.room)
                 return
-            self.manager.unseat(account.id, self)
             raise ProtocolError("table_full", f"table {self.code} has no free seat")
         index = free[0] if seat_wanted is None or seat_wanted not in free else seat_wanted
         self.seats[index] = Seat(
@@ -425,6 +424,13 @@ class Table:
             self._set_timer("fill", self.config.bot_fill_wait)
             self.fill_at = time.monotonic() + self.config.bot_fill_wait
         await self._maybe_start()
+
+    def _unjoin(self, client: Client) -> None:
+        """A join that did not get a seat: the client is free again."""
+        if client.account is not None:
+            self.manager.unseat(client.account.id, self)
+        if client.table is self:
+            client.table = None
 
     def _on_attach(self, client: Client) -> None:
         """A reconnect (or a second connection taking over): the seat gets the new client."""
@@ -1261,6 +1267,7 @@ class TableManager:
             table.start_task()
         table.pending_joins += 1
         self.seated[fresh.id] = table
+        client.table = table  # what the client sends next queues behind the join
         table.post("join", client, None)
 
     def join(self, client: Client, code: str) -> None:
@@ -1271,6 +1278,7 @@ class TableManager:
         if table.status != "waiting":
             raise ProtocolError("wrong_state", f"table {code} has already started; spectate it")
         self.seated[account.id] = table
+        client.table = table  # what the client sends next queues behind the join
         table.post("join", client, None)
 
     def spectate(self, client: Client, code: str) -> None:
