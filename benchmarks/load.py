@@ -1,0 +1,260 @@
+"""Load test of the online server: N concurrent tables of four websocket players on loopback.
+
+Starts ``duyun serve`` as a subprocess on a fresh SQLite file (or uses ``--url`` of a running
+server), creates N private tables without bots, seats four guest clients at each and lets them
+play (a win when offered, else a random legal action) for a bounded time. It reports the action
+round trip (from sending a turn action to receiving the events batch that carries it, p50/p99/
+max) and every error. Claim answers are left out of the round trip: they are applied when the
+claim window ends, by design (docs/protocol.md "Timing").
+
+    python benchmarks/load.py                      # 100 tables, 400 clients, 60 s
+    python benchmarks/load.py --tables 20 --duration 20 --claim-window 0.2
+
+Target (issue 9): 100 tables with p99 < 100 ms and zero errors on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import websockets
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+@dataclass
+class Stats:
+    round_trips: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    actions: int = 0
+    claim_answers: int = 0
+    hands: int = 0
+    matches: int = 0
+    messages: int = 0
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _start_server(args: argparse.Namespace, workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = _free_port()
+    config = workdir / "load.toml"
+    config.write_text(
+        "\n".join(
+            [
+                f"turn_timer = {args.turn_timer}",
+                f"claim_window = {args.claim_window}",
+                "bot_delay = 0.05",
+                "reconnect_grace = 60.0",
+                "next_hand_wait = 0.2",
+                "rate_limit = 50.0",
+                "rate_burst = 100",
+            ]
+        ),
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    command = [
+        sys.executable,
+        "-c",
+        "from duyun.cli.main import main; main()",
+        "serve",
+        "--port",
+        str(port),
+        "--database-url",
+        f"sqlite:///{workdir / 'load.db'}",
+        "--config",
+        str(config),
+        "--log-level",
+        "warning",
+    ]
+    log = (workdir / "server.log").open("wb")
+    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        if process.poll() is not None:
+            raise SystemExit(f"server exited: {(workdir / 'server.log').read_text()[-2000:]}")
+        try:
+            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                return process, url
+        except httpx.TransportError:
+            pass
+        time.sleep(0.05)
+    raise SystemExit("server did not become healthy within 60 s")
+
+
+async def _player(
+    ws_url: str,
+    token: str,
+    code: str,
+    seed: int,
+    stats: Stats,
+    stop_at: float,
+    joined: asyncio.Event,
+) -> None:
+    rng = random.Random(seed)
+    pending: float | None = None  # when our last turn action was sent
+    async with websockets.connect(ws_url, max_size=1 << 20) as ws:
+        await ws.send(json.dumps({"type": "hello", "version": 1, "token": token}))
+        await ws.send(json.dumps({"type": "join", "code": code}))
+        await ws.send(json.dumps({"type": "ready"}))
+        joined.set()
+        seat: int | None = None
+        while True:
+            remaining = stop_at - time.monotonic()
+            if remaining <= 0:
+                return
+            try:
+                raw = await asyncio.wait_for(ws.recv(), remaining)
+            except TimeoutError:
+                return
+            stats.messages += 1
+            message = json.loads(raw)
+            kind = message["type"]
+            if kind == "table" and message["table"] is not None:
+                seat = message["table"]["you"]
+            elif kind == "error":
+                stats.errors.append(f"{message['code']}: {message['message']}")
+            elif kind == "events" and pending is not None:
+                first = message["events"][0]
+                if first["type"] == "act" and first.get("seat") == seat:
+                    stats.round_trips.append(time.monotonic() - pending)
+                    pending = None
+            elif kind == "prompt":
+                legal = message["legal"]
+                wins = [a for a in legal if a["action"] == "hu"]
+                action = wins[0] if wins else rng.choice(legal)
+                if message["kind"] == "turn":
+                    pending = time.monotonic()
+                    stats.actions += 1
+                else:
+                    stats.claim_answers += 1
+                await ws.send(json.dumps({"type": "act", **action}))
+            elif kind == "hand_end":
+                if seat == 0:
+                    stats.hands += 1
+            elif kind == "match_end":
+                if seat == 0:
+                    stats.matches += 1
+                return
+
+
+async def _run(args: argparse.Namespace, url: str) -> Stats:
+    stats = Stats()
+    ws_url = url.replace("http", "ws", 1) + "/ws"
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        tokens: list[str] = []
+        for _ in range(args.tables * 4):
+            answer = await http.post("/api/guest")
+            answer.raise_for_status()
+            tokens.append(answer.json()["token"])
+        codes = []
+        for table in range(args.tables):
+            answer = await http.post(
+                "/api/tables",
+                json={"hands": args.hands, "bots_allowed": False},
+                headers={"Authorization": f"Bearer {tokens[table * 4]}"},
+            )
+            answer.raise_for_status()
+            codes.append(answer.json()["code"])
+    stop_at = time.monotonic() + args.duration
+    tasks = []
+    for table, code in enumerate(codes):
+        for seat in range(4):
+            joined = asyncio.Event()
+            tasks.append(
+                asyncio.create_task(
+                    _player(
+                        ws_url,
+                        tokens[table * 4 + seat],
+                        code,
+                        table * 4 + seat,
+                        stats,
+                        stop_at,
+                        joined,
+                    )
+                )
+            )
+            await joined.wait()  # join in seat order, so seat 0 is the table's host
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            stats.errors.append(f"client failed: {result!r}")
+    return stats
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=100)
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds of play")
+    parser.add_argument("--hands", type=int, default=8, help="hands per match")
+    parser.add_argument("--claim-window", type=float, default=0.3)
+    parser.add_argument("--turn-timer", type=float, default=30.0)
+    parser.add_argument("--url", help="use a running server instead of starting one")
+    args = parser.parse_args(argv)
+
+    process: subprocess.Popen[bytes] | None = None
+    with tempfile.TemporaryDirectory(prefix="duyun-load-") as tmp:
+        if args.url:
+            url = args.url.rstrip("/")
+        else:
+            process, url = _start_server(args, Path(tmp))
+        try:
+            started = time.monotonic()
+            stats = asyncio.run(_run(args, url))
+            elapsed = time.monotonic() - started
+        finally:
+            if process is not None:
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+    trips = stats.round_trips
+    print(
+        f"load: {args.tables} tables, {args.tables * 4} clients, claim window "
+        f"{args.claim_window} s, {elapsed:.1f} s (setup included)"
+    )
+    print(
+        f"  turn actions {stats.actions}, claim answers {stats.claim_answers}, hands "
+        f"{stats.hands}, matches {stats.matches}, messages received {stats.messages}"
+    )
+    if trips:
+        print(
+            "  action round trip: "
+            f"p50 {1000 * statistics.median(trips):.1f} ms, "
+            f"p99 {1000 * _percentile(trips, 0.99):.1f} ms, "
+            f"max {1000 * max(trips):.1f} ms ({len(trips)} samples)"
+        )
+    print(f"  errors: {len(stats.errors)}")
+    for error in stats.errors[:10]:
+        print(f"    {error}")
+    return 1 if stats.errors or not trips else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
