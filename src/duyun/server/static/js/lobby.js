@@ -5,7 +5,7 @@
 import { getLang, t } from "./i18n.js";
 import { api } from "./net.js";
 import { app, logout, openReplay, refreshLobby, render, sendWhenReady, signedIn } from "./main.js";
-import { $, coinsText, esc, showError, signed, tile, toast } from "./ui.js";
+import { $, botName, coinsText, esc, showError, signed, tile, toast } from "./ui.js";
 
 const RULE_OPTIONS = [
   ["pass_blocks_ron", false],
@@ -116,11 +116,34 @@ function openTables() {
   return `<section class="card"><h2>${t("open_tables")}<button class="icon-btn" data-do="refresh">↻</button></h2><div class="list">${items}</div></section>`;
 }
 
+// MATCH_RECORD as docs/protocol.md writes it (seats, hands[].result as a string) or as the
+// store's dataclass (seat_names, hand_records[].result as the stored end event): read both.
+function matchSeats(m) {
+  return m.seats ?? m.seat_names ?? [];
+}
+
+function matchHands(m) {
+  return Array.isArray(m.hands) ? m.hands : m.hand_records ?? [];
+}
+
+function handResult(h) {
+  return typeof h.result === "string" ? h.result : h.result?.result ?? null;
+}
+
+function handWinners(h) {
+  return h.winners ?? h.result?.winners ?? [];
+}
+
+function handCoins(h, seat) {
+  return Array.isArray(h.coins) ? h.coins[seat] : h.coins;
+}
+
 function resultLabel(hand) {
-  if (hand.result === "win") return t("result_win");
-  if (hand.result === "draw") return t("result_draw");
-  if (hand.result === "escape") return t("result_escape");
-  return hand.result ?? "";
+  const result = handResult(hand);
+  if (result === "win") return t("result_win");
+  if (result === "draw") return t("result_draw");
+  if (result === "escape") return t("result_escape");
+  return result ?? "…";
 }
 
 function historyCard() {
@@ -132,17 +155,20 @@ function historyCard() {
   else
     body = matches
       .map((m) => {
-        const when = m.finished ? new Date(m.finished).toLocaleString(getLang() === "zh" ? "zh-TW" : "en-GB") : "";
-        const seats = (m.seats ?? []).map((n, i) => (i === m.seat ? `<b>${esc(n)}</b>` : esc(n))).join(" · ");
-        const hands = (m.hands ?? [])
+        const when = m.finished || m.created ? new Date(m.finished ?? m.created).toLocaleString(getLang() === "zh" ? "zh-TW" : "en-GB") : "";
+        const names = matchSeats(m).map((n, i) => (String(n).startsWith("bot:") ? botName(i) : String(n)));
+        const seats = names.map((n, i) => (i === m.seat ? `<b>${esc(n)}</b>` : esc(n))).join(" · ");
+        const hands = matchHands(m)
           .map((h) => {
-            const winners = (h.winners ?? []).map((w) => esc(m.seats?.[w] ?? `#${w}`)).join(", ");
+            const winners = handWinners(h).map((w) => esc(names[w] ?? `#${w}`)).join(", ");
+            const done = handResult(h) != null && h.status !== "playing";
+            const replay = done ? `<button class="btn small secondary" data-do="replay" data-hand="${h.hand_id}">${t("replay")}</button>` : "";
             return `<div class="history-hand"><span>#${h.index + 1} · ${resultLabel(h)}${winners ? ` · ${winners}` : ""}</span>
-              <span>${signed(h.coins)} <button class="btn small secondary" data-do="replay" data-hand="${h.hand_id}">${t("replay")}</button></span></div>`;
+              <span>${done ? signed(handCoins(h, m.seat)) : ""} ${replay}</span></div>`;
           })
           .join("");
         return `<details class="history-match" data-match="${m.match_id}">
-            <summary><span>${esc(when)} · ${m.kind === "room" ? esc(m.room ?? "") : t("private_table")} · ${t("stake")} ${m.stake}</span><span>${signed(m.coins)}</span></summary>
+            <summary><span>${esc(when)} · ${m.kind === "room" ? esc(app.rooms.find((r) => r.id === m.room)?.name ?? m.room ?? "") : t("private_table")} · ${t("stake")} ${m.stake}</span><span>${signed(m.coins)}</span></summary>
             <div class="muted" style="font-size:.8rem;margin-top:4px">${seats}</div>
             <div class="history-hands">${hands}</div>
           </details>`;

@@ -146,6 +146,15 @@ function onMessage(msg) {
       break;
     }
     case "table": {
+      if (!msg.table) {
+        // no longer seated (left, or the match is over and the seat freed)
+        app.table = null;
+        app.seat = null;
+        if (app.route === "table") app.route = "lobby";
+        resetHand();
+        render();
+        break;
+      }
       const before = app.table;
       app.table = msg.table;
       app.seat = msg.table.you ?? null;

@@ -7,12 +7,14 @@ import { app, closeReplay, render } from "./main.js";
 import { describeEvent, foldEvents, handForDisplay } from "./state.js";
 import { botName, esc, meldHTML, signed, tile } from "./ui.js";
 
+/** Step 0 is the deal (the `start` event); each further step is one event after it. */
 function stepIndices(events) {
+  const start = Math.max(0, events.findIndex((ev) => ev.type === "start"));
   const out = [];
   events.forEach((ev, i) => {
-    if (ev.type !== "act" || ev.action === "quit") out.push(i);
+    if (i > start && (ev.type !== "act" || ev.action === "quit")) out.push(i);
   });
-  return out;
+  return { start, steps: out };
 }
 
 function names(log) {
@@ -26,12 +28,12 @@ export function renderReplay(root, appState) {
   const rp = appState.replay;
   if (!rp) return;
   const events = rp.log.events ?? [];
-  const steps = stepIndices(events);
+  const { start, steps } = stepIndices(events);
   rp.step = Math.max(0, Math.min(rp.step, steps.length));
-  const upto = rp.step === 0 ? 0 : steps[rp.step - 1] + 1;
+  const upto = rp.step === 0 ? start + 1 : steps[rp.step - 1] + 1;
   const st = foldEvents(events.slice(0, upto));
   const who = names(rp.log);
-  const current = rp.step > 0 ? events[steps[rp.step - 1]] : null;
+  const current = rp.step > 0 ? events[steps[rp.step - 1]] : events[start];
   const seats = [0, 1, 2, 3]
     .map((s) => {
       const { tiles, drawn } = handForDisplay(st, s);
@@ -49,7 +51,7 @@ export function renderReplay(root, appState) {
         </div>`;
     })
     .join("");
-  const desc = current ? describeEvent(current, who, t) : t("to_start");
+  const desc = current ? describeEvent(current, who, t) : "";
   root.innerHTML = `<div class="replay" id="replay">
       <header class="topbar" style="border-radius:12px">
         <div class="left"><button class="icon-btn" data-do="replay-close" id="replay-close">‹ ${t("close")}</button>
@@ -60,11 +62,11 @@ export function renderReplay(root, appState) {
       <div class="replay-controls">
         <div class="replay-event" id="replay-event">${esc(desc)}</div>
         <div class="buttons">
-          <button class="btn small secondary" data-do="replay-step" data-to="start" aria-label="${t("to_start")}">⏮</button>
+          <button class="btn small secondary" data-do="replay-step" data-to="start" aria-label="${t("to_start")}">◀◀</button>
           <button class="btn secondary" data-do="replay-step" data-to="-1" id="replay-back">◀ ${t("step_back")}</button>
           <span class="timer-pill" id="replay-pos">${t("step_of", { i: rp.step, n: steps.length })}</span>
           <button class="btn" data-do="replay-step" data-to="1" id="replay-forward">${t("step_forward")} ▶</button>
-          <button class="btn small secondary" data-do="replay-step" data-to="end" aria-label="${t("to_end")}">⏭</button>
+          <button class="btn small secondary" data-do="replay-step" data-to="end" aria-label="${t("to_end")}">▶▶</button>
         </div>
         <div class="kbd-help">← → Home End</div>
       </div>
@@ -74,7 +76,7 @@ export function renderReplay(root, appState) {
 function stepTo(to) {
   const rp = app.replay;
   if (!rp) return;
-  const n = stepIndices(rp.log.events ?? []).length;
+  const n = stepIndices(rp.log.events ?? []).steps.length;
   if (to === "start") rp.step = 0;
   else if (to === "end") rp.step = n;
   else rp.step = Math.max(0, Math.min(n, rp.step + Number(to)));

@@ -104,14 +104,14 @@ function plate(tb, st, seat, base) {
     if (info && info.kind !== "bot") tags.push(`<span class="tag">${info.ready ? t("is_ready") : t("not_ready")}</span>`);
   }
   const points = st.started ? signed(st.points[seat]) : "";
-  const balance = info?.balance != null ? coinsText(info.balance) : isBot ? "∞" : "—";
+  const balance = info?.balance != null ? coinsText(info.balance) : null;
   const melds = pos === 0 ? "" : `<div class="melds">${st.melds[seat].map((m) => meldHTML(m)).join("")}</div>`;
   let concealed = "";
   if (pos !== 0 && st.started && st.phase !== "ended") {
     const n = st.sizes[seat];
     concealed = `<div class="concealed" aria-label="${n}">${Array.from({ length: Math.min(n, 14) }, () => tile("?")).join("")}<span class="count">${n}</span></div>`;
   }
-  const initial = esc((name || "?").replace(/^.*·/, "").slice(0, 1).toUpperCase());
+  const initial = isBot ? String(seat + 1) : esc((name || "?").slice(0, 1).toUpperCase());
   return `<div class="plate pos-${pos}" data-seat="${seat}" id="plate-${seat}">
       <div class="id">
         <div class="avatar ${isBot ? "bot" : ""} ${active ? "active" : ""} ${info && info.connected === false ? "offline" : ""}">${initial}
@@ -119,7 +119,7 @@ function plate(tb, st, seat, base) {
           ${st.baoting[seat] ? `<span class="badge bt">${t("baoting_mark")}</span>` : ""}
         </div>
         <div class="who"><span class="name">${esc(name)}${seat === app.seat ? ` (${t("you")})` : ""}</span>
-          <span class="money"><span>${COIN}${balance}</span>${points}</span></div>
+          <span class="money">${balance != null ? `<span>${COIN}${balance}</span>` : ""}${points}</span></div>
       </div>
       ${tags.length ? `<div class="tags">${tags.join("")}</div>` : ""}
       ${concealed}${melds}
@@ -232,7 +232,7 @@ function waitingRoom(tb) {
       }
       const ready = s.kind === "bot" ? `<span class="ready-yes">${t("kind_bot")}</span>` : s.ready ? `<span class="ready-yes">✔ ${t("is_ready")}</span>` : `<span class="ready-no">${t("not_ready")}</span>`;
       const remove = isHost && s.kind === "bot" && tb.kind === "private" ? `<button class="icon-btn" data-do="remove-bot" data-seat="${i}" aria-label="remove">✕</button>` : "";
-      return `<div class="seat-card" data-seat="${i}"><div class="avatar ${s.kind === "bot" ? "bot" : ""}">${esc(seatName(s, i).replace(/^.*·/, "").slice(0, 1).toUpperCase())}</div>
+      return `<div class="seat-card" data-seat="${i}"><div class="avatar ${s.kind === "bot" ? "bot" : ""}">${s.kind === "bot" ? i + 1 : esc(seatName(s, i).slice(0, 1).toUpperCase())}</div>
         <div class="who"><span class="name">${esc(seatName(s, i))}${i === app.seat ? ` (${t("you")})` : ""}</span>${ready}</div>${remove}</div>`;
     })
     .join("");

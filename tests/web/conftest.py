@@ -1,0 +1,37 @@
+"""Fixtures of the browser tests (see web_helpers.py): one server and one Chromium per module."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from web_helpers import CHROMIUM, SCREENSHOTS, SKIP_REASON, WebServer, start_web_server
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
+    """One server per test module (each test uses its own guest accounts and tables)."""
+    db = tmp_path_factory.mktemp("web") / "duyun.db"
+    server = start_web_server(f"sqlite:///{db}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if SKIP_REASON:
+        pytest.skip(SKIP_REASON)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def screenshots() -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS

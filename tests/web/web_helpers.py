@@ -1,0 +1,109 @@
+"""Helpers of the browser tests: a real server on loopback and Debian's Chromium via Playwright.
+
+The server is the real app (``duyun.server.app.create_app``) on uvicorn in a thread, on a socket
+bound before the start (no port race), SQLite in a temporary file, ready once ``GET /healthz``
+answers 200 (a readiness check, never a fixed sleep). Timers are small so that a hand played by
+clicking takes seconds, but the turn timer is long enough that a slow machine never times out a
+click. Chromium is Debian's (``.ci/run`` installs it); without it every test here is skipped
+with that reason.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+import uvicorn
+
+from duyun.server.app import WS_MAX_FRAME, create_app
+from duyun.server.config import ServerConfig
+from duyun.server.store import StoreConfig
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+#: why the browser tests are skipped on this machine, or None when they can run
+SKIP_REASON: str | None = None
+if not Path(CHROMIUM).exists():
+    SKIP_REASON = "browser tests need Debian's chromium (apt-get install chromium; .ci/run does)"
+else:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        SKIP_REASON = "browser tests need the playwright package (pip install playwright)"
+
+#: where the tests save screenshots (gitignored): look at them after a run
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1440, "height": 900}
+
+#: small timers: a claim window after every discard (the protocol's fixed window) is the
+#: main cost of a hand, so it is short; bots fill a quick-match table at once
+BROWSER_TIMERS: dict[str, Any] = {
+    "turn_timer": 60.0,
+    "claim_window": 0.12,
+    "bot_delay": 0.01,
+    "bot_fill_wait": 0.05,
+    "reconnect_grace": 60.0,
+    "next_hand_wait": 120.0,
+    "default_bot": "efficient",
+    "starting_balance": 1000,
+    "rate_limit": 200.0,
+    "rate_burst": 400,
+}
+
+
+@dataclass
+class WebServer:
+    url: str
+    app: Any
+    server: uvicorn.Server
+    thread: threading.Thread
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=15)
+
+
+def _wait_healthy(url: str, deadline: float = 30.0) -> None:
+    end = time.monotonic() + deadline
+    with httpx.Client(timeout=2) as client:
+        while time.monotonic() < end:
+            try:
+                if client.get(f"{url}/healthz").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.02)
+    raise RuntimeError(f"server at {url} did not become healthy within {deadline} s")
+
+
+def start_web_server(database_url: str, **overrides: Any) -> WebServer:
+    config = ServerConfig().with_overrides(**{**BROWSER_TIMERS, **overrides})
+    app = create_app(
+        config,
+        database_url,
+        store_config=StoreConfig(
+            starting_balance=config.starting_balance, argon2_time_cost=1, argon2_memory_cost=8
+        ),
+    )
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", ws_max_size=WS_MAX_FRAME, lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{port}"
+    _wait_healthy(url)
+    return WebServer(url, app, server, thread)
+
+
