@@ -12,8 +12,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev,sim]'
 	touch $(STAMP)
 
+# the browser game: the server on SQLite (./duyun.db), bots fill empty seats; `duyun play` is
+# the terminal game
+HOST ?= 127.0.0.1
+PORT ?= 8000
 run: $(STAMP)
-	$(BIN)/duyun play
+	@echo "Open http://$(HOST):$(PORT)/ in a browser (Ctrl-C stops the server)"
+	$(BIN)/duyun serve --host $(HOST) --port $(PORT) --database-url sqlite:///duyun.db
 
 test: $(STAMP)
 	$(BIN)/pytest -n 2 -q

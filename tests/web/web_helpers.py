@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-
 import uvicorn
 
 from duyun.server.app import WS_MAX_FRAME, create_app
@@ -105,5 +104,3 @@ def start_web_server(database_url: str, **overrides: Any) -> WebServer:
     url = f"http://127.0.0.1:{port}"
     _wait_healthy(url)
     return WebServer(url, app, server, thread)
-
-

@@ -79,7 +79,7 @@ function resetHand() {
   app.refused = null;
 }
 
-function setPrompt(prompt) {
+function setPrompt(prompt, fromSnapshot = false) {
   if (!prompt) {
     app.prompt = null;
     return;
@@ -88,7 +88,10 @@ function setPrompt(prompt) {
   app.promptSent = false;
   app.dismissed = false;
   app.btMode = false;
+  // which 報聽 discards would leave a hand that wins only by self-draw: the prompt's list, else
+  // the snapshot VIEW's (read just before), never a stale list from an earlier turn
   if (Array.isArray(prompt.baoting_self_draw_only)) app.selfDrawOnly = prompt.baoting_self_draw_only;
+  else if (!fromSnapshot) app.selfDrawOnly = [];
   if (prompt.kind === "turn") {
     const discards = prompt.legal.filter((a) => a.action === "discard").map((a) => a.tile);
     const drawn = app.hand?.drawn?.[app.seat];
@@ -181,8 +184,9 @@ function onMessage(msg) {
       app.seat = msg.seat ?? app.seat;
       app.lastMoveAt = performance.now();
       if (app.handEnd && app.handEnd.hand_id !== msg.hand_id && app.hand.phase !== "ended") app.handEnd = null;
+      app.selfDrawOnly = [];
       readView(msg.view);
-      setPrompt(msg.prompt);
+      setPrompt(msg.prompt, true);
       if (app.route !== "replay") app.route = "table";
       render();
       break;

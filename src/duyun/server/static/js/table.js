@@ -176,12 +176,15 @@ function actionBar(st, legal) {
   return `${notes.join("")}<div class="action-bar" id="action-bar">${parts.join("")}</div>`;
 }
 
+/** Why a tile that completes the hand may not win: the engine's `win_refused` event or the
+ * view's `refused_win` ({tile, from, reason: "R17" | "R9", pattern}). */
 export function refusedText(refused) {
   if (typeof refused === "string") return refused;
-  const rule = String(refused.rule ?? refused.reason ?? "");
-  if (rule.includes("R17")) return t("refused_r17");
-  if (rule.includes("R9")) return t("refused_r9");
-  return t("refused_generic", { why: refused.reason ?? refused.message ?? JSON.stringify(refused) });
+  const rule = String(refused.reason ?? refused.rule ?? "");
+  const tileText = refused.tile ? `${tileName(refused.tile, getLang())}${refused.pattern ? ` (${refused.pattern})` : ""} · ` : "";
+  if (rule.includes("R17")) return tileText + t("refused_r17");
+  if (rule.includes("R9")) return tileText + t("refused_r9");
+  return tileText + t("refused_generic", { why: refused.reason ?? refused.message ?? JSON.stringify(refused) });
 }
 
 function myArea(st, legal) {
