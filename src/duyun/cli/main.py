@@ -17,6 +17,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "analyze",
     "play",
     "simulate",
+    "serve",
     "admin",
 )
 
