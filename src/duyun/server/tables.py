@@ -35,6 +35,7 @@ from duyun.engine import (
     IllegalActionError,
     Phase,
     Round,
+    SeatView,
     deal_setup,
     events_for,
     replay,
@@ -65,6 +66,10 @@ class Client(Protocol):
     def send_text(self, text: str) -> None: ...
 
     def close(self, code: int, reason: str) -> None: ...
+
+
+#: SeatView.baoting_self_draw_only comes with the engine's 報聽 warnings (branch engine)
+_VIEW_HAS_SELF_DRAW_ONLY = "baoting_self_draw_only" in getattr(SeatView, "__dataclass_fields__", {})
 
 
 def hand_seed(match_seed: int, index: int) -> int:
@@ -125,9 +130,11 @@ class Prompt:
     deadline: float  # time.monotonic()
     claim_tile: str | None = None
     claim_from: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self, hand_id: int | None) -> dict[str, Any]:
         return {
+            **self.extra,
             "type": "prompt",
             "hand_id": hand_id,
             "kind": self.kind,
@@ -846,6 +853,11 @@ class Table:
             protocol.legal_to_json(game.legal_actions(index)),
             time.monotonic() + self.config.turn_timer,
         )
+        if _VIEW_HAS_SELF_DRAW_ONLY:  # the engine's 報聽 warning, when it reports one
+            tiles = getattr(game.view(index), "baoting_self_draw_only", None) or ()
+            prompt.extra["baoting_self_draw_only"] = [
+                tile_to_str(t) if isinstance(t, int) else str(t) for t in tiles
+            ]
         self.prompts[index] = prompt
         if seat.client is not None:
             seat.client.send(prompt.to_json(self.hand_id))
