@@ -431,6 +431,21 @@ def test_leases_one_owner_per_match_until_expiry(database_url: str, make_store: 
     assert store.match_owner(owned) is None
 
 
+def test_running_process_adopts_only_other_processes_expired_matches(
+    database_url: str, make_store: MakeStore
+) -> None:
+    now = [0.0]
+    store = make_store(database_url, clock=lambda: now[0])
+    mine = store.create_match(spec([None] * 4), owner="p1")
+    theirs = store.create_match(spec([None] * 4), owner="p2")
+    assert store.live_matches(owner="p1", include_own=False) == []  # p2's lease is fresh
+    now[0] += 31  # both leases expired: p2 died; p1 was slow to renew
+    adopted = store.live_matches(owner="p1", include_own=False)
+    assert [m.match_id for m in adopted] == [theirs]  # never its own running table again
+    assert store.match_owner(theirs) == "p1" and store.match_owner(mine) is None
+    assert [m.match_id for m in store.live_matches(owner="p1")] == [mine, theirs]
+
+
 def test_history_and_hand_log(store: Store) -> None:
     a, b = store.create_guest(), store.create_guest()
     user = store.register("Lin", "s3cret-pass")

@@ -826,37 +826,40 @@ class Store:
 
     # ---------------------------------------------------------------- restore and leases
     def live_matches(
-        self, owner: str | None = None, lease_seconds: float = 30.0
+        self, owner: str | None = None, lease_seconds: float = 30.0, include_own: bool = True
     ) -> list[LiveMatch]:
         """Unfinished matches with their unfinished hand's events (to restore tables).
 
         Without ``owner``: all of them (one server process). With ``owner``: only those whose
-        lease is free, expired or already ``owner``'s, and the lease is taken for ``owner``."""
+        lease is free, expired or (with ``include_own``, as at a restart) already ``owner``'s,
+        and the lease is taken for ``owner``. A running process that adopts the matches of a
+        dead one calls it periodically with ``include_own=False``, so it never gets back the
+        tables it is running."""
         with self._session() as session:
-            ids = list(
-                session.scalars(
-                    select(MatchRow.id)
-                    .where(MatchRow.status.in_(LIVE_STATUSES))
-                    .order_by(MatchRow.id)
+            query = select(MatchRow.id).where(MatchRow.status.in_(LIVE_STATUSES))
+            if owner is not None and not include_own:
+                query = query.where(
+                    or_(MatchRow.lease_owner.is_(None), MatchRow.lease_owner != owner)
                 )
-            )
+            ids = list(session.scalars(query.order_by(MatchRow.id)))
         if owner is not None:
-            ids = [i for i in ids if self._claim(i, owner, lease_seconds)]
+            ids = [i for i in ids if self._claim(i, owner, lease_seconds, include_own)]
         return [self._live_match(i) for i in ids]
 
-    def _claim(self, match_id: int, owner: str, lease_seconds: float) -> bool:
+    def _claim(self, match_id: int, owner: str, lease_seconds: float, include_own: bool) -> bool:
+        """Take the lease if it is free or expired (or ours): one conditional UPDATE, so two
+        processes can never both take one match."""
         now = self.clock()
+        takeable = [MatchRow.lease_owner.is_(None), MatchRow.lease_expires < now]
+        if include_own:
+            takeable.append(MatchRow.lease_owner == owner)
         with self._session() as session:
             claimed = session.execute(
                 update(MatchRow)
                 .where(
                     MatchRow.id == match_id,
                     MatchRow.status.in_(LIVE_STATUSES),
-                    or_(
-                        MatchRow.lease_owner.is_(None),
-                        MatchRow.lease_owner == owner,
-                        MatchRow.lease_expires < now,
-                    ),
+                    or_(*takeable),
                 )
                 .values(lease_owner=owner, lease_expires=now + lease_seconds)
                 .execution_options(synchronize_session=False)
