@@ -256,3 +256,28 @@ def test_unknown_names_are_rate_limited_too(database_url: str, make_store: MakeS
             store.login("ghost", "whatever1")
     with pytest.raises(RateLimitedError):
         store.login("ghost", "whatever1")
+
+
+def test_login_rehashes_when_the_configured_cost_changed(
+    database_url: str, make_store: MakeStore
+) -> None:
+    cheap = make_store(database_url)  # argon2 t=1, m=8 KiB
+    cheap.register("Mei", "plum blossom")
+    dearer = make_store(database_url, argon2_time_cost=2, argon2_memory_cost=16)
+    engine = create_engine(normalize_url(database_url))
+
+    def stored() -> str:
+        with engine.connect() as connection:
+            value = connection.execute(
+                text("SELECT password_hash FROM accounts WHERE name = 'Mei'")
+            ).scalar()
+        assert isinstance(value, str)
+        return value
+
+    try:
+        assert "m=8,t=1" in stored()
+        dearer.login("Mei", "plum blossom")
+        assert "m=16,t=2" in stored()
+        assert cheap.login("Mei", "plum blossom").name == "Mei"  # still verifies either way
+    finally:
+        engine.dispose()

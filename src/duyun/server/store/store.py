@@ -381,18 +381,24 @@ class Store:
                 )
             row = session.scalar(select(AccountRow).where(AccountRow.name_key == key))
             stored = row.password_hash if row is not None and row.kind == "user" else None
-        ok = self._hashing.verify(stored, password)  # outside the transaction: it is slow
+        # argon2 work happens outside any transaction: it is slow on purpose
+        ok = self._hashing.verify(stored, password)
+        rehashed = (
+            self._hashing.hash(password)
+            if ok and stored and self._hashing.needs_rehash(stored)
+            else None
+        )
         with self._session() as session:
             if not ok or row is None:
                 session.add(LoginAttemptRow(name_key=key, client=client, at=now))
                 raise_after = True
             else:
                 session.execute(delete(LoginAttemptRow).where(LoginAttemptRow.name_key == key))
-                if stored and self._hashing.needs_rehash(stored):
+                if rehashed is not None:  # the configured cost changed since it was hashed
                     session.execute(
                         update(AccountRow)
                         .where(AccountRow.id == row.id)
-                        .values(password_hash=self._hashing.hash(password))
+                        .values(password_hash=rehashed)
                     )
                 raise_after = False
         if raise_after:
