@@ -45,6 +45,7 @@ class Stats:
     hands: int = 0
     matches: int = 0
     messages: int = 0
+    late: int = 0
 
 
 def _free_port() -> int:
@@ -133,7 +134,10 @@ async def _player(
             if kind == "table" and message["table"] is not None:
                 seat = message["table"]["you"]
             elif kind == "error":
-                stats.errors.append(f"{message['code']}: {message['message']}")
+                if message["code"] == "too_late":  # a claim answer after its window closed
+                    stats.late += 1
+                else:
+                    stats.errors.append(f"{message['code']}: {message['message']}")
             elif kind == "events" and pending is not None:
                 first = message["events"][0]
                 if first["type"] == "act" and first.get("seat") == seat:
@@ -148,7 +152,7 @@ async def _player(
                     stats.actions += 1
                 else:
                     stats.claim_answers += 1
-                await ws.send(json.dumps({"type": "act", **action}))
+                await ws.send(json.dumps({"type": "act", "prompt": message["id"], **action}))
             elif kind == "hand_end":
                 if seat == 0:
                     stats.hands += 1
@@ -250,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
             f"p99 {1000 * _percentile(trips, 0.99):.1f} ms, "
             f"max {1000 * max(trips):.1f} ms ({len(trips)} samples)"
         )
+    print(f"  claim answers after their window closed (too_late): {stats.late}")
     print(f"  errors: {len(stats.errors)}")
     for error in stats.errors[:10]:
         print(f"    {error}")

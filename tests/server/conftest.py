@@ -188,7 +188,13 @@ def start_live_server(database_url: str, **overrides: Any) -> LiveServer:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     server = uvicorn.Server(
-        uvicorn.Config(app, log_level="warning", ws_max_size=WS_MAX_FRAME, lifespan="on")
+        uvicorn.Config(
+            app,
+            log_level="warning",
+            ws_max_size=WS_MAX_FRAME,
+            ws_per_message_deflate=False,
+            lifespan="on",
+        )
     )
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

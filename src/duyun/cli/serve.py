@@ -62,6 +62,8 @@ def serve(
         port=port,
         log_level=log_level.lower(),
         ws_max_size=WS_MAX_FRAME,
+        # messages are small JSON; compressing each one costs more CPU than it saves
+        ws_per_message_deflate=False,
         ws_ping_interval=20,
         ws_ping_timeout=20,
     )

@@ -102,6 +102,7 @@ class Act(_Message):
     ]
     tile: str | None = Field(default=None, max_length=4)
     seat: int | None = None
+    prompt: int | None = None
 
 
 class Tuoguan(_Message):

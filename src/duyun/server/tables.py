@@ -123,19 +123,26 @@ class Seat:
         }
 
 
+_PROMPT_IDS = itertools.count(1)
+
+
 @dataclass(slots=True)
 class Prompt:
+    """A decision asked of one seat; ``id`` lets a late answer be told from a wrong one."""
+
     kind: Literal["turn", "claim"]
     legal: list[dict[str, Any]]
     deadline: float  # time.monotonic()
     claim_tile: str | None = None
     claim_from: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    id: int = field(default_factory=lambda: next(_PROMPT_IDS))
 
     def to_json(self, hand_id: int | None) -> dict[str, Any]:
         return {
             **self.extra,
             "type": "prompt",
+            "id": self.id,
             "hand_id": hand_id,
             "kind": self.kind,
             "deadline": round(max(0.0, self.deadline - time.monotonic()), 3),
@@ -961,6 +968,12 @@ class Table:
                 "not_your_seat", f"you sit at seat {index}; you cannot act for seat {message.seat}"
             )
         action = protocol.action_from_message(message, index)
+        if message.prompt is not None:
+            current = self.prompts.get(index)
+            if current is None or current.id != message.prompt:
+                raise ProtocolError(
+                    "too_late", f"prompt {message.prompt} has closed; nothing was done"
+                )
         game = self.round
         if self.status != "playing" or game is None or game.is_over:
             raise ProtocolError("not_your_turn", "no hand is being played")
