@@ -192,3 +192,25 @@ def test_no_reconnect_within_grace_is_an_r45_escape(live_server: Any, ws_client:
     me = server.http.get("/api/me", headers=server.auth(bob["token"])).json()
     assert me["balance"] == 1000 + end["coins"][1]
     assert me["table"] is None
+
+
+def test_a_private_invite_survives_its_host_reloading(live_server: Any, ws_client: Any) -> None:
+    server = live_server()
+    ann = server.guest()
+    code = _create_table(server, ann["token"], hands=1)
+
+    async def main() -> None:
+        (a,) = await _seat_humans(ws_client, server, code, [ann])
+        await a.close()  # a page reload while waiting frees the seat, not the table
+        info = server.http.get(f"/api/tables/{code}")
+        assert info.status_code == 200 and info.json()["seated"] in (0, 1)
+        again = await ws_client.connect(server.ws_url, ann["token"])
+        await again.send(type="join", code=code)
+        table = await again.expect("table", lambda m: m["table"] and m["table"]["you"] == 0)
+        assert table["table"]["host"] == 0 and table["table"]["seated"] == 1
+        await again.send(type="leave")
+        await again.expect("table", lambda m: m["table"] is None)
+        assert server.manager.seated.get(ann["account"]["id"]) is None
+        await again.close()
+
+    asyncio.run(main())

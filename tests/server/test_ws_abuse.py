@@ -194,9 +194,13 @@ def test_second_connection_takes_over_the_seat(live_server: Any, ws_client: Any)
         with pytest.raises(AssertionError, match="closed"):
             await a.expect("never", timeout=5)
         move = next(x for x in prompt["legal"] if x["action"] == "discard")
-        await second.send(type="act", **move)
+        await second.send(type="act", prompt=snapshot["prompt"]["id"], **move)
         batch = await second.expect("events")
         assert batch["events"][0]["seat"] == 0
+        # answering the same prompt again is too late, and does nothing
+        await second.send(type="act", prompt=snapshot["prompt"]["id"], **move, rid="again")
+        late = await second.expect("error", lambda m: m.get("rid") == "again")
+        assert late["code"] == "too_late" and str(snapshot["prompt"]["id"]) in late["message"]
         await second.close()
         return a, second
 

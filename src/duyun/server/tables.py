@@ -50,6 +50,8 @@ from duyun.tiles import tile_to_str
 log = logging.getLogger("duyun.server")
 
 SEATS = 4
+#: seconds an empty private table (no human seated) keeps its code before it is dropped
+PRIVATE_TABLE_IDLE = 600.0
 Status = Literal["waiting", "playing", "between", "ended"]
 Viewer = int | None  # a seat, or None for spectators
 
@@ -217,6 +219,8 @@ class Table:
 
     def start_task(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"table-{self.code}")
+        if self.options.kind == "private" and self.status == "waiting":
+            self._set_timer("idle", PRIVATE_TABLE_IDLE)
 
     def post(self, *item: Any) -> None:
         self.inbox.put_nowait(item)
@@ -489,7 +493,11 @@ class Table:
             seat.client.table = None
         if not self.humans() and self.status == "waiting":
             self._cancel_timer("fill")
-            self.manager.drop_table(self)
+            if self.options.kind == "private":
+                # an invite stays valid while its players come and go (a page reload)
+                self._set_timer("idle", PRIVATE_TABLE_IDLE)
+            else:
+                self.manager.drop_table(self)
 
     def _on_spectate(self, client: Client) -> None:
         if client.account is not None and any(
@@ -877,6 +885,9 @@ class Table:
             await self._fill_with_bots()
         elif name == "next_hand":
             await self._next_hand()
+        elif name == "idle":
+            if self.status == "waiting" and not self.humans():
+                self.manager.drop_table(self)
         elif name.startswith("grace:"):
             index = int(args[0])
             seat = self.seats[index]
