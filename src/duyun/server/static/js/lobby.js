@@ -86,6 +86,7 @@ function privateTables() {
         <form class="row" data-submit="join">
           <label class="field">${t("table_code")}<input id="join-code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" placeholder="123456" required></label>
           <button class="btn secondary" type="submit">${t("join")}</button>
+          <button class="btn ghost" type="button" data-do="spectate">${t("spectate")}</button>
         </form>
         <form data-submit="create" class="private-forms">
           <div class="row">
@@ -243,6 +244,15 @@ export const lobbyHandlers = {
     }
     if (!(await needAccount())) return;
     sendWhenReady({ type: "join", code });
+  },
+  spectate: async () => {
+    const code = $("#join-code")?.value.trim();
+    if (!/^\d{6}$/.test(code ?? "")) {
+      toast(`${t("table_code")}: 6 digits`);
+      return;
+    }
+    if (!(await needAccount())) return;
+    sendWhenReady({ type: "spectate", code });
   },
   "join-code": async (btn) => {
     if (!(await needAccount())) return;

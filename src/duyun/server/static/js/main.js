@@ -26,6 +26,7 @@ export const app = {
   handId: null,
   handIndex: 0,
   eventCount: 0,
+  events: [], // every event of this hand this client has been sent (the table's log)
   prompt: null,
   promptSent: false,
   handEnd: null,
@@ -71,6 +72,7 @@ function resetHand() {
   app.hand = null;
   app.handId = null;
   app.eventCount = 0;
+  app.events = [];
   app.prompt = null;
   app.promptSent = false;
   app.selected = null;
@@ -125,6 +127,7 @@ function onEvents(events) {
     if (ev.type === "win_refused" && (ev.seat == null || ev.seat === app.seat)) app.refused = ev;
   }
   app.eventCount += events.length;
+  app.events.push(...events);
   fxForFlashes(flashes, app);
 }
 
@@ -181,6 +184,7 @@ function onMessage(msg) {
       app.handId = msg.hand_id;
       app.handIndex = msg.hand_index ?? 0;
       app.eventCount = (msg.events ?? []).length;
+      app.events = [...(msg.events ?? [])];
       app.seat = msg.seat ?? app.seat;
       app.lastMoveAt = performance.now();
       if (app.handEnd && app.handEnd.hand_id !== msg.hand_id && app.hand.phase !== "ended") app.handEnd = null;
@@ -241,8 +245,7 @@ function onMessage(msg) {
     }
     case "error": {
       app.promptSent = false;
-      if (msg.code === "already_seated" && app.pendingJoin == null) showError(msg);
-      else showError(msg);
+      if (msg.code !== "replaced") showError(msg); // `replaced` shows as the table's banner
       if (app.queueing && ["insufficient_balance", "unknown_room", "already_seated", "table_full", "table_not_found"].includes(msg.code)) {
         app.queueing = null;
       }
@@ -257,7 +260,7 @@ function onMessage(msg) {
 function onStatus(status) {
   const was = app.status;
   app.status = status;
-  if (status === "replaced") toast(t("server_error", { msg: "replaced" }));
+  if (status === "replaced") toast(t("replaced"));
   if (was !== status) render();
 }
 
@@ -266,6 +269,12 @@ export function startSession() {
   app.session = new Session({ onMessage, onStatus });
   app.session.start();
   window.__duyun = app; // for the browser tests and debugging from the console
+}
+
+/** After another tab took the seat over (`replaced`), take it back here. */
+export function resumeHere() {
+  stopSession();
+  startSession();
 }
 
 export function stopSession() {
@@ -351,7 +360,10 @@ export function logout() {
 }
 
 export function backToLobby() {
-  if (app.table) send({ type: "leave" });
+  // a spectator stops watching; a player leaves the seat (the server has already freed it once
+  // the match is over)
+  if (app.table && app.seat == null) send({ type: "unspectate" });
+  else if (app.table && app.table.status !== "ended") send({ type: "leave" });
   app.table = null;
   app.route = "lobby";
   app.handEnd = null;
@@ -385,6 +397,7 @@ const handlers = {
   ...lobbyHandlers,
   ...tableHandlers,
   ...replayHandlers,
+  "resume-here": () => resumeHere(),
   lang: () => {
     setLang(getLang() === "zh" ? "en" : "zh");
     renderNow();

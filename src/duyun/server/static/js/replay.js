@@ -2,7 +2,8 @@
 // (GET /api/hands/{id}/log), every hand shown. Each step is one engine event other than the raw
 // decision record (`act`), folded by the same code as the live table.
 
-import { patternName, t } from "./i18n.js";
+import { getLang, patternName, t } from "./i18n.js";
+import { tileName } from "./tiles.js";
 import { app, closeReplay, render } from "./main.js";
 import { describeEvent, foldEvents, handForDisplay } from "./state.js";
 import { botName, esc, meldHTML, signed, tile } from "./ui.js";
@@ -51,7 +52,7 @@ export function renderReplay(root, appState) {
         </div>`;
     })
     .join("");
-  const desc = current ? describeEvent(current, who, t) : "";
+  const desc = current ? describeEvent(current, who, t, (x) => tileName(x, getLang())) : "";
   root.innerHTML = `<div class="replay" id="replay">
       <header class="topbar" style="border-radius:12px">
         <div class="left"><button class="icon-btn" data-do="replay-close" id="replay-close">‹ ${t("close")}</button>

@@ -254,36 +254,40 @@ export function handForDisplay(state, seat) {
   return { tiles: sortTiles(hand), drawn: null };
 }
 
-/** Readable one-line description of an event for the replay log and notices. */
-export function describeEvent(ev, names, tr) {
+/** Readable one-line description of an event for the replay viewer and the table's log.
+ * `names` are the seats' names, `tr` the label function, `tn` a tile's name. */
+export function describeEvent(ev, names, tr, tn = (x) => x) {
   const who = (s) => (s == null ? "" : names[s] ?? `#${s}`);
+  const tile = (x) => (x == null || x === "?" ? "" : tn(x));
   switch (ev.type) {
     case "start":
       return `${tr("dealer")}: ${who(ev.dealer)}`;
     case "draw":
-      return `${who(ev.seat)} ⟵ ${ev.tile}${ev.replacement ? " (槓)" : ""}${ev.last_four ? ` · ${tr("last_four")}` : ""}`;
+      return `${who(ev.seat)} ⟵ ${tile(ev.tile) || "?"}${ev.replacement ? ` (${tr("kong")})` : ""}${ev.last_four ? ` · ${tr("last_four")}` : ""}`;
     case "discard":
-      return `${who(ev.seat)} ⟶ ${ev.tile}${ev.baoting ? ` · ${tr("baoting")}` : ""}${ev.auto ? ` · ${tr("auto")}` : ""}`;
+      return `${who(ev.seat)} ⟶ ${tile(ev.tile)}${ev.baoting ? ` · ${tr("baoting")}` : ""}${ev.auto ? ` · ${tr("auto_discard")}` : ""}`;
     case "pong":
-      return `${who(ev.seat)} ${tr("pong")} ${ev.tile}`;
+      return `${who(ev.seat)} ${tr("pong")} ${tile(ev.tile)}`;
     case "kong":
-      return `${who(ev.seat)} ${tr(ev.kind)} ${ev.tile ?? ""}`;
+      return `${who(ev.seat)} ${tr(ev.kind)} ${tile(ev.tile)}`;
     case "baoting":
       return `${who(ev.seat)} ${tr("baoting")}`;
     case "win":
-      return `${who(ev.seat)} ${tr("hu")} ${ev.tile ?? ""} · ${ev.pattern} ${ev.fan}${tr("fan")}${ev.auto ? ` · ${tr("auto")}` : ""}`;
+      return `${who(ev.seat)} ${tr(ev.how === "self_draw" ? "zimo" : ev.how === "rob_kong" ? "rob_kong" : "hu")} ${tile(ev.tile)} · ${ev.pattern} ${ev.fan}${tr("fan")}${ev.auto ? ` · ${tr("auto_win")}` : ""}`;
     case "payment":
-      return `${who(ev.payer)} → ${who(ev.payee)} ${ev.points} · ${ev.reason}`;
+      return `${who(ev.payer)} → ${who(ev.payee)} ${ev.points}${tr("points")} · ${ev.reason}`;
     case "exhaustive_draw":
       return tr("exhaustive_draw");
     case "escape":
       return `${who(ev.seat)} ${tr("escape")}`;
     case "end":
-      return `${tr("hand_result")}: ${ev.result}`;
+      return `${tr("hand_result")}: ${tr(`result_${ev.result}`)}`;
     case "claim":
       return `${who(ev.seat)} ${tr("auto_win")}`;
+    case "win_refused":
+      return `${who(ev.seat)} ✗ ${tile(ev.tile)} (${ev.reason ?? ""})`;
     case "act":
-      return `${who(ev.seat)} ${ev.action}${ev.tile ? ` ${ev.tile}` : ""}`;
+      return `${who(ev.seat)} ${ev.action}${ev.tile ? ` ${tile(ev.tile)}` : ""}`;
     default:
       return `${ev.type} ${JSON.stringify(ev)}`;
   }

@@ -6,7 +6,7 @@
 import { getLang, t } from "./i18n.js";
 import { app, backToLobby, render, send } from "./main.js";
 import { renderSettlement, renderMatchSummary } from "./settle.js";
-import { emptyHand, handForDisplay } from "./state.js";
+import { describeEvent, emptyHand, handForDisplay } from "./state.js";
 import { tileName } from "./tiles.js";
 import { COIN, coinsText, esc, meldHTML, seatName, signed, tile } from "./ui.js";
 
@@ -273,6 +273,48 @@ function dissolveBox(tb) {
     ${mineIn ? "" : `<button class="btn small" data-do="dissolve" data-agree="true">${t("agree")}</button> <button class="btn small secondary" data-do="dissolve" data-agree="false">${t("refuse")}</button>`}</div>`;
 }
 
+const LOGGED = new Set(["discard", "pong", "kong", "baoting", "win", "payment", "exhaustive_draw", "escape", "claim", "win_refused", "end"]);
+
+/** Desktop only: the match so far (points and coins per seat) and the room's terms. */
+function scorePanel(tb, st) {
+  const rows = (tb.seats ?? [])
+    .map((info, s) => {
+      const points = (app.totals.points[s] ?? 0) + (st.phase !== "ended" ? st.points[s] ?? 0 : 0);
+      return `<tr class="${s === app.seat ? "me-row" : ""}"><td>${st.started && st.dealer === s ? `<span class="mini-dealer">${t("dealer")}</span>` : ""}${esc(seatName(info, s))}</td>
+        <td class="num">${signed(points)}</td><td class="num">${signed(app.totals.coins[s] ?? 0)}</td></tr>`;
+    })
+    .join("");
+  const rules = Object.entries(tb.rules ?? {})
+    .filter(([k, v]) => typeof v === "boolean" && v !== (k === "dead_waits_count"))
+    .map(([k]) => `<span class="chip">${t(`opt_${k}`)}</span>`)
+    .join("");
+  return `<aside class="side-panel left" aria-label="${t("match")}">
+      <h3>${t("match")}</h3>
+      <table class="pay score"><tr><th></th><th class="num">${t("points")}</th><th class="num">${t("coins")}</th></tr>${rows}</table>
+      <div class="chips"><span class="chip">${t("stake")} ${tb.stake}</span><span class="chip">${t("hands")} ${tb.hands}</span>${rules}</div>
+      <p class="kbd-help" style="text-align:left">${t("keyboard_help")}</p>
+    </aside>`;
+}
+
+/** Desktop only: the hand's log, newest last, and the quick reactions. */
+function logPanel(tb) {
+  const names = (tb.seats ?? []).map((info, s) => seatName(info, s));
+  const lines = app.events
+    .filter((ev) => LOGGED.has(ev.type) && (ev.type !== "win_refused" || ev.seat === app.seat))
+    .slice(-40)
+    .map((ev) => {
+      const cls = ev.type === "win" ? "log-win" : ev.type === "payment" ? "log-pay" : ev.auto ? "log-auto" : ev.type === "win_refused" ? "log-refused" : "";
+      return `<li class="${cls}">${esc(describeEvent(ev, names, t, (x) => tileName(x, getLang())))}</li>`;
+    })
+    .join("");
+  const reactions = app.seat != null ? (app.reactions ?? []).map((r) => `<button class="btn small secondary" data-do="react" data-id="${esc(r.id)}">${esc(r.text)}</button>`).join("") : "";
+  return `<aside class="side-panel right" aria-label="log">
+      <h3>${getLang() === "zh" ? "牌局記錄" : "Hand log"}</h3>
+      <ol class="log" id="hand-log">${lines}</ol>
+      ${reactions ? `<h3>${t("reactions")}</h3><div class="chips">${reactions}</div>` : ""}
+    </aside>`;
+}
+
 function reactionsMenu() {
   if (!app.showReactions) return "";
   const list = (app.reactions ?? [])
@@ -298,15 +340,20 @@ export function renderTable(root, appState) {
   if (appState.matchEnd) overlay = renderMatchSummary(appState);
   else if (tb.status === "waiting") overlay = waitingRoom(tb);
   else if (appState.handEnd && (tb.status === "between" || tb.status === "ended" || st.phase === "ended")) overlay = renderSettlement(appState);
-  const banner = appState.status === "connecting" ? `<div class="banner" id="reconnect-banner">${t("reconnecting")}</div>` : "";
+  let banner = "";
+  if (appState.status === "connecting") banner = `<div class="banner" id="reconnect-banner">${t("reconnecting")}</div>`;
+  else if (appState.status === "replaced" || appState.status === "closed")
+    banner = `<div class="banner" id="reconnect-banner">${t("replaced")} <button class="btn small" data-do="resume-here">${t("resume_here")}</button></div>`;
   root.innerHTML = `<div class="table-screen" data-status="${tb.status}">
       ${topbar(tb, st)}${banner}
-      <main class="board-wrap"><div class="board" id="board">${board}</div></main>
+      <main class="board-wrap">${scorePanel(tb, st)}<div class="board" id="board">${board}</div>${logPanel(tb)}</main>
       ${dissolveBox(tb)}
       ${myArea(st, legal)}
       ${reactionsMenu()}
       ${overlay}
     </div>`;
+  const log = document.getElementById("hand-log");
+  if (log) log.scrollTop = log.scrollHeight;
 }
 
 // ------------------------------------------------------------------ highlights
