@@ -47,6 +47,8 @@ T = TypeVar("T")
 #: websocket frames above this are refused by the websocket layer itself (close 1009); frames
 #: between ``max_message_bytes`` and this get a ``too_large`` error and are not read
 WS_MAX_FRAME = 1 << 20
+#: seconds between lease renewals when several processes share one database (leases last 30 s)
+LEASE_RENEW_EVERY = 10.0
 #: a client whose outgoing queue grows beyond this is not reading; it is disconnected
 MAX_OUTBOX = 5000
 
@@ -194,11 +196,15 @@ def create_app(
     async def db(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.to_thread(function, *args, **kwargs)
 
-    async def renew_leases(opened: Store, name: str) -> None:
+    async def renew_leases(opened: Store, tables: TableManager, name: str) -> None:
+        """Several processes on one database (docs/deploy.md): keep this process's leases,
+        give up tables whose lease another process took, adopt matches of dead processes."""
         while True:
-            await asyncio.sleep(10)
+            await asyncio.sleep(LEASE_RENEW_EVERY)
             try:
-                await db(opened.renew_leases, name)
+                held = set(await db(opened.renew_leases, name))
+                tables.lost_leases(held)
+                await tables.restore(include_own=False)
             except Exception:
                 log.exception("renewing leases failed")
 
@@ -218,7 +224,7 @@ def create_app(
         state["store"], state["manager"] = opened, tables
         restored = await tables.restore()
         log.info("restored %d live match(es)", restored)
-        renewer = asyncio.create_task(renew_leases(opened, owner)) if owner else None
+        renewer = asyncio.create_task(renew_leases(opened, tables, owner)) if owner else None
         state["ready"] = True
         try:
             yield

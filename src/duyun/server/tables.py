@@ -1354,9 +1354,33 @@ class TableManager:
         if table is not None:
             table.post("detach", client)
 
-    async def restore(self) -> int:
-        """Rebuild every live match of the store (after a restart); returns how many."""
-        lives = await asyncio.to_thread(self.store.live_matches, self.owner)
+    def lost_leases(self, held: set[int]) -> None:
+        """Tables whose match lease this process no longer holds stop here: another process
+        took the match over (this one was paused past its lease), and two must never play it."""
+        for match_id, table in list(self.by_match.items()):
+            if match_id in held or table.status == "ended":
+                continue
+            log.warning("match %s: lease lost to another process; its table stops here", match_id)
+            for client in [s.client for s in table.seats if s is not None and s.client] + list(
+                table.spectators
+            ):
+                client.send(
+                    error_message("table_moved", "this table is now played by another server")
+                )
+                client.close(4002, "table moved to another server")
+            for seat in table.seats:
+                if seat is not None and seat.account_id is not None:
+                    self.unseat(seat.account_id, table)
+            self.drop_table(table)
+
+    async def restore(self, *, include_own: bool = True) -> int:
+        """Rebuild every live match of the store (after a restart; with ``include_own`` False,
+        matches whose owner died and whose lease expired); returns how many."""
+        if include_own:
+            lives = await asyncio.to_thread(self.store.live_matches, self.owner)
+        else:
+            lives = await asyncio.to_thread(self.store.live_matches, self.owner, 30.0, include_own)
+        lives = [live for live in lives if live.match_id not in self.by_match]
         for live in lives:
             spec = live.spec
             try:
