@@ -48,6 +48,30 @@ def test_full_match_two_humans_two_bots_balances_equal_ledger_r41(
         assert me["balance"] == 1000 + end_a["coins"][seat]
         ledger = server.http.get("/api/ledger", headers=server.auth(session["token"])).json()
         assert ledger["balance"] == me["balance"]
+        assert (
+            sum(
+                row["coins"] * (1 if row["payee"] == session["account"]["id"] else -1)
+                for row in ledger["rows"]
+            )
+            == me["balance"]
+        )
+    # the replay log of a finished hand: for its players only, every hand shown
+    first = end_a["results"][0]["hand_id"]
+    replay = server.http.get(f"/api/hands/{first}/log", headers=server.auth(bob["token"]))
+    assert replay.status_code == 200
+    start = replay.json()["events"][0]
+    assert (
+        start["type"] == "start" and "?" not in start["hands"] and isinstance(start["wall"], list)
+    )
+    stranger = server.guest()
+    refused = server.http.get(f"/api/hands/{first}/log", headers=server.auth(stranger["token"]))
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "not_a_player"
+    history = server.http.get("/api/history", headers=server.auth(ann["token"])).json()
+    record = history["matches"][0]
+    assert [h["hand_id"] for h in record["hand_records"]] == [
+        r["hand_id"] for r in end_a["results"]
+    ]
+    assert record["coins"] == end_a["coins"][0]
 
 
 def test_quick_match_fills_empty_seats_with_house_bots(live_server: Any, ws_client: Any, play: Any):
@@ -128,7 +152,16 @@ def test_private_table_by_code_lobby_and_spectator(
         assert early["code"] == "wrong_state"
         await w.send(type="spectate", code=code)
         await w.expect("table", lambda m: m["table"] and m["table"]["you"] is None)
+        await h.send(type="reaction", id="nice")
+        for client in (g, w):
+            cheer = await client.expect("reaction")
+            assert cheer["seat"] == 0 and cheer["text"] == "好牌！"
         await g.send(type="ready")
+        started = await g.expect("snapshot")
+        hand_log = server.http.get(
+            f"/api/hands/{started['hand_id']}/log", headers=server.auth(guest["token"])
+        )
+        assert hand_log.status_code == 409  # not while the hand is played
         ends = await asyncio.gather(play(h, 5), play(g, 6), w.expect("match_end", timeout=60))
         for client in (h, g, w):
             await client.close()
