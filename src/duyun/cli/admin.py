@@ -181,7 +181,8 @@ def ledger(
     with _store(database_url) as store:
         account = _player(store, player)
         rows = store.coin_ledger(account.id, limit)
-        names = {a.id: a.name for a in store.accounts(limit=100_000)}
+        others = {r.payer for r in rows} | {r.payee for r in rows}
+        names = {i: store.account(i).name for i in others}
     if as_json:
         out.print_json(
             json.dumps({"account": _account_json(account), "rows": [_row_json(r) for r in rows]})

@@ -181,7 +181,8 @@ class Store:
         """Connect, create the database if needed and run Alembic ``upgrade head``.
 
         ``database_url`` is an SQLAlchemy URL: ``sqlite:///path/duyun.db`` (WAL mode, foreign
-        keys on, ``sqlite://`` for a private in-memory database) or
+        keys on; ``sqlite://`` is a private in-memory database on one shared connection, for
+        single-threaded scripts only) or
         ``postgresql+psycopg://user:pw@host/db`` (a bare ``postgresql://`` is read as psycopg 3).
         The first migration creates the house account and the token secret.
         """
