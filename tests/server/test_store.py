@@ -440,9 +440,13 @@ def test_running_process_adopts_only_other_processes_expired_matches(
     theirs = store.create_match(spec([None] * 4), owner="p2")
     assert store.live_matches(owner="p1", include_own=False) == []  # p2's lease is fresh
     now[0] += 31  # both leases expired: p2 died; p1 was slow to renew
+    assert store.match_owner(mine) is None
+    late = store.renew_leases("p1")  # nobody took p1's match meanwhile: it is still p1's
+    assert late == [mine] and store.match_owner(mine) == "p1"
     adopted = store.live_matches(owner="p1", include_own=False)
     assert [m.match_id for m in adopted] == [theirs]  # never its own running table again
-    assert store.match_owner(theirs) == "p1" and store.match_owner(mine) is None
+    assert store.match_owner(theirs) == "p1"
+    assert store.renew_leases("p2") == []  # p2 wakes up: its match is gone, its table must stop
     assert [m.match_id for m in store.live_matches(owner="p1")] == [mine, theirs]
 
 

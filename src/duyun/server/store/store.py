@@ -902,26 +902,21 @@ class Store:
             )
 
     def renew_leases(self, owner: str, lease_seconds: float = 30.0) -> list[int]:
-        """Extend every unexpired lease ``owner`` holds; returns the match ids still held (a
-        lease that expired may have been taken by another process: that match is lost)."""
+        """Extend every lease ``owner`` still holds and return those match ids.
+
+        A lease that expired but was not taken is still ``owner``'s and is renewed (a process
+        that was slow to renew keeps its tables); a match another process took over is missing
+        from the answer, and its table must stop here. One ``UPDATE ... RETURNING``, so the
+        answer is exactly what was renewed."""
         now = self.clock()
         with self._session() as session:
-            held = list(
-                session.scalars(
-                    select(MatchRow.id).where(
-                        MatchRow.lease_owner == owner,
-                        MatchRow.lease_expires >= now,
-                        MatchRow.status.in_(LIVE_STATUSES),
-                    )
-                )
-            )
-            if held:
-                session.execute(
-                    update(MatchRow)
-                    .where(MatchRow.id.in_(held), MatchRow.lease_owner == owner)
-                    .values(lease_expires=now + lease_seconds)
-                    .execution_options(synchronize_session=False)
-                )
+            held = session.scalars(
+                update(MatchRow)
+                .where(MatchRow.lease_owner == owner, MatchRow.status.in_(LIVE_STATUSES))
+                .values(lease_expires=now + lease_seconds)
+                .returning(MatchRow.id)
+                .execution_options(synchronize_session=False)
+            ).all()
             return sorted(held)
 
     def release_leases(self, owner: str) -> None:
