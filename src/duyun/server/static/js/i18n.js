@@ -366,6 +366,14 @@ export function patternName(name) {
   return gloss ? `${name} (${gloss})` : name;
 }
 
+/** A stake room's name: the server's (Chinese) name, glossed in English for the usual rooms. */
+const ROOM_EN = { 新手場: "Novice room", 初級場: "Junior room", 中級場: "Middle room", 高級場: "Senior room" };
+
+export function roomName(name) {
+  if (lang === "zh" || !ROOM_EN[name]) return name ?? "";
+  return `${ROOM_EN[name]} ${name}`;
+}
+
 export function escapeHTML(text) {
   return String(text ?? "").replace(
     /[&<>"']/g,

@@ -2,7 +2,7 @@
 // private tables (create with stake, hands, rule options and bots; join by code or link), open
 // tables, and the match history (戰績) with a replay button for every finished hand.
 
-import { getLang, t } from "./i18n.js";
+import { getLang, roomName, t } from "./i18n.js";
 import { api } from "./net.js";
 import { app, logout, openReplay, refreshLobby, render, sendWhenReady, signedIn } from "./main.js";
 import { $, botName, coinsText, esc, showError, signed, tile, toast } from "./ui.js";
@@ -64,7 +64,7 @@ function rooms() {
     ? app.rooms
         .map(
           (room) => `<div class="room">
-            <div class="name">${esc(room.name)}</div>
+            <div class="name">${esc(roomName(room.name))}</div>
             <div class="meta">${t("stake")} ${room.stake} · ${t("entry")} ${coinsText(room.entry)} · ${t("hands")} ${room.hands}</div>
             <button class="btn small" data-do="quick" data-room="${esc(room.id)}" ${app.queueing ? "disabled" : ""}>${app.queueing === room.id ? t("queueing") : t("quick_match")}</button>
           </div>`,

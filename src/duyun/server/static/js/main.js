@@ -187,7 +187,12 @@ function onMessage(msg) {
       app.events = [...(msg.events ?? [])];
       app.seat = msg.seat ?? app.seat;
       app.lastMoveAt = performance.now();
-      if (app.handEnd && app.handEnd.hand_id !== msg.hand_id && app.hand.phase !== "ended") app.handEnd = null;
+      if (app.handEnd && app.handEnd.hand_id !== msg.hand_id && app.hand.phase !== "ended") {
+        // a new hand: its player needs the table; a seat in 托管 keeps the last settlement on
+        // screen until it is closed (the bot is already playing the new hand)
+        const mine = app.table?.seats?.[app.seat ?? -1];
+        if (!mine?.tuoguan) app.handEnd = null;
+      }
       app.selfDrawOnly = [];
       readView(msg.view);
       setPrompt(msg.prompt, true);

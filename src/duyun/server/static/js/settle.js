@@ -113,8 +113,13 @@ export function renderSettlement(app) {
     if (tb.kind === "private" && !tb.dissolve) buttons += `<button class="btn ghost" data-do="dissolve" data-agree="true">${t("dissolve_vote")}</button>`;
   }
   if (last) buttons += `<span class="muted">${t("match_over")}…</span>`;
+  const closing = me?.tuoguan && tb.status === "playing";
+  if (closing) {
+    // 托管: the bot already plays the next hand; the panel stays until closed
+    buttons = `<button class="btn" data-do="close-settlement" id="close-settlement">${t("close")}</button>`;
+  }
   buttons += `<button class="btn ghost" data-do="leave">${t("back_lobby")}</button>`;
-  const readyLine = !last
+  const readyLine = !last && !closing
     ? `<div class="chips" style="justify-content:center">${(tb.seats ?? [])
         .map((s, i) => (s && s.kind !== "bot" ? `<span class="chip">${esc(who[i])}: ${s.ready ? "✔" : "…"}</span>` : ""))
         .join("")}</div>`

@@ -339,7 +339,11 @@ export function renderTable(root, appState) {
   let overlay = "";
   if (appState.matchEnd) overlay = renderMatchSummary(appState);
   else if (tb.status === "waiting") overlay = waitingRoom(tb);
-  else if (appState.handEnd && (tb.status === "between" || tb.status === "ended" || st.phase === "ended")) overlay = renderSettlement(appState);
+  else if (appState.handEnd && !appState.handEnd.closed) {
+    const between = tb.status === "between" || tb.status === "ended" || st.phase === "ended";
+    const tg = appState.seat != null && tb.seats?.[appState.seat]?.tuoguan;
+    if (between || tg) overlay = renderSettlement(appState);
+  }
   let banner = "";
   if (appState.status === "connecting") banner = `<div class="banner" id="reconnect-banner">${t("reconnecting")}</div>`;
   else if (appState.status === "replaced" || appState.status === "closed")
@@ -487,6 +491,10 @@ export const tableHandlers = {
       document.execCommand?.("copy");
     }
     btn.textContent = t("copied");
+  },
+  "close-settlement": () => {
+    if (app.handEnd) app.handEnd.closed = true;
+    render();
   },
   leave: () => {
     const tb = app.table;
