@@ -206,6 +206,18 @@ async def _run(args: argparse.Namespace, url: str) -> Stats:
     return stats
 
 
+def _cpu_seconds(process: subprocess.Popen[bytes] | None) -> float:
+    """CPU time (user + system) the server process has used so far (Linux /proc)."""
+    if process is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
 def _percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
@@ -216,7 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of play")
     parser.add_argument("--hands", type=int, default=8, help="hands per match")
-    parser.add_argument("--claim-window", type=float, default=0.3)
+    parser.add_argument(
+        "--claim-window", type=float, default=0.3, help="seconds (the server default is 4)"
+    )
     parser.add_argument("--turn-timer", type=float, default=30.0)
     parser.add_argument("--url", help="use a running server instead of starting one")
     args = parser.parse_args(argv)
@@ -227,10 +241,12 @@ def main(argv: list[str] | None = None) -> int:
             url = args.url.rstrip("/")
         else:
             process, url = _start_server(args, Path(tmp))
+        server_cpu = _cpu_seconds(process)
         try:
             started = time.monotonic()
             stats = asyncio.run(_run(args, url))
             elapsed = time.monotonic() - started
+            server_cpu = _cpu_seconds(process) - server_cpu
         finally:
             if process is not None:
                 process.send_signal(signal.SIGTERM)
@@ -253,6 +269,14 @@ def main(argv: list[str] | None = None) -> int:
             f"p50 {1000 * statistics.median(trips):.1f} ms, "
             f"p99 {1000 * _percentile(trips, 0.99):.1f} ms, "
             f"max {1000 * max(trips):.1f} ms ({len(trips)} samples)"
+        )
+    if process is not None:
+        decisions = max(1, stats.actions + stats.claim_answers)
+        print(
+            f"  server CPU {server_cpu:.1f} s in {elapsed:.1f} s "
+            f"({100 * server_cpu / elapsed:.0f}% of one core), "
+            f"{1000 * server_cpu / decisions:.2f} ms per decision; machine load "
+            f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
         )
     print(f"  claim answers after their window closed (too_late): {stats.late}")
     print(f"  errors: {len(stats.errors)}")
