@@ -329,7 +329,10 @@ def test_replay_viewer_steps_through_a_finished_hand(
         "() => window.__duyun.counted.size >= 1", timeout=HAND_DEADLINE * 1000
     )
     first = tab.app("[...app.counted][0]")
-    tab.page.click("#leave-btn")  # during the next hand: an escape (R45), confirmed in the dialog
+    # 托管 keeps the settlement on screen while the bot plays the next hand; back to the lobby
+    # from it (an escape from that next hand, R45, confirmed in the dialog)
+    tab.page.wait_for_selector("#close-settlement")
+    tab.page.click("#settlement [data-do=leave]")
     tab.page.wait_for_selector("#history-card details")
     tab.page.click("#history-card details summary")
     tab.page.click(f"#history-card [data-do=replay][data-hand='{first}']")

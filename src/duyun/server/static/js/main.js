@@ -61,9 +61,20 @@ export function render() {
 export function renderNow() {
   const root = $("#app");
   document.body.dataset.route = app.route;
+  if (app.route !== "table") root.querySelector(":scope > .table-screen")?.remove();
   if (app.route === "table") renderTable(root, app);
   else if (app.route === "replay") renderReplay(root, app);
   else renderLobby(root, app);
+  updateTimers();
+}
+
+/** Timers count down between renders: every element with data-timer (a deadline). */
+function updateTimers() {
+  document.querySelectorAll("[data-timer]").forEach((el) => {
+    const left = Math.max(0, Math.ceil((Number(el.dataset.timer) - performance.now()) / 1000));
+    el.textContent = String(left);
+    el.classList.toggle("urgent", left <= 3);
+  });
 }
 
 // ------------------------------------------------------------------ server messages
@@ -456,17 +467,7 @@ async function boot() {
     if (replayId != null) await openReplay(replayId);
   }
   refreshLobby();
-  setInterval(() => {
-    if (app.route === "table") {
-      const timer = document.querySelectorAll("[data-timer]");
-      timer.forEach((el) => {
-        const at = Number(el.dataset.timer);
-        const left = Math.max(0, Math.ceil((at - performance.now()) / 1000));
-        el.textContent = String(left);
-        el.classList.toggle("urgent", left <= 3);
-      });
-    }
-  }, 250);
+  setInterval(updateTimers, 250);
   window.addEventListener("resize", () => render());
 }
 

@@ -109,14 +109,15 @@ export function renderSettlement(app) {
     buttons += me.ready
       ? `<button class="btn secondary" disabled id="next-btn">✔ ${t("is_ready")}</button>`
       : `<button class="btn" data-do="ready" data-ready="true" id="next-btn">${t("next_hand")}</button>`;
-    buttons += `<span class="timer-pill" data-timer="${at}">${Math.max(0, Math.ceil((at - performance.now()) / 1000))}</span>`;
+    buttons += `<span class="timer-pill" data-timer="${at}"></span>`;
     if (tb.kind === "private" && !tb.dissolve) buttons += `<button class="btn ghost" data-do="dissolve" data-agree="true">${t("dissolve_vote")}</button>`;
   }
   if (last) buttons += `<span class="muted">${t("match_over")}…</span>`;
   const closing = me?.tuoguan && tb.status === "playing";
   if (closing) {
     // 托管: the bot already plays the next hand; the panel stays until closed
-    buttons = `<button class="btn" data-do="close-settlement" id="close-settlement">${t("close")}</button>`;
+    buttons = `<button class="btn" data-do="close-settlement" id="close-settlement">${t("close")}</button>
+      <button class="btn ghost" data-do="leave">${t("back_lobby")}</button>`;
   }
   buttons += `<button class="btn ghost" data-do="leave">${t("back_lobby")}</button>`;
   const readyLine = !last && !closing

@@ -76,7 +76,7 @@ function compass(st, base, tb) {
       <div class="center">
         <div class="wall-count" id="wall-count" title="${t("wall", { n: st.wall })}">${st.started ? st.wall : "–"}</div>
         <div class="sub">${t("wall_label")} · ${handNo}</div>
-        ${left != null ? `<div class="timer ${left <= 3 ? "urgent" : ""}" data-timer="${timerAt}">${left}</div>` : ""}
+        ${left != null ? `<div class="timer" data-timer="${timerAt}"></div>` : ""}
       </div>
     </div>`;
 }
@@ -139,7 +139,7 @@ function actionBar(st, legal) {
   if (mine?.tuoguan) {
     parts.push(`<span class="prompt-text">${t("tuoguan_on")}</span><button class="btn small" data-do="tuoguan">${t("tuoguan_off")}</button>`);
   } else if (p && !app.promptSent) {
-    const timer = `<span class="timer-pill" data-timer="${p.deadlineAt}">${Math.max(0, Math.ceil((p.deadlineAt - performance.now()) / 1000))}</span>`;
+    const timer = `<span class="timer-pill" data-timer="${p.deadlineAt}"></span>`;
     if (p.kind === "claim") {
       const what = p.claim_tile ? tile(p.claim_tile) : "";
       parts.push(`<span class="prompt-text">${t("claim_offer", { tile: what })}</span>`);
@@ -348,17 +348,34 @@ export function renderTable(root, appState) {
   if (appState.status === "connecting") banner = `<div class="banner" id="reconnect-banner">${t("reconnecting")}</div>`;
   else if (appState.status === "replaced" || appState.status === "closed")
     banner = `<div class="banner" id="reconnect-banner">${t("replaced")} <button class="btn small" data-do="resume-here">${t("resume_here")}</button></div>`;
-  root.innerHTML = `<div class="table-screen" data-status="${tb.status}">
-      ${topbar(tb, st)}${banner}
-      <main class="board-wrap">${scorePanel(tb, st)}<div class="board" id="board">${board}</div>${logPanel(tb)}</main>
-      ${dissolveBox(tb)}
-      ${myArea(st, legal)}
-      ${reactionsMenu()}
-      ${overlay}
-    </div>`;
+  // Each part of the screen is replaced only when its markup changed, so that a panel the
+  // player is reading (or scrolling, or about to click) is not rebuilt by every event.
+  let screen = root.querySelector(":scope > .table-screen");
+  if (!screen) {
+    root.innerHTML = `<div class="table-screen">${TABLE_PARTS.map((id) => `<div id="${id}" class="part"></div>`).join("")}</div>`;
+    screen = root.querySelector(":scope > .table-screen");
+  }
+  screen.dataset.status = tb.status;
+  const parts = {
+    "part-top": topbar(tb, st) + banner,
+    "part-main": `<main class="board-wrap">${scorePanel(tb, st)}<div class="board" id="board">${board}</div>${logPanel(tb)}</main>`,
+    "part-dissolve": dissolveBox(tb),
+    "part-me": myArea(st, legal),
+    "part-react": reactionsMenu(),
+    "part-overlay": overlay,
+  };
+  for (const [id, html] of Object.entries(parts)) {
+    const el = document.getElementById(id);
+    if (el && el.dataset.html !== html) {
+      el.innerHTML = html;
+      el.dataset.html = html;
+    }
+  }
   const log = document.getElementById("hand-log");
   if (log) log.scrollTop = log.scrollHeight;
 }
+
+const TABLE_PARTS = ["part-top", "part-main", "part-dissolve", "part-me", "part-react", "part-overlay"];
 
 // ------------------------------------------------------------------ highlights
 
