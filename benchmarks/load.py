@@ -111,6 +111,7 @@ async def _player(
     stats: Stats,
     stop_at: float,
     joined: asyncio.Event,
+    think: float,
 ) -> None:
     rng = random.Random(seed)
     pending: float | None = None  # when our last turn action was sent
@@ -147,6 +148,8 @@ async def _player(
                 legal = message["legal"]
                 wins = [a for a in legal if a["action"] == "hu"]
                 action = wins[0] if wins else rng.choice(legal)
+                if think > 0:  # people take a moment; it also keeps tables out of lockstep
+                    await asyncio.sleep(rng.uniform(0, think))
                 if message["kind"] == "turn":
                     pending = time.monotonic()
                     stats.actions += 1
@@ -195,6 +198,7 @@ async def _run(args: argparse.Namespace, url: str) -> Stats:
                         stats,
                         stop_at,
                         joined,
+                        args.think,
                     )
                 )
             )
@@ -232,6 +236,13 @@ def main(argv: list[str] | None = None) -> int:
         "--claim-window", type=float, default=0.3, help="seconds (the server default is 4)"
     )
     parser.add_argument("--turn-timer", type=float, default=30.0)
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="each answer waits a random 0..THINK seconds before it is sent (not counted in "
+        "the round trip); 0 = answer at once, every table in lockstep (the harshest case)",
+    )
     parser.add_argument("--url", help="use a running server instead of starting one")
     args = parser.parse_args(argv)
 
@@ -257,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     trips = stats.round_trips
     print(
         f"load: {args.tables} tables, {args.tables * 4} clients, claim window "
-        f"{args.claim_window} s, {elapsed:.1f} s (setup included)"
+        f"{args.claim_window} s, think time 0..{args.think} s, {elapsed:.1f} s (setup included)"
     )
     print(
         f"  turn actions {stats.actions}, claim answers {stats.claim_answers}, hands "
