@@ -188,3 +188,34 @@ def test_private_table_by_code_lobby_and_spectator(
         if event["type"] == "act":
             assert event["action"] not in ("pass", "pong", "kong", "hu")
     assert not w.of_type("prompt")
+
+
+def test_quick_match_seats_players_of_a_room_together(live_server: Any, ws_client: Any) -> None:
+    from duyun.server.config import Room
+
+    server = live_server(
+        bot_fill_wait=30.0, rooms=(Room("junior", "初級場", stake=5, entry=100, hands=1),)
+    )
+    sessions = [server.guest() for _ in range(4)]
+
+    async def main() -> list[dict[str, Any]]:
+        clients = [await ws_client.connect(server.ws_url, s["token"]) for s in sessions]
+        tables = []
+        for client in clients:
+            await client.send(type="quick_match", room="junior")
+            tables.append(await client.expect("table", lambda m: m["table"] is not None))
+        # four humans: the match starts at once, long before bot_fill_wait
+        started = [
+            (await c.expect("table", lambda m: m["table"]["status"] == "playing"))["table"]
+            for c in clients
+        ]
+        for client in clients:
+            await client.close()
+        return [t["table"] for t in tables] + started
+
+    tables = asyncio.run(main())
+    assert len({t["code"] for t in tables}) == 1
+    final = tables[-1]
+    assert [s["kind"] for s in final["seats"]] == ["human"] * 4
+    assert sorted(t["you"] for t in tables[4:]) == [0, 1, 2, 3]
+    assert final["stake"] == 5 and final["room"] == "junior"

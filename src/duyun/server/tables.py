@@ -828,31 +828,35 @@ class Table:
             self._open_window()  # restored in the middle of a claim window
 
     def _open_window(self) -> None:
+        """Start one claim window. The timer starts first and bots decide now, not at its
+        end, so that the moment the window resolves does not depend on who could claim."""
         game = self.round
         assert game is not None
+        self._set_timer("decision", self.config.claim_window, "window")
+        deadline = time.monotonic() + self.config.claim_window
         self.window_open = True
         self.answers.clear()
         self.prompts.clear()
-        if self.released == len(game.events) and game.phase is Phase.CLAIMS:
-            claims = game.claims
-            assert claims is not None
-            deadline = time.monotonic() + self.config.claim_window
-            for seat_index in game.to_act:
-                seat = self.seats[seat_index]
-                assert seat is not None
-                if seat.botted:
-                    continue
-                prompt = Prompt(
-                    "claim",
-                    protocol.legal_to_json(game.legal_actions(seat_index)),
-                    deadline,
-                    tile_to_str(claims.tile),
-                    claims.from_seat,
-                )
-                self.prompts[seat_index] = prompt
-                if seat.client is not None:
-                    seat.client.send(prompt.to_json(self.hand_id))
-        self._set_timer("decision", self.config.claim_window, "window")
+        if self.released != len(game.events) or game.phase is not Phase.CLAIMS:
+            return
+        claims = game.claims
+        assert claims is not None
+        for seat_index in game.to_act:
+            seat = self.seats[seat_index]
+            assert seat is not None
+            if seat.botted:
+                self.answers[seat_index] = self._bot_choice(seat_index)
+                continue
+            prompt = Prompt(
+                "claim",
+                protocol.legal_to_json(game.legal_actions(seat_index)),
+                deadline,
+                tile_to_str(claims.tile),
+                claims.from_seat,
+            )
+            self.prompts[seat_index] = prompt
+            if seat.client is not None:
+                seat.client.send(prompt.to_json(self.hand_id))
 
     def _prompt_turn(self, index: int) -> None:
         game = self.round
