@@ -214,3 +214,30 @@ def test_a_private_invite_survives_its_host_reloading(live_server: Any, ws_clien
         await again.close()
 
     asyncio.run(main())
+
+
+def test_leaving_during_a_hand_is_an_escape_at_once(
+    live_server: Any, ws_client: Any, play: Any
+) -> None:
+    server = live_server(reconnect_grace=60.0, turn_timer=60.0)
+    ann, bob = server.guest(), server.guest()
+    code = _create_table(server, ann["token"], hands=1, bot="random")
+
+    async def main() -> tuple[dict[str, Any], dict[str, Any]]:
+        a, b = await _seat_humans(ws_client, server, code, [ann, bob])
+        await _fill_and_ready([a, b], [2, 3])
+        await b.expect("snapshot")
+        await b.send(type="leave")
+        await b.expect("table", lambda m: m["table"] is None)
+        # bob is free at once: he may sit elsewhere while his seat plays on in 托管
+        await b.send(type="quick_match", room="novice")
+        elsewhere = await b.expect("table", lambda m: m["table"] is not None)
+        assert elsewhere["table"]["code"] != code
+        hand_end = await play(a, 9, until="hand_end")
+        table = server.manager.tables.get(code)
+        await b.close()
+        return hand_end, {"tuoguan": table is None or table.seats[1].tuoguan}
+
+    hand_end, seat = asyncio.run(main())
+    assert hand_end["result"] == "escape" and hand_end["loser"] == 1
+    assert seat["tuoguan"]
