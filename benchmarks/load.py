@@ -46,6 +46,9 @@ class Stats:
     matches: int = 0
     messages: int = 0
     late: int = 0
+    #: server CPU seconds when play began (after the accounts and tables were made)
+    cpu_at_play: float = 0.0
+    play_started: float = 0.0
 
 
 def _free_port() -> int:
@@ -165,7 +168,9 @@ async def _player(
                 return
 
 
-async def _run(args: argparse.Namespace, url: str) -> Stats:
+async def _run(
+    args: argparse.Namespace, url: str, process: subprocess.Popen[bytes] | None
+) -> Stats:
     stats = Stats()
     ws_url = url.replace("http", "ws", 1) + "/ws"
     async with httpx.AsyncClient(base_url=url, timeout=30) as http:
@@ -183,6 +188,8 @@ async def _run(args: argparse.Namespace, url: str) -> Stats:
             )
             answer.raise_for_status()
             codes.append(answer.json()["code"])
+    stats.cpu_at_play = _cpu_seconds(process)
+    stats.play_started = time.monotonic()
     stop_at = time.monotonic() + args.duration
     tasks = []
     for table, code in enumerate(codes):
@@ -252,12 +259,12 @@ def main(argv: list[str] | None = None) -> int:
             url = args.url.rstrip("/")
         else:
             process, url = _start_server(args, Path(tmp))
-        server_cpu = _cpu_seconds(process)
         try:
             started = time.monotonic()
-            stats = asyncio.run(_run(args, url))
+            stats = asyncio.run(_run(args, url, process))
             elapsed = time.monotonic() - started
-            server_cpu = _cpu_seconds(process) - server_cpu
+            played = time.monotonic() - stats.play_started
+            server_cpu = _cpu_seconds(process) - stats.cpu_at_play
         finally:
             if process is not None:
                 process.send_signal(signal.SIGTERM)
@@ -284,8 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     if process is not None:
         decisions = max(1, stats.actions + stats.claim_answers)
         print(
-            f"  server CPU {server_cpu:.1f} s in {elapsed:.1f} s "
-            f"({100 * server_cpu / elapsed:.0f}% of one core), "
+            f"  server CPU during play {server_cpu:.1f} s in {played:.1f} s "
+            f"({100 * server_cpu / played:.0f}% of one core), "
             f"{1000 * server_cpu / decisions:.2f} ms per decision; machine load "
             f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
         )

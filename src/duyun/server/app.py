@@ -100,12 +100,17 @@ class Connection:
         try:
             while True:
                 item = await self._outbox.get()
+                while item is not None:
+                    await self.websocket.send_text(item)
+                    # drain what queued meanwhile without waking up once per message
+                    item = self._outbox.get_nowait() if not self._outbox.empty() else ""
+                    if item == "":
+                        break
                 if item is None:
                     code, reason = self._close_args
                     with contextlib.suppress(Exception):
                         await self.websocket.close(code, reason)
                     return
-                await self.websocket.send_text(item)
         except Exception:  # the peer went away; the reader notices and cleans up
             self.closed = True
 

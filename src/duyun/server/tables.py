@@ -398,6 +398,7 @@ class Table:
         snap = self.snapshot(viewer)
         if snap is not None:
             client.send(snap)
+            self.seen[viewer] = len(snap["events"])  # the next events batch follows on
         if self.status in ("between", "ended") and self.last_hand_end is not None:
             client.send(self.last_hand_end)
         if self.status == "ended" and self.match_end is not None:
@@ -787,17 +788,16 @@ class Table:
         batch = game.events[self.released : stop]
         self.released = stop
         for viewer, clients in self._viewers():
+            if not clients:
+                continue  # nobody to tell; a client arriving later gets a snapshot (and seq)
             visible = events_for(batch, viewer)
             if not visible:
                 continue
             seq = self.seen.get(viewer, 0)
             self.seen[viewer] = seq + len(visible)
-            if clients:
-                text = dumps(
-                    {"type": "events", "hand_id": self.hand_id, "seq": seq, "events": visible}
-                )
-                for client in clients:
-                    client.send_text(text)
+            text = dumps({"type": "events", "hand_id": self.hand_id, "seq": seq, "events": visible})
+            for client in clients:
+                client.send_text(text)
 
     @staticmethod
     def _holds(event: dict[str, Any]) -> bool:
