@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from duyun.engine import events_for
 from duyun.server.store import Store
 
 SERVER_CONFIG = """
 turn_timer = 60.0
-claim_window = 0.02
+claim_window = {claim_window}
 bot_delay = 0.005
 reconnect_grace = 60.0
 next_hand_wait = 0.05
@@ -70,11 +71,15 @@ def _wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path) -> None
     raise AssertionError("server not healthy within 60 s")
 
 
+@pytest.mark.parametrize("moment", ["turn", "claim_window"])
 def test_sigkill_mid_hand_then_restart_resumes_the_hand(
-    database_url: str, tmp_path: Path, ws_client: Any, play: Any
+    database_url: str, tmp_path: Path, ws_client: Any, play: Any, moment: str
 ) -> None:
+    """``turn``: killed while a player's turn is pending; ``claim_window``: killed inside the
+    claim window after a discard (the engine has already gone on when nobody could claim)."""
     config = tmp_path / "server.toml"
-    config.write_text(SERVER_CONFIG, encoding="utf-8")
+    first_window = 30.0 if moment == "claim_window" else 0.02
+    config.write_text(SERVER_CONFIG.format(claim_window=first_window), encoding="utf-8")
     log = tmp_path / "server.log"
     port = _free_port()
     url, ws_url = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/ws"
@@ -97,11 +102,19 @@ def test_sigkill_mid_hand_then_restart_resumes_the_hand(
             await ann.send(type="ready")
             snapshot = await ann.expect("snapshot")
             received = list(snapshot["events"])
-            for _ in range(4):  # a few decisions into the hand
-                prompt = await ann.expect("prompt")
-                move = next(a for a in prompt["legal"] if a["action"] in ("discard", "pass"))
+            if moment == "turn":
+                for _ in range(4):  # a few decisions into the hand
+                    prompt = await ann.expect("prompt")
+                    move = next(a for a in prompt["legal"] if a["action"] in ("discard", "pass"))
+                    await ann.send(type="act", **move)
+                await ann.expect("prompt", lambda m: m["kind"] == "turn")
+            else:
+                prompt = await ann.expect("prompt")  # the dealer's first discard
+                move = next(a for a in prompt["legal"] if a["action"] == "discard")
                 await ann.send(type="act", **move)
-            await ann.expect("prompt", lambda m: m["kind"] == "turn")
+                await ann.expect(
+                    "events", lambda m: any(e["type"] == "discard" for e in m["events"])
+                )
             for message in ann.messages:
                 if message["type"] == "events" and message["hand_id"] == snapshot["hand_id"]:
                     received.extend(message["events"])
@@ -112,17 +125,24 @@ def test_sigkill_mid_hand_then_restart_resumes_the_hand(
         received = asyncio.run(before_kill())
         assert any(e["type"] == "discard" and e["seat"] == 0 for e in received)
 
+        config.write_text(SERVER_CONFIG.format(claim_window=0.02), encoding="utf-8")
         process = _start(database_url, config, port, log)
         _wait_healthy(url, process, log)
 
         async def after_restart() -> tuple[dict[str, Any], dict[str, Any]]:
             ann = await ws_client.connect(ws_url, token, name="after")
             snapshot = await ann.expect("snapshot")
-            # exactly where it was: the same events, and ann's turn is pending again
-            assert snapshot["events"] == received
-            assert snapshot["prompt"] is not None and snapshot["prompt"]["kind"] == "turn"
-            move = next(a for a in snapshot["prompt"]["legal"] if a["action"] == "discard")
-            await ann.send(type="act", **move)
+            if moment == "turn":
+                # exactly where it was: the same events, and ann's turn is pending again
+                assert snapshot["events"] == received
+                assert snapshot["prompt"] is not None and snapshot["prompt"]["kind"] == "turn"
+            else:
+                # what the window held back was stored; it comes out now, nothing is lost
+                assert snapshot["events"][: len(received)] == received
+            if snapshot["prompt"] is not None:
+                legal = snapshot["prompt"]["legal"]
+                move = next(a for a in legal if a["action"] in ("discard", "pass"))
+                await ann.send(type="act", **move)
             hand_end = await play(ann, 4, until="hand_end")
             end = await ann.expect("match_end")
             await ann.close()
