@@ -78,7 +78,7 @@ def click(page: Any, selector: str) -> bool:
         return False
 
 
-def play_until_settlement(tab: Tab, on_claim: Any = None) -> dict[str, int]:
+def play_until_settlement(tab: Tab, on_claim: Any = None, on_turn: Any = None) -> dict[str, int]:
     """Play the own seat by clicking until the settlement panel shows; count what was done."""
     page = tab.page
     done: Counter[str] = Counter()
@@ -103,6 +103,8 @@ def play_until_settlement(tab: Tab, on_claim: Any = None) -> dict[str, int]:
             if bar is not None and page.query_selector("#action-bar [data-do=dismiss]"):
                 click(page, "#action-bar [data-do=dismiss]")  # 過 on the turn's options
                 done["dismiss"] += 1
+            if on_turn is not None and page.query_selector("#hand.can-discard"):
+                on_turn(tab, done["discard"])
             drawn = "#hand.can-discard button.tile.drawn:not([aria-disabled])"
             last = "#hand.can-discard button.tile:not([aria-disabled]):last-child"
             if click(page, drawn) or click(page, last):
@@ -190,7 +192,11 @@ def test_guest_quick_match_plays_a_whole_hand_by_clicking(
         t.page.wait_for_selector("#action-bar [data-action=pass]", state="detached")
         return True
 
-    done = play_until_settlement(tab, on_claim)
+    def on_turn(t: Tab, discards: int) -> None:
+        if discards == 5:  # mid-hand, the rivers filling up
+            shot(t, screenshots, f"table-{size}.png")
+
+    done = play_until_settlement(tab, on_claim, on_turn)
     assert done.get("discard", 0) >= 1
     tab.page.wait_for_selector("#settlement #hand-totals")
     assert_no_sideways_scroll(tab)
@@ -220,6 +226,12 @@ def test_private_table_two_players_each_see_only_their_own_hand(
     host = Tab(browser, web_server, DESKTOP)
     guest = Tab(browser, web_server, PHONE)
     host.goto()
+    # Chinese by default; the English toggle is remembered across a reload
+    assert host.page.text_content("#guest-btn").strip() == "遊客一鍵開始"
+    host.page.click("#lang-toggle")
+    host.page.wait_for_function("() => document.documentElement.lang === 'en'")
+    host.page.reload()
+    assert host.page.text_content("#guest-btn").strip() == "Play as guest"
     host.guest()
     host.page.fill("#create-stake", "2")
     host.page.fill("#create-hands", "1")
@@ -306,7 +318,10 @@ def test_reload_and_dropped_connection_restore_the_table(
     mine = tab.page.eval_on_selector(
         f"[data-river='{before['seat']}']", "r => r.querySelectorAll('.tile').length"
     )
-    assert click(tab.page, "#hand.can-discard button.tile:not([aria-disabled]):last-child")
+    # and by keyboard: ← picks the last legal tile, Enter discards it
+    tab.page.keyboard.press("ArrowLeft")
+    tab.page.wait_for_selector("#hand.can-discard button.tile.sel")
+    tab.page.keyboard.press("Enter")
     tab.page.wait_for_function(
         f"() => window.__duyun.hand.rivers[{before['seat']}].length > {mine}"
         " || !!document.querySelector('#settlement')"

@@ -96,6 +96,7 @@ function privateTables() {
           </div>
           <div class="options">
             <label class="check"><input type="checkbox" id="create-bots" checked>${t("bots_allowed")}</label>
+            <label class="check"><input type="checkbox" id="create-listed">${t("listed")}</label>
             ${options}
           </div>
           <div><button class="btn" type="submit" id="create-btn">${t("create_table")}</button></div>
@@ -268,6 +269,7 @@ export const lobbyHandlers = {
       rules,
       bots_allowed: $("#create-bots").checked,
       bot: $("#create-bot").value,
+      listed: $("#create-listed").checked,
     };
     try {
       const made = await api("POST", "/api/tables", body);

@@ -83,7 +83,8 @@ function totals(end, who, winners) {
     .join("")}</div>`;
 }
 
-export function renderSettlement(app) {
+/** The settlement panel; `top` is shown above it (the 解散 vote, which happens between hands). */
+export function renderSettlement(app, top = "") {
   const end = app.handEnd;
   const who = names(app);
   const tb = app.table ?? {};
@@ -126,6 +127,7 @@ export function renderSettlement(app) {
         .join("")}</div>`
     : "";
   return `<div class="overlay" id="settlement"><div class="sheet">
+      ${top}
       <h2>${t("settlement")} · ${title}</h2>
       <div class="muted" style="text-align:center;margin-bottom:8px">${t("hand_no", { i: (end.hand_index ?? 0) + 1, n: tb.hands ?? "?" })}</div>
       ${wins}

@@ -342,7 +342,7 @@ export function renderTable(root, appState) {
   else if (appState.handEnd && !appState.handEnd.closed) {
     const between = tb.status === "between" || tb.status === "ended" || st.phase === "ended";
     const tg = appState.seat != null && tb.seats?.[appState.seat]?.tuoguan;
-    if (between || tg) overlay = renderSettlement(appState);
+    if (between || tg) overlay = renderSettlement(appState, dissolveBox(tb));
   }
   let banner = "";
   if (appState.status === "connecting") banner = `<div class="banner" id="reconnect-banner">${t("reconnecting")}</div>`;
@@ -359,7 +359,7 @@ export function renderTable(root, appState) {
   const parts = {
     "part-top": topbar(tb, st) + banner,
     "part-main": `<main class="board-wrap">${scorePanel(tb, st)}<div class="board" id="board">${board}</div>${logPanel(tb)}</main>`,
-    "part-dissolve": dissolveBox(tb),
+    "part-dissolve": overlay ? "" : dissolveBox(tb),
     "part-me": myArea(st, legal),
     "part-react": reactionsMenu(),
     "part-overlay": overlay,
