@@ -32,6 +32,14 @@ FETCH_BALANCE = """async () => {
     return (await answer.json()).balance;
 }"""
 
+#: hand the client an engine `win_refused` event as the server would (the next in sequence)
+REFUSED_WIN = """() => {
+    const app = window.__duyun;
+    app.session.onMessage({type: 'events', hand_id: app.handId, seq: app.eventCount, events: [
+        {type: 'win_refused', seat: app.seat, tile: '5p', from: (app.seat + 3) % 4,
+         reason: 'R17', pattern: '平胡'}]});
+}"""
+
 #: a hand played by clicking, with the claim window after every discard, takes seconds; this is
 #: only the point at which a stuck test gives up
 HAND_DEADLINE = 150.0
@@ -326,6 +334,13 @@ def test_reload_and_dropped_connection_restore_the_table(
         f"() => window.__duyun.hand.rivers[{before['seat']}].length > {mine}"
         " || !!document.querySelector('#settlement')"
     )
+
+    # a refused win (the engine's private win_refused event, R17) is explained to the player;
+    # handed over during the own turn (or after the hand), when the server sends nothing else
+    tab.page.wait_for_selector("#hand.can-discard, #settlement", timeout=HAND_DEADLINE * 1000)
+    tab.page.evaluate(REFUSED_WIN)
+    notice = tab.page.wait_for_selector("#refused-notice")
+    assert "R17" in notice.text_content() and "五筒" in notice.text_content()
     tab.close()
 
 

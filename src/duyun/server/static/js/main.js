@@ -132,8 +132,12 @@ function onEvents(events) {
         const keep = app.prompt.kind === "turn" && ev.type === "draw" && ev.seat === app.seat;
         if (!keep) app.prompt = null;
       }
-      if (ev.type === "discard" || ev.type === "draw") app.refused = null;
-      if (ev.type === "discard" && ev.seat === app.seat) app.btMode = false;
+      // a refusal stays on screen until the player's own next discard (it is about a tile
+      // they could not take; the claim window and the next draws are too quick to read it)
+      if (ev.type === "discard" && ev.seat === app.seat) {
+        app.btMode = false;
+        app.refused = null;
+      }
     }
     if (ev.type === "win_refused" && (ev.seat == null || ev.seat === app.seat)) app.refused = ev;
   }
