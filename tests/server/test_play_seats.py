@@ -201,6 +201,9 @@ def test_a_private_invite_survives_its_host_reloading(live_server: Any, ws_clien
 
     async def main() -> None:
         (a,) = await _seat_humans(ws_client, server, code, [ann])
+        await a.send(type="join", code=code)  # joining one's own table again just resends it
+        again_seated = await a.expect("table", lambda m: m["table"]["seated"] == 1)
+        assert again_seated["table"]["you"] == 0 and not a.of_type("error")
         await a.close()  # a page reload while waiting frees the seat, not the table
         info = server.http.get(f"/api/tables/{code}")
         assert info.status_code == 200 and info.json()["seated"] in (0, 1)

@@ -1311,6 +1311,11 @@ class TableManager:
         table.post("join", client, None)
 
     def join(self, client: Client, code: str) -> None:
+        assert client.account is not None
+        current = self.seated.get(client.account.id)
+        if current is not None and current.code == code:
+            current.post("attach", client)  # already seated there (a reload with ?join=...)
+            return
         account = self._check_free(client)
         table = self.tables.get(code)
         if table is None or table.status == "ended":
