@@ -22,7 +22,9 @@ function keepForm(root, draw) {
   root.querySelectorAll("input[id], select[id]").forEach((el) => {
     values[el.id] = el.type === "checkbox" ? el.checked : el.value;
   });
+  const open = [...root.querySelectorAll("details[data-match][open]")].map((el) => el.dataset.match);
   draw();
+  for (const id of open) root.querySelector(`details[data-match="${id}"]`)?.setAttribute("open", "");
   for (const [id, value] of Object.entries(values)) {
     const el = document.getElementById(id);
     if (!el) continue;

@@ -61,7 +61,10 @@ export function render() {
 export function renderNow() {
   const root = $("#app");
   document.body.dataset.route = app.route;
-  if (app.route !== "table") root.querySelector(":scope > .table-screen")?.remove();
+  if (app.route !== "table") {
+    root.querySelector(":scope > .table-screen")?.remove();
+    document.querySelectorAll("body > .fx").forEach((el) => el.remove()); // the table's flashes
+  }
   if (app.route === "table") renderTable(root, app);
   else if (app.route === "replay") renderReplay(root, app);
   else renderLobby(root, app);
