@@ -54,6 +54,8 @@ class Tab:
         self.server = server
         self.errors: list[str] = []
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.requests: list[str] = []
+        self.page.on("request", lambda request: self.requests.append(request.url))
         self.page.on("dialog", lambda dialog: dialog.accept())
 
     def goto(self, path: str = "/") -> None:
@@ -74,6 +76,9 @@ class Tab:
 
     def close(self) -> None:
         assert not self.errors, f"uncaught errors in the page: {self.errors}"
+        host = self.server.url.split("://", 1)[1]
+        elsewhere = [url for url in self.requests if url.split("://", 1)[1].split("/")[0] != host]
+        assert not elsewhere, f"the client fetched from elsewhere (no CDN allowed): {elsewhere}"
         self.context.close()
 
 
