@@ -50,6 +50,9 @@ from duyun.tiles import tile_to_str
 log = logging.getLogger("duyun.server")
 
 SEATS = 4
+#: seconds between the end of a claim window and what follows it going out (at most half the
+#: window): resolving claims stores the answers first, and that must not be seen in the timing
+CLAIM_SETTLE = 0.02
 #: seconds an empty private table (no human seated) keeps its code before it is dropped
 PRIVATE_TABLE_IDLE = 600.0
 Status = Literal["waiting", "playing", "between", "ended"]
@@ -910,10 +913,13 @@ class Table:
         if what == "window":
             self.window_open = False
             self.prompts.clear()
+            # what follows goes out a fixed settle time after the window, so the work of
+            # resolving claims (applying answers, storing them) does not show in the timing
+            release_at = time.monotonic() + min(CLAIM_SETTLE, self.config.claim_window / 2)
             if game.phase is Phase.CLAIMS and self.released == len(game.events):
                 await self._resolve_claims()
-            else:
-                await self._pump()
+            await asyncio.sleep(max(0.0, release_at - time.monotonic()))
+            await self._pump()
             return
         if game.phase is not Phase.TURN or game.current != index:
             return
@@ -966,7 +972,6 @@ class Table:
             game.apply(action)
         self.answers.clear()
         await self._store_events()
-        await self._pump()
 
     async def _apply(self, action: Action) -> None:
         game = self.round
