@@ -296,17 +296,27 @@ function scorePanel(tb, st) {
     </aside>`;
 }
 
-/** Desktop only: the hand's log, newest last, and the quick reactions. */
-function logPanel(tb) {
+function logLines(tb, count) {
   const names = (tb.seats ?? []).map((info, s) => seatName(info, s));
-  const lines = app.events
+  return app.events
     .filter((ev) => LOGGED.has(ev.type) && (ev.type !== "win_refused" || ev.seat === app.seat))
-    .slice(-40)
+    .slice(-count)
     .map((ev) => {
       const cls = ev.type === "win" ? "log-win" : ev.type === "payment" ? "log-pay" : ev.auto ? "log-auto" : ev.type === "win_refused" ? "log-refused" : "";
       return `<li class="${cls}">${esc(describeEvent(ev, names, t, (x) => tileName(x, getLang())))}</li>`;
     })
     .join("");
+}
+
+/** Narrow screens (no side panels): the last few moves under the board. */
+function recentLog(tb) {
+  const lines = logLines(tb, 3);
+  return lines ? `<ol class="log recent" aria-label="log">${lines}</ol>` : "";
+}
+
+/** Desktop only: the hand's log, newest last, and the quick reactions. */
+function logPanel(tb) {
+  const lines = logLines(tb, 40);
   const reactions = app.seat != null ? (app.reactions ?? []).map((r) => `<button class="btn small secondary" data-do="react" data-id="${esc(r.id)}">${esc(r.text)}</button>`).join("") : "";
   return `<aside class="side-panel right" aria-label="log">
       <h3>${getLang() === "zh" ? "牌局記錄" : "Hand log"}</h3>
@@ -359,6 +369,7 @@ export function renderTable(root, appState) {
   const parts = {
     "part-top": topbar(tb, st) + banner,
     "part-main": `<main class="board-wrap">${scorePanel(tb, st)}<div class="board" id="board">${board}</div>${logPanel(tb)}</main>`,
+    "part-recent": recentLog(tb),
     "part-dissolve": overlay ? "" : dissolveBox(tb),
     "part-me": myArea(st, legal),
     "part-react": reactionsMenu(),
@@ -375,7 +386,7 @@ export function renderTable(root, appState) {
   if (log) log.scrollTop = log.scrollHeight;
 }
 
-const TABLE_PARTS = ["part-top", "part-main", "part-dissolve", "part-me", "part-react", "part-overlay"];
+const TABLE_PARTS = ["part-top", "part-main", "part-recent", "part-dissolve", "part-me", "part-react", "part-overlay"];
 
 // ------------------------------------------------------------------ highlights
 
