@@ -268,7 +268,10 @@ function onMessage(msg) {
     }
     case "error": {
       app.promptSent = false;
-      if (msg.code !== "replaced") showError(msg); // `replaced` shows as the table's banner
+      if (msg.code === "too_late") {
+        app.prompt = null; // the window or timer had closed: nothing was done
+        toast(t("too_late"), "info");
+      } else if (msg.code !== "replaced") showError(msg); // `replaced` shows as the banner
       if (app.queueing && ["insufficient_balance", "unknown_room", "already_seated", "table_full", "table_not_found"].includes(msg.code)) {
         app.queueing = null;
       }

@@ -279,9 +279,13 @@ const LOGGED = new Set(["discard", "pong", "kong", "baoting", "win", "payment", 
 function scorePanel(tb, st) {
   const rows = (tb.seats ?? [])
     .map((info, s) => {
-      const points = (app.totals.points[s] ?? 0) + (st.phase !== "ended" ? st.points[s] ?? 0 : 0);
+      // the match so far: the server's totals of the finished hands (else the hand_end
+      // messages this page has seen), plus the running hand's points
+      const done = info?.points ?? app.totals.points[s] ?? 0;
+      const coins = info?.coins ?? app.totals.coins[s] ?? 0;
+      const points = done + (st.phase !== "ended" ? st.points[s] ?? 0 : 0);
       return `<tr class="${s === app.seat ? "me-row" : ""}"><td>${st.started && st.dealer === s ? `<span class="mini-dealer">${t("dealer")}</span>` : ""}${esc(seatName(info, s))}</td>
-        <td class="num">${signed(points)}</td><td class="num">${signed(app.totals.coins[s] ?? 0)}</td></tr>`;
+        <td class="num">${signed(points)}</td><td class="num">${signed(coins)}</td></tr>`;
     })
     .join("");
   const rules = Object.entries(tb.rules ?? {})
@@ -451,6 +455,9 @@ function act(action, tileName_) {
   if (!app.prompt || app.promptSent) return;
   const msg = { type: "act", action };
   if (tileName_) msg.tile = tileName_;
+  // name the prompt answered: a click that arrives after its window or timer closed is then
+  // refused (too_late) instead of being taken as an answer to a later prompt
+  if (Number.isInteger(app.prompt.id)) msg.prompt = app.prompt.id;
   if (send(msg)) {
     app.promptSent = true;
     app.btMode = false;
