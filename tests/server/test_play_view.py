@@ -79,3 +79,31 @@ def test_config_file_keys_are_checked(tmp_path: object) -> None:
     with pytest.raises(ConfigError, match="cannot read"):
         load_config("/nonexistent/duyun.toml")
     assert load_config(None).rooms[0].name == "新手場"
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from(["hello", "act", "join", "ready", "dissolve", "reaction", "zzz", 7]),
+    fields=st.dictionaries(
+        st.sampled_from(["action", "tile", "seat", "code", "ready", "agree", "id", "rid", "x"]),
+        _JSON,
+        max_size=4,
+    ),
+)
+def test_any_json_message_is_parsed_or_refused_with_a_code(kind: object, fields: dict) -> None:
+    import json
+
+    text = json.dumps({"type": kind, **fields})
+    try:
+        parse_client_message(text)
+    except ProtocolError as error:
+        assert error.code in {"bad_json", "bad_message", "unknown_type"} and error.message
