@@ -39,7 +39,7 @@ from duyun.engine.actions import (
 )
 from duyun.engine.ledger import Payment, net_points
 from duyun.engine.phases import ClaimSource, Phase, TurnKind, WinKind
-from duyun.engine.view import MeldView, SeatView, seat_view
+from duyun.engine.view import MeldView, RefusedWin, SeatView, seat_view
 from duyun.hand import Hand, Meld, MeldKind
 from duyun.rules import DUYUN, RuleSet
 from duyun.scoring import FanBreakdown, PatternResult, best_pattern, max_fan, payment_fan
@@ -192,6 +192,9 @@ class Round:
         self.kong_income: list[Payment] | None = None  # of the kong just made, for 槓上炮 (R28)
         self.claims: _ClaimWindow | None = None
         self.ron_blocked = [False] * SEATS  # R9
+        # the latest win each seat was refused (R17, R9), until its next own action or draw
+        self.refused_wins: list[RefusedWin | None] = [None] * SEATS
+        self._self_draw_only: tuple[Tile, ...] | None = None
         self.any_meld_made = any(self.melds)
         self.discard_made = any(self.discard_count)
         # 地胡 (R20): a non-dealer's first draw of the hand; a seat that has discarded or melded
@@ -427,6 +430,46 @@ class Round:
                     actions.append(declarations[tile])
         return actions
 
+    def baoting_self_draw_only(self, seat: int) -> tuple[Tile, ...]:
+        """Legal 報聽 discards after which ``seat`` could never win on an ordinary discard.
+
+        A 報聽 hand is frozen (R26): it can make no kong, so a seat without a bean keeps none
+        (R15). If every wait of the hand left by the discard scores only 平胡, R17 refuses each
+        discard win except on another 報聽 player's discard (R27); the seat can still win by
+        self-draw or 搶槓. Clients warn before such a declaration. Empty when the seat may not
+        declare now or has a bean.
+        """
+        if self.phase is not Phase.TURN or seat != self.current or self.has_bean[seat]:
+            return ()
+        cached = self._self_draw_only
+        if cached is not None:
+            return cached
+        declarable = [a.tile for a in self.legal_actions(seat) if a.kind is ActionKind.BAOTING]
+        found: list[Tile] = []
+        counts = self.counts[seat]
+        for tile in declarable:
+            assert tile is not None
+            counts[tile] -= 1
+            try:
+                if all(
+                    self._pinghu_only(seat, wait) for wait in self._ready_waits_for(seat, counts)
+                ):
+                    found.append(tile)
+            finally:
+                counts[tile] += 1
+        self._self_draw_only = tuple(found)
+        return self._self_draw_only
+
+    def _pinghu_only(self, seat: int, wait: Tile) -> bool:
+        """Whether ``seat``'s 13 tiles completed by ``wait`` score no more than 平胡 (R17)."""
+        counts = self.counts[seat]
+        counts[wait] += 1
+        try:
+            pattern = best_pattern(self.hand_of(seat))
+        finally:
+            counts[wait] -= 1
+        return pattern is None or pattern.fan <= 1
+
     def _may_declare_baoting(self, seat: int) -> bool:
         """R25: with one's first discard, never after a pong or kong."""
         return (
@@ -444,6 +487,8 @@ class Round:
             raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
         events: list[dict[str, Any]] = [{"type": "act", **action.to_json()}]
         self._turn_legal = None
+        self._self_draw_only = None
+        self.refused_wins[action.seat] = None
         if self.phase is Phase.CLAIMS:
             self._answer_claim(action, events)
         else:
@@ -529,6 +574,7 @@ class Round:
         self.drawn_tile = tile
         self.drawn_last_four = last_four
         self.ron_blocked[seat] = False  # R9: the block lasts until one's own next draw
+        self.refused_wins[seat] = None
         if replacement:
             self.turn_kind = TurnKind.REPLACEMENT
             self.dihu_draw = False
@@ -594,30 +640,41 @@ class Round:
         self, seat: int, tile: Tile, source: ClaimSource, from_seat: int
     ) -> PatternResult | None:
         """The pattern a claim of ``tile`` would score, or None if it may not win (R16, R17)."""
+        pattern, refusal = self._win_on(seat, tile, source, from_seat)
+        return None if refusal is not None else pattern
+
+    def _win_on(
+        self, seat: int, tile: Tile, source: ClaimSource, from_seat: int
+    ) -> tuple[PatternResult | None, str | None]:
+        """Whether ``tile`` completes ``seat``'s hand, and whether the win is allowed.
+
+        Returns ``(None, None)`` when the tile does not complete the hand, ``(pattern, None)``
+        when the seat may win with ``pattern``, and ``(pattern, rule)`` when the hand is
+        complete but the win is refused: ``"R17"`` (平胡 without a bean on a discard from a
+        seat that has not declared 報聽) or ``"R9"`` (the 過水 block). When both apply, R17 is
+        named: the win would be refused even without the block.
+        """
         counts = self.counts[seat]
         # A tile someone else holds can never be a fifth copy, so R11's four-copies exclusion
         # cannot apply here, and a plain win check is cheaper than listing the waits.
         counts[tile] += 1
-        if not is_win(counts):
-            counts[tile] -= 1
-            return None
-        counts[tile] -= 1
-        if source is ClaimSource.DISCARD and self.ron_blocked[seat]:
-            return None  # R9
-        counts[tile] += 1
         try:
+            if not is_win(counts):
+                return None, None
             pattern = best_pattern(
                 self.hand_of(seat), dihu=self._dihu_on_discard(seat, from_seat, source)
             )
         finally:
             counts[tile] -= 1
         if pattern is None:  # pragma: no cover - a wait always completes the hand
-            return None
+            return None, None
         if source is ClaimSource.ADDED_KONG:
-            return pattern  # 搶槓 is always allowed (R17)
-        if pattern.fan > 1 or self.has_bean[seat] or self.baoting[from_seat]:
-            return pattern  # R17, R27
-        return None
+            return pattern, None  # 搶槓 is always allowed (R17), and R9 does not block it
+        if pattern.fan <= 1 and not self.has_bean[seat] and not self.baoting[from_seat]:
+            return pattern, "R17"  # R17, R27
+        if self.ron_blocked[seat]:
+            return pattern, "R9"
+        return pattern, None
 
     def _dihu_on_discard(self, seat: int, from_seat: int, source: ClaimSource) -> bool:
         """R20 option ``dihu_on_discard``: a non-dealer wins on the dealer's first discard."""
@@ -645,7 +702,11 @@ class Round:
         for offset in (1, 2, 3):
             seat = (from_seat + offset) % SEATS
             kinds: list[ActionKind] = []
-            if self._win_allowed_on(seat, tile, source, from_seat) is not None:
+            pattern, refusal = self._win_on(seat, tile, source, from_seat)
+            if refusal is not None:
+                assert pattern is not None
+                self._refuse_win(seat, tile, from_seat, refusal, pattern.name, events)
+            elif pattern is not None:
                 if self.baoting[seat] or last_four:  # R19, R26: no choice
                     forced.append(seat)
                     continue
@@ -679,6 +740,29 @@ class Round:
             events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
         if not options:  # only forced wins
             self._resolve_claims(events)
+
+    def _refuse_win(
+        self,
+        seat: int,
+        tile: Tile,
+        from_seat: int,
+        reason: str,
+        pattern: str,
+        events: list[dict[str, Any]],
+    ) -> None:
+        """Tell ``seat`` (and only it, see :func:`redact_event`) that ``tile`` completes its
+        hand but may not win (R17, R9). Nothing else changes: no claim window opens for it."""
+        self.refused_wins[seat] = RefusedWin(tile, from_seat, reason, pattern)
+        events.append(
+            {
+                "type": "win_refused",
+                "seat": seat,
+                "tile": tile_to_str(tile),
+                "from": from_seat,
+                "reason": reason,
+                "pattern": pattern,
+            }
+        )
 
     def _answer_claim(self, action: Action, events: list[dict[str, Any]]) -> None:
         assert self.claims is not None
@@ -1011,6 +1095,7 @@ class Round:
             raise IllegalActionError(f"seat {seat} out of range 0..3")
         events: list[dict[str, Any]] = [{"type": "act", "seat": seat, "action": "quit"}]
         self._turn_legal = None
+        self._self_draw_only = None
         base = self.rules.base_points
         units = self.rules.escape_penalty_units
         flat = [

@@ -33,6 +33,18 @@ class MeldView:
 
 
 @dataclass(frozen=True, slots=True)
+class RefusedWin:
+    """A win this seat was refused: ``tile`` from ``from_seat`` completes its hand, but the
+    rule ``reason`` ("R17": 平胡 needs a bean or a 報聽 discarder; "R9": the 過水 block)
+    refuses it. ``pattern`` is the basic pattern the win would have scored."""
+
+    tile: Tile
+    from_seat: int
+    reason: str
+    pattern: str
+
+
+@dataclass(frozen=True, slots=True)
 class SeatView:
     """A seat's observation of the table."""
 
@@ -56,6 +68,11 @@ class SeatView:
     payments: tuple[Payment, ...]
     points: tuple[int, ...]
     legal: LegalActions
+    # the latest win this seat was refused (R17, R9), kept until its next own action or draw
+    refused_win: RefusedWin | None = None
+    # legal 報聽 discards after which only self-draw, 搶槓 or a 報聽 discarder's tile can win
+    # (R17, R25, R26, R27): every wait is 平胡 and the frozen hand can never gain a bean
+    baoting_self_draw_only: tuple[Tile, ...] = ()
 
     @property
     def own_melds(self) -> tuple[MeldView, ...]:
@@ -133,6 +150,8 @@ def seat_view(game: Round, seat: int) -> SeatView:
         payments=ledger[0],
         points=ledger[1],
         legal=game.legal_actions(seat),
+        refused_win=game.refused_wins[seat],
+        baoting_self_draw_only=game.baoting_self_draw_only(seat) if is_turn else (),
     )
 
 
@@ -144,9 +163,10 @@ def redact_event(event: dict[str, Any], seat: int | None) -> dict[str, Any] | No
     """The event as ``seat`` may see it (``None``: a spectator, who sees only public facts),
     or None when the seat may not see it at all.
 
-    Hidden: other seats' dealt hands and draws, the wall order, the kind of another seat's
-    concealed kong, and other seats' answers to a claim (a "pass" would tell that the seat could
-    have ponged or won; what was claimed shows in the pong, kong and win events that follow).
+    Hidden: other seats' dealt hands and draws, their refused wins (``win_refused``), the
+    wall order, the kind of another seat's concealed kong, and other seats' answers to a claim
+    (a "pass" would tell that the seat could have ponged or won; what was claimed shows in the
+    pong, kong and win events that follow).
     The final ``end`` event shows every hand, as players do at the table.
     """
     kind = event["type"]
@@ -161,6 +181,8 @@ def redact_event(event: dict[str, Any], seat: int | None) -> dict[str, Any] | No
     owner = event.get("seat")
     if owner == seat:
         return event
+    if kind == "win_refused":
+        return None  # private: it tells what the seat holds
     if kind == "draw":
         return {**event, "tile": _HIDDEN}
     if kind == "kong" and event.get("kind") == "concealed_kong":
