@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from duyun.analysis import is_win, shanten, waits
+from duyun.engine import settlement
 from duyun.engine.actions import (
     ADDED_KONG_ACTIONS,
     BAOTING_ACTIONS,
@@ -42,7 +43,7 @@ from duyun.engine.phases import ClaimSource, Phase, TurnKind, WinKind
 from duyun.engine.view import MeldView, RefusedWin, SeatView, seat_view
 from duyun.hand import Hand, Meld, MeldKind
 from duyun.rules import DUYUN, RuleSet
-from duyun.scoring import FanBreakdown, PatternResult, best_pattern, max_fan, payment_fan
+from duyun.scoring import PatternResult, best_pattern, max_fan
 from duyun.tiles import (
     COPIES,
     NUM_KINDS,
@@ -832,10 +833,7 @@ class Round:
         self, seat: int, payers: Sequence[int], units: int, kind: str, events: list[dict[str, Any]]
     ) -> None:
         """R12: beans are paid at once, in base units, without the dealer bonus (R36)."""
-        rows = [
-            Payment(payer, seat, units, units * self.rules.base_points, "R12", kind)
-            for payer in payers
-        ]
+        rows = settlement.bean_rows(self._table(), seat, payers, units, kind)
         self._pay(rows, events)
         self.has_bean[seat] = True  # R15
         self.kong_income = rows
@@ -905,38 +903,10 @@ class Round:
             self.ledger.append(row)
             events.append({"type": "payment", **row.to_json()})
 
-    def _fan(
-        self,
-        pattern: PatternResult,
-        winner: int,
-        payer: int,
-        *,
-        gang_shang_hua: bool = False,
-        gang_shang_pao: bool = False,
-    ) -> FanBreakdown:
-        """R21, R22, R36: extras and the dealer bonus depend on the two parties."""
-        return payment_fan(
-            pattern.fan,
-            pattern=pattern.name,
-            winner_baoting=self.baoting[winner],
-            payer_baoting=self.baoting[payer],
-            gang_shang_hua=gang_shang_hua,
-            gang_shang_pao=gang_shang_pao,
-            dealer_involved=self.dealer in (winner, payer),
-            streak=self.streak,
-        )
-
-    def _row(
-        self, payer: int, payee: int, breakdown: FanBreakdown, rule: str, what: str
-    ) -> Payment:
-        detail = " + ".join(f"{name} {fan}" for name, fan in breakdown.items)
-        return Payment(
-            payer,
-            payee,
-            breakdown.total,
-            breakdown.total * self.rules.base_points,
-            rule,
-            f"{what}: {detail}",
+    def _table(self) -> settlement.Table:
+        """The facts every payment depends on besides its parties (R21, R36, R40)."""
+        return settlement.Table(
+            self.dealer, self.streak, tuple(self.baoting), self.rules.base_points
         )
 
     def _settle_self_draw(self, seat: int, *, auto: bool, events: list[dict[str, Any]]) -> None:
@@ -950,7 +920,6 @@ class Round:
         pattern = best_pattern(self.hand_of(seat), tianhu=tianhu, dihu=dihu)
         assert pattern is not None
         gang_shang_hua = self.turn_kind is TurnKind.REPLACEMENT  # R21
-        what = "槓上花" if gang_shang_hua else "自摸"
         self.win_tile = self.drawn_tile
         events.append(
             {
@@ -966,16 +935,9 @@ class Round:
                 "hand": str(self.hand_of(seat)),
             }
         )
-        rows = [
-            self._row(
-                payer,
-                seat,
-                self._fan(pattern, seat, payer, gang_shang_hua=gang_shang_hua),
-                "R29",
-                what,
-            )
-            for payer in self._others(seat)
-        ]
+        rows = settlement.self_draw_rows(
+            self._table(), seat, pattern, self._others(seat), gang_shang_hua=gang_shang_hua
+        )
         self._pay(rows, events)
         self._finish("win", (seat,), WinKind.SELF_DRAW, None, events)
 
@@ -988,7 +950,7 @@ class Round:
             self._take_discard(window)
         self.win_tile = tile
         kind = WinKind.ROB_KONG if robbed else WinKind.DISCARD
-        transfer = sum(row.points for row in self.kong_income or ()) if window.gang_shang_pao else 0
+        table = self._table()
         rows: list[Payment] = []
         for seat in winners:
             pattern = self._win_allowed_on(seat, tile, window.source, payer)
@@ -1011,21 +973,16 @@ class Round:
                 }
             )
             if robbed:
-                rows.append(self._row(payer, seat, self._fan(pattern, seat, payer), "R29", "搶槓"))
+                rows += settlement.rob_kong_rows(table, seat, pattern, payer)
             else:
-                breakdown = self._fan(pattern, seat, payer, gang_shang_pao=window.gang_shang_pao)
-                rows.append(self._row(payer, seat, breakdown, "R28", "點炮"))
-                if transfer:  # R28: one share of the kong's income per winner
-                    rows.append(
-                        Payment(
-                            payer,
-                            seat,
-                            transfer // self.rules.base_points,
-                            transfer,
-                            "R28",
-                            "槓上炮: the kong's income handed over",
-                        )
-                    )
+                rows += settlement.discard_win_rows(
+                    table,
+                    seat,
+                    pattern,
+                    payer,
+                    gang_shang_pao=window.gang_shang_pao,
+                    kong_income=self.kong_income or (),
+                )
         self._pay(rows, events)
         self.claims = None
         self._finish("win", tuple(winners), kind, payer, events)
@@ -1052,37 +1009,14 @@ class Round:
                 best = found
         return best
 
-    def _payment_for_da_jiao(self, payer: int, payee: int, rule: str) -> Payment | None:
-        best = self.da_jiao(payee)
-        if best is None:
-            return None
-        return self._row(payer, payee, self._fan(best, payee, payer), rule, f"查大叫 {best.name}")
-
     def _settle_exhaustive_draw(self, events: list[dict[str, Any]]) -> None:
         """R30, R31, R14: 查大叫 then 黃豆 refunds by every seat that is not ready."""
-        ready = [bool(self.ready_waits(seat)) for seat in range(SEATS)]
-        events.append({"type": "exhaustive_draw", "ready": ready})
-        rows: list[Payment] = []
-        for payer in range(SEATS):
-            if ready[payer]:
-                continue
-            for payee in range(SEATS):
-                if ready[payee]:
-                    row = self._payment_for_da_jiao(payer, payee, "R30")
-                    if row is not None:
-                        rows.append(row)
-        for row in list(self.ledger):
-            if row.rule == "R12" and not ready[row.payee]:
-                rows.append(
-                    Payment(
-                        row.payee,
-                        row.payer,
-                        row.fan,
-                        row.points,
-                        "R14",
-                        f"黃豆: returns {row.reason}",
-                    )
-                )
+        players = range(SEATS)
+        da_jiao = {seat: self.da_jiao(seat) for seat in players}
+        events.append(
+            {"type": "exhaustive_draw", "ready": [da_jiao[s] is not None for s in players]}
+        )
+        rows = settlement.exhaustive_draw_rows(self._table(), players, da_jiao, self.ledger)
         self._pay(rows, events)
         self.phase = Phase.ENDED
         self._finish("draw", (), None, None, events)
@@ -1096,22 +1030,19 @@ class Round:
         events: list[dict[str, Any]] = [{"type": "act", "seat": seat, "action": "quit"}]
         self._turn_legal = None
         self._self_draw_only = None
-        base = self.rules.base_points
-        units = self.rules.escape_penalty_units
-        flat = [
-            Payment(seat, other, units, units * base, "R45", f"escape: {units} × base")
-            for other in self._others(seat)
-        ]
-        da_jiao: list[Payment] = []
-        if self.wall_remaining <= LAST_TILES:
-            for other in self._others(seat):
-                row = self._payment_for_da_jiao(seat, other, "R45")
-                if row is not None:
-                    da_jiao.append(row)
-        chosen = flat
-        penalty = "flat"
-        if sum(r.points for r in da_jiao) > sum(r.points for r in flat):
-            chosen, penalty = da_jiao, "da_jiao"
+        others = self._others(seat)
+        da_jiao = (
+            {other: self.da_jiao(other) for other in others}
+            if self.wall_remaining <= LAST_TILES  # R45 (b)
+            else None
+        )
+        penalty, chosen = settlement.escape_rows(
+            self._table(),
+            seat,
+            others,
+            units=self.rules.escape_penalty_units,
+            da_jiao=da_jiao,
+        )
         events.append({"type": "escape", "seat": seat, "penalty": penalty})
         self._pay(chosen, events)
         self.claims = None

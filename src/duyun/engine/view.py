@@ -7,19 +7,15 @@ client can read another seat's concealed tiles or the order of the wall. Conceal
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from duyun.engine.actions import LegalActions
 from duyun.engine.ledger import Payment, net_points
-from duyun.hand import MeldKind
-from duyun.tiles import Tile
-
-if TYPE_CHECKING:
-    from duyun.engine.round import Round
-
 from duyun.engine.phases import ClaimSource, Phase
+from duyun.hand import Meld, MeldKind
+from duyun.tiles import Tile
 
 SEATS = 4
 
@@ -95,7 +91,57 @@ class SeatView:
         return counts
 
 
-def _meld_views(game: Round, seat: int) -> tuple[tuple[MeldView, ...], ...]:
+class ClaimState(Protocol):
+    """What a view shows of an open claim window: the tile, its owner and why it is open."""
+
+    @property
+    def source(self) -> ClaimSource: ...
+    @property
+    def from_seat(self) -> int: ...
+    @property
+    def tile(self) -> Tile: ...
+
+
+class TableState(Protocol):
+    """What :func:`seat_view` reads of a hand. :class:`~duyun.engine.round.Round` provides it;
+    the view depends on this protocol, not on the round, so the two modules do not import
+    each other."""
+
+    dealer: int
+    streak: int
+    phase: Phase
+    current: int
+    drawn_tile: Tile | None
+    # caches the round clears when melds or the ledger change
+    meld_views: dict[int, tuple[tuple[MeldView, ...], ...]]
+    ledger_view: tuple[tuple[Payment, ...], tuple[int, ...]] | None
+
+    @property
+    def to_act(self) -> tuple[int, ...]: ...
+    @property
+    def wall_remaining(self) -> int: ...
+    @property
+    def counts(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def melds(self) -> Sequence[Sequence[Meld]]: ...
+    @property
+    def rivers(self) -> Sequence[Sequence[Tile]]: ...
+    @property
+    def baoting(self) -> Sequence[bool]: ...
+    @property
+    def has_bean(self) -> Sequence[bool]: ...
+    @property
+    def ledger(self) -> Sequence[Payment]: ...
+    @property
+    def claims(self) -> ClaimState | None: ...
+    @property
+    def refused_wins(self) -> Sequence[RefusedWin | None]: ...
+
+    def legal_actions(self, seat: int) -> LegalActions: ...
+    def baoting_self_draw_only(self, seat: int) -> tuple[Tile, ...]: ...
+
+
+def _meld_views(game: TableState, seat: int) -> tuple[tuple[MeldView, ...], ...]:
     """Melds as ``seat`` sees them: other seats' concealed kongs face down."""
     return tuple(
         tuple(
@@ -109,7 +155,7 @@ def _meld_views(game: Round, seat: int) -> tuple[tuple[MeldView, ...], ...]:
     )
 
 
-def seat_view(game: Round, seat: int) -> SeatView:
+def seat_view(game: TableState, seat: int) -> SeatView:
     """Build ``seat``'s view of ``game``.
 
     Bots ask for a view before every decision, so the parts that change rarely (melds, the
