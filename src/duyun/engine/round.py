@@ -190,6 +190,9 @@ class Round:
         self.turn_kind = TurnKind.INITIAL
         self.drawn_tile: Tile | None = None
         self.drawn_last_four = False
+        # R19: per seat and kind, how many tiles held were drawn from the last four; a discard
+        # or an added kong's tile of a marked kind is one of the last four (the mark goes with it)
+        self.last_four_marks: list[list[int]] = [[0] * NUM_KINDS for _ in range(SEATS)]
         self.kong_income: list[Payment] | None = None  # of the kong just made, for 槓上炮 (R28)
         self.claims: _ClaimWindow | None = None
         self.ron_blocked = [False] * SEATS  # R9
@@ -297,6 +300,8 @@ class Round:
             self.drawn_tile = self._guess_drawn_tile(seat)
             # R19: the tile in hand was drawn from a wall one tile longer than now
             self.drawn_last_four = self.wall_remaining + 1 <= LAST_TILES
+            if self.drawn_last_four and self.drawn_tile is not None:
+                self.last_four_marks[seat][self.drawn_tile] += 1
         self._after_turn_start(seat, self.events)
 
     def _guess_drawn_tile(self, seat: int) -> Tile | None:
@@ -568,6 +573,8 @@ class Round:
             tile = self.wall[self.front]
             self.front += 1
         self.counts[seat][tile] += 1
+        if last_four:
+            self.last_four_marks[seat][tile] += 1
         self._invalidate(seat)
         self.phase = Phase.TURN
         self.current = seat
@@ -611,11 +618,7 @@ class Round:
         self, seat: int, tile: Tile, declare: bool, auto: bool, events: list[dict[str, Any]]
     ) -> None:
         counts = self.counts[seat]
-        last_four = (
-            self.drawn_last_four
-            and tile == self.drawn_tile
-            and self.turn_kind in (TurnKind.DRAW, TurnKind.REPLACEMENT)
-        )
+        last_four = self._take_last_four_mark(seat, tile)
         gang_shang_pao = self.kong_income is not None and self.turn_kind is TurnKind.REPLACEMENT
         if declare:
             self.baoting[seat] = True  # R25
@@ -636,6 +639,25 @@ class Round:
             }
         )
         self._open_claims(ClaimSource.DISCARD, seat, tile, last_four, gang_shang_pao, events)
+
+    def _take_last_four_mark(self, seat: int, tile: Tile) -> bool:
+        """R19: whether a tile of kind ``tile`` leaving ``seat``'s hand is one of the last four.
+
+        Copies of a kind are indistinguishable, so the reading is: it is when the seat holds a
+        copy of that kind drawn from the last four; that copy's mark goes with it.
+        """
+        marks = self.last_four_marks[seat]
+        if marks[tile]:
+            marks[tile] -= 1
+            return True
+        return False
+
+    def _drop_last_four_marks(self, seat: int, tile: Tile) -> None:
+        """After a pong or kong took copies of ``tile`` from the hand: no more marks than
+        copies left (marked copies are taken last: the seat keeps every mark it can)."""
+        marks = self.last_four_marks[seat]
+        if marks[tile] > self.counts[seat][tile]:
+            marks[tile] = self.counts[seat][tile]
 
     def _win_allowed_on(
         self, seat: int, tile: Tile, source: ClaimSource, from_seat: int
@@ -708,7 +730,9 @@ class Round:
                 assert pattern is not None
                 self._refuse_win(seat, tile, from_seat, refusal, pattern.name, events)
             elif pattern is not None:
-                if self.baoting[seat] or last_four:  # R19, R26: no choice
+                # R19, R26: no choice -- except under the 過水 block (R9), which a robbed kong
+                # tile does not refuse but which lifts the obligation
+                if (self.baoting[seat] or last_four) and not self.ron_blocked[seat]:
                     forced.append(seat)
                     continue
                 kinds.append(ActionKind.HU)
@@ -810,6 +834,7 @@ class Round:
         self.meld_views.clear()
         self._take_discard(window)
         self.counts[seat][window.tile] -= 2
+        self._drop_last_four_marks(seat, window.tile)
         self._invalidate(seat)
         self.melds[seat].append(Meld(MeldKind.PONG, window.tile))
         self.any_meld_made = True
@@ -847,6 +872,7 @@ class Round:
         self.meld_views.clear()
         self._take_discard(window)
         self.counts[seat][window.tile] -= 3
+        self._drop_last_four_marks(seat, window.tile)
         self.melds[seat].append(Meld(MeldKind.DIRECT_KONG, window.tile))
         self.claims = None
         events.append(
@@ -864,6 +890,7 @@ class Round:
     def _concealed_kong(self, seat: int, tile: Tile, events: list[dict[str, Any]]) -> None:
         self.meld_views.clear()
         self.counts[seat][tile] -= 4
+        self._drop_last_four_marks(seat, tile)
         self.melds[seat].append(Meld(MeldKind.CONCEALED_KONG, tile))
         events.append(
             {"type": "kong", "seat": seat, "kind": "concealed_kong", "tile": tile_to_str(tile)}
@@ -873,7 +900,7 @@ class Round:
 
     def _declare_added_kong(self, seat: int, tile: Tile, events: list[dict[str, Any]]) -> None:
         """R13: the added tile may be robbed before the kong happens."""
-        last_four = self.drawn_last_four and tile == self.drawn_tile
+        last_four = self._take_last_four_mark(seat, tile)
         self.counts[seat][tile] -= 1
         self._invalidate(seat)
         self.drawn_tile = None
@@ -1030,6 +1057,13 @@ class Round:
         events: list[dict[str, Any]] = [{"type": "act", "seat": seat, "action": "quit"}]
         self._turn_legal = None
         self._self_draw_only = None
+        window = self.claims
+        if window is not None and window.source is ClaimSource.ADDED_KONG:
+            # R13, R45: the escape ends the hand before the chance to rob has passed, so the
+            # added kong never happens (no bean); its tile goes back to the kong player's hand
+            self.counts[window.from_seat][window.tile] += 1
+            self._invalidate(window.from_seat)
+            self.claims = None
         others = self._others(seat)
         da_jiao = (
             {other: self.da_jiao(other) for other in others}
