@@ -141,6 +141,14 @@ class LegalActions(Sequence[Action]):
     def __getitem__(self, index: int) -> Action:  # type: ignore[override]
         return self._actions[index]
 
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LegalActions):
+            return self._actions == other._actions
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._actions)
+
     def __repr__(self) -> str:
         return f"LegalActions([{', '.join(str(a) for a in self._actions)}])"
 

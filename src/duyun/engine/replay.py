@@ -15,6 +15,7 @@ from typing import IO, Any
 
 from duyun.engine.actions import Action, ActionKind, EngineError
 from duyun.engine.round import EVENT_LOG_VERSION, Round, Setup
+from duyun.engine.view import copy_event
 from duyun.hand import Hand
 from duyun.rules import RuleSet
 from duyun.tiles import NotationError, tile_from_str
@@ -115,7 +116,7 @@ def replay_steps(events: Sequence[dict[str, Any]]) -> Iterator[tuple[Round, list
         game = Round(setup, rules)
     except EngineError as error:
         raise ReplayError(f"bad starting position: {error}") from None
-    yield game, list(game.events)
+    yield game, [copy_event(event) for event in game.events]
     for index, event in enumerate(events):
         if event["type"] != "act":
             continue

@@ -40,7 +40,7 @@ from duyun.engine.actions import (
 )
 from duyun.engine.ledger import Payment, net_points
 from duyun.engine.phases import ClaimSource, Phase, TurnKind, WinKind
-from duyun.engine.view import MeldView, RefusedWin, SeatView, seat_view
+from duyun.engine.view import MeldView, RefusedWin, SeatView, copy_event, seat_view
 from duyun.hand import Hand, Meld, MeldKind
 from duyun.rules import DUYUN, RuleSet
 from duyun.scoring import PatternResult, best_pattern, max_fan
@@ -488,7 +488,10 @@ class Round:
     # ------------------------------------------------------------------ applying actions
 
     def apply(self, action: Action) -> list[dict[str, Any]]:
-        """Apply a seat's decision; return the events it caused, automatic ones included."""
+        """Apply a seat's decision; return the events it caused, automatic ones included.
+
+        The returned events are copies; ``self.events`` is the log itself.
+        """
         if action not in self.legal_actions(action.seat):
             raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
         events: list[dict[str, Any]] = [{"type": "act", **action.to_json()}]
@@ -500,7 +503,8 @@ class Round:
         else:
             self._turn_action(action, events)
         self.events.extend(events)
-        return events
+        # the caller gets copies: editing them must not rewrite the log
+        return [copy_event(event) for event in events]
 
     def _why_illegal(self, action: Action) -> str:
         seat = action.seat
@@ -751,18 +755,14 @@ class Round:
             else:
                 self._complete_added_kong(from_seat, tile, events)
             return
-        if forced:  # a forced win beats any pong or kong (R6)
-            options = {
-                s: tuple(k for k in kinds if k in (ActionKind.HU, ActionKind.PASS))
-                for s, kinds in options.items()
-                if ActionKind.HU in kinds
-            }
+        # Seats that must win (R19, R26) are not asked, and nobody learns of them before the
+        # window resolves: the others keep every option (pong and kong too), so neither their
+        # choices nor the pause tell that someone holds the winning tile. A forced win beats any
+        # pong or kong (R6) when the window resolves, where it is announced.
         self.phase = Phase.CLAIMS
         self.claims = _ClaimWindow(
             source, from_seat, tile, last_four, gang_shang_pao, options, forced
         )
-        for seat in forced:
-            events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
         if not options:  # only forced wins
             self._resolve_claims(events)
 
@@ -798,6 +798,8 @@ class Round:
     def _resolve_claims(self, events: list[dict[str, Any]]) -> None:
         window = self.claims
         assert window is not None
+        for seat in window.forced:  # announced now, not when the window opened
+            events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
         winners = [s for s in window.forced]
         winners += [s for s, kind in window.answers.items() if kind is ActionKind.HU]
         if self.rules.pass_blocks_ron:
@@ -1082,7 +1084,7 @@ class Round:
         self.claims = None
         self._finish("escape", (), None, seat, events)
         self.events.extend(events)
-        return events
+        return [copy_event(event) for event in events]
 
     def _finish(
         self,
