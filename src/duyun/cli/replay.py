@@ -16,6 +16,7 @@ from duyun.describe import describe_event
 from duyun.engine.ledger import net_points
 from duyun.engine.replay import (
     ReplayError,
+    check_match_links,
     load_events,
     replay,
     replay_steps,
@@ -96,6 +97,7 @@ def replay_command(
         fail(f"{file} is not a UTF-8 text file")
     try:
         hands = split_hands(load_events(lines))
+        check_match_links(hands)  # a match's hands must all be there, in order
     except ReplayError as error:
         fail(f"{file}: {error}")
     if hand is not None:

@@ -18,10 +18,11 @@ hot path of self-play never re-parses notation.
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, SupportsIndex
 
 from duyun.analysis import is_win, shanten, waits
 from duyun.engine import settlement
@@ -34,9 +35,12 @@ from duyun.engine.actions import (
     HU_ACTIONS,
     Action,
     ActionKind,
+    EngineError,
     IllegalActionError,
     LegalActions,
     SetupError,
+    as_seat,
+    as_tile,
 )
 from duyun.engine.ledger import Payment, net_points
 from duyun.engine.phases import ClaimSource, Phase, TurnKind, WinKind
@@ -54,7 +58,10 @@ from duyun.tiles import (
     tile_to_str,
 )
 
-EVENT_LOG_VERSION = 1
+EVENT_LOG_VERSION = 2
+# Version 2 added the ``match`` link to ``start``, the ``win_refused`` event and announces
+# forced wins when their claim window resolves; version 1 logs are still read (replay.py).
+READABLE_LOG_VERSIONS = (1, 2)
 SEATS = 4
 DEALER_HAND = 14
 HAND_SIZE = 13
@@ -74,6 +81,30 @@ class _ClaimWindow:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchLink:
+    """Which match a hand belongs to: its id, the hand's number (1-based) and the match length.
+
+    Written into the hand's ``start`` event so that a match log whose hands were deleted,
+    duplicated or reordered is detected on replay.
+    """
+
+    match_id: str
+    hand: int
+    hands: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.match_id, str) or not self.match_id:
+            raise TypeError("a match id is a non-empty string")
+        if type(self.hand) is not int or type(self.hands) is not int:
+            raise TypeError("a match link's hand and hands are integers")
+        if not 1 <= self.hand <= self.hands:
+            raise SetupError(f"hand {self.hand} of a {self.hands}-hand match")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.match_id, "hand": self.hand, "hands": self.hands}
+
+
+@dataclass(frozen=True, slots=True)
 class Setup:
     """A starting position: hands (with melds), rivers, 報聽 flags and the wall order.
 
@@ -90,6 +121,7 @@ class Setup:
     turn: int | None = None
     drawn: bool = False
     seed: int | None = None
+    match: MatchLink | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -102,6 +134,7 @@ class Setup:
             "drawn": self.drawn,
             "wall": [tile_to_str(t) for t in self.wall],
             "seed": self.seed,
+            "match": None if self.match is None else self.match.to_json(),
         }
 
 
@@ -125,17 +158,28 @@ def deal_setup(
     wall_order: Sequence[Tile] | None = None,
     dealer: int = 0,
     streak: int = 0,
+    match: MatchLink | None = None,
 ) -> Setup:
     """Deal a fresh hand (R4) from a seeded shuffle or an explicit 108-tile order.
 
     The order is read as the wall from which the dealer takes 14 tiles and then each seat in
     play order 13; the remaining 55 tiles form the live wall.
     """
+    if seed is not None and type(seed) is not int:
+        if isinstance(seed, bool) or not isinstance(seed, SupportsIndex):
+            raise TypeError(f"seed must be an integer or None, not {type(seed).__name__}")
+        seed = operator.index(seed)  # e.g. a numpy integer: the log stores a plain int
+    dealer = _setup_seat(dealer, "dealer")
+    streak = _setup_streak(streak)
+    if match is not None and not isinstance(match, MatchLink):
+        raise TypeError(f"match must be a MatchLink or None, not {type(match).__name__}")
     if wall_order is None:
         order = full_set()
         random.Random(seed).shuffle(order)
     else:
-        order = list(wall_order)
+        if isinstance(wall_order, (str, bytes)) or not isinstance(wall_order, Sequence):
+            raise TypeError("wall_order must be a sequence of 108 tile numbers 0..26")
+        order = [as_tile(tile, "wall tile") for tile in wall_order]
         if sorted(order) != full_set():
             raise SetupError("an explicit wall must hold each of the 108 tiles exactly once (R1)")
     hands: list[Hand] = [Hand(())] * SEATS
@@ -151,21 +195,50 @@ def deal_setup(
         dealer=dealer,
         streak=streak,
         seed=seed,
+        match=match,
     )
+
+
+def _setup_seat(value: object, what: str) -> int:
+    try:
+        return as_seat(value, what)
+    except EngineError as error:
+        raise SetupError(str(error)) from None
+
+
+def _setup_streak(value: object) -> int:
+    if type(value) is not int:
+        if isinstance(value, bool) or not isinstance(value, SupportsIndex):
+            raise TypeError(f"streak must be an integer, not {type(value).__name__}")
+        value = operator.index(value)
+    if value < 0:
+        raise SetupError(f"streak {value} must not be negative")
+    return value
 
 
 class Round:
     """The state machine of one hand. Construct with :func:`deal_setup` or a scenario setup."""
 
-    def __init__(self, setup: Setup, rules: RuleSet = DUYUN) -> None:
+    def __init__(
+        self, setup: Setup, rules: RuleSet = DUYUN, *, log_version: int = EVENT_LOG_VERSION
+    ) -> None:
+        """Start the hand. ``log_version`` is only for replaying an older log (replay.py): the
+        round then writes the events that version wrote (version 1: no ``match`` link, no
+        ``win_refused``, a forced win announced when its claim window opens, with the other
+        claimants left only "hu" or "pass")."""
+        if log_version not in READABLE_LOG_VERSIONS:
+            raise ValueError(f"event log version {log_version!r} is not supported")
+        self.log_version = log_version
+        if not isinstance(setup, Setup):
+            raise TypeError(f"Round needs a Setup (see deal_setup), not {type(setup).__name__}")
+        if not isinstance(rules, RuleSet):
+            raise TypeError(f"rules must be a RuleSet, not {type(rules).__name__}")
         self.rules = rules
         self.setup = setup
-        self.dealer = setup.dealer
-        self.streak = setup.streak
-        if not 0 <= self.dealer < SEATS:
-            raise SetupError(f"dealer {self.dealer} out of range 0..3")
-        if self.streak < 0:
-            raise SetupError(f"streak {self.streak} must not be negative")
+        self.dealer = _setup_seat(setup.dealer, "dealer")
+        self.streak = _setup_streak(setup.streak)
+        if setup.turn is not None:
+            _setup_seat(setup.turn, "turn")
         if len(setup.hands) != SEATS or len(setup.discards) != SEATS or len(setup.baoting) != SEATS:
             raise SetupError("hands, discards and baoting need one entry per seat (4)")
 
@@ -214,14 +287,11 @@ class Round:
         self.meld_views: dict[int, tuple[tuple[MeldView, ...], ...]] = {}
         self.ledger_view: tuple[tuple[Payment, ...], tuple[int, ...]] | None = None
 
-        self.events.append(
-            {
-                "type": "start",
-                "version": EVENT_LOG_VERSION,
-                "rules": rules.to_mapping(),
-                **setup.to_json(),
-            }
-        )
+        start = {"type": "start", "version": log_version, "rules": rules.to_mapping()}
+        start.update(setup.to_json())
+        if log_version == 1:
+            del start["match"]
+        self.events.append(start)
         self._start()
 
     # ------------------------------------------------------------------ setup checks
@@ -390,6 +460,8 @@ class Round:
 
     def legal_actions(self, seat: int) -> LegalActions:
         """Every action ``seat`` may take now; empty when it has no choice to make."""
+        if type(seat) is not int or not 0 <= seat < SEATS:
+            seat = as_seat(seat)
         if self.phase is Phase.TURN and seat == self.current:
             # a driver lists the actions and apply() checks them again: compute them once
             # per position (any change of state goes through apply/escape, which clear this)
@@ -492,6 +564,11 @@ class Round:
 
         The returned events are copies; ``self.events`` is the log itself.
         """
+        if not isinstance(action, Action):
+            raise TypeError(
+                f"apply() takes an Action (e.g. Action.parse('0 discard 5p')), not "
+                f"{type(action).__name__}"
+            )
         if action not in self.legal_actions(action.seat):
             raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
         events: list[dict[str, Any]] = [{"type": "act", **action.to_json()}]
@@ -732,7 +809,8 @@ class Round:
             pattern, refusal = self._win_on(seat, tile, source, from_seat)
             if refusal is not None:
                 assert pattern is not None
-                self._refuse_win(seat, tile, from_seat, refusal, pattern.name, events)
+                if self.log_version > 1:
+                    self._refuse_win(seat, tile, from_seat, refusal, pattern.name, events)
             elif pattern is not None:
                 # R19, R26: no choice -- except under the 過水 block (R9), which a robbed kong
                 # tile does not refuse but which lifts the obligation
@@ -759,6 +837,14 @@ class Round:
         # window resolves: the others keep every option (pong and kong too), so neither their
         # choices nor the pause tell that someone holds the winning tile. A forced win beats any
         # pong or kong (R6) when the window resolves, where it is announced.
+        if forced and self.log_version == 1:  # how version 1 logs were written (leaky)
+            options = {
+                s: tuple(k for k in kinds if k in (ActionKind.HU, ActionKind.PASS))
+                for s, kinds in options.items()
+                if ActionKind.HU in kinds
+            }
+            for seat in forced:
+                events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
         self.phase = Phase.CLAIMS
         self.claims = _ClaimWindow(
             source, from_seat, tile, last_four, gang_shang_pao, options, forced
@@ -798,7 +884,7 @@ class Round:
     def _resolve_claims(self, events: list[dict[str, Any]]) -> None:
         window = self.claims
         assert window is not None
-        for seat in window.forced:  # announced now, not when the window opened
+        for seat in window.forced if self.log_version > 1 else ():  # announced now
             events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
         winners = [s for s in window.forced]
         winners += [s for s, kind in window.answers.items() if kind is ActionKind.HU]
@@ -1052,10 +1138,9 @@ class Round:
 
     def escape(self, seat: int) -> list[dict[str, Any]]:
         """R45: a seat quits (or times out); it pays the larger of the two penalties."""
+        seat = as_seat(seat)  # before anything changes: a bad seat must leave no trace
         if self.phase is Phase.ENDED:
             raise IllegalActionError(f"{seat} quit: the hand is over")
-        if not 0 <= seat < SEATS:
-            raise IllegalActionError(f"seat {seat} out of range 0..3")
         events: list[dict[str, Any]] = [{"type": "act", "seat": seat, "action": "quit"}]
         self._turn_legal = None
         self._self_draw_only = None
@@ -1159,8 +1244,9 @@ class Round:
         }
 
     def view(self, seat: int) -> SeatView:
-        """What ``seat`` may know (see :mod:`duyun.engine.view`)."""
-        return seat_view(self, seat)
+        """What ``seat`` may know (see :mod:`duyun.engine.view`); an invalid seat is an error,
+        never another seat's view."""
+        return seat_view(self, as_seat(seat))
 
 
 def new_round(
@@ -1178,6 +1264,7 @@ def new_round(
 __all__ = [
     "EVENT_LOG_VERSION",
     "HandResult",
+    "MatchLink",
     "Phase",
     "Round",
     "Setup",
