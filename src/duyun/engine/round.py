@@ -1210,8 +1210,12 @@ class Round:
     # ------------------------------------------------------------------ inspection
 
     def tile_total(self) -> int:
-        """Every tile on the table: hands, melds, rivers, wall and a claimed winning tile."""
+        """Every tile on the table: hands, melds, rivers, wall, a claimed winning tile and an
+        added kong's tile while it may be robbed."""
         claimed = 1 if self.win_tile is not None and self._win_tile_off_table() else 0
+        window = self.claims
+        if window is not None and window.source is ClaimSource.ADDED_KONG:
+            claimed += 1  # the added tile awaits 搶槓 (R13): in no hand, meld or river yet
         return self._count_all_tiles() + claimed
 
     def _win_tile_off_table(self) -> bool:
