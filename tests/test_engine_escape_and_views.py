@@ -26,8 +26,10 @@ def _check_escape(game: Round, seat: int) -> None:
     assert again.snapshot() == game.snapshot()
 
 
-def _play_until(seed: int, moment: Callable[[Round], bool], limit: int = 400) -> Round | None:
-    """Random play (報聽 avoided, kongs favoured) until ``moment`` holds."""
+def _play_until(
+    seed: int, moment: Callable[[Round], bool], limit: int = 400, *, baoting: bool = False
+) -> Round | None:
+    """Random play (報聽 only if asked for, kongs favoured) until ``moment`` holds."""
     rng = random.Random(seed)
     game = Round(deal_setup(seed))
     for _ in range(limit):
@@ -35,7 +37,12 @@ def _play_until(seed: int, moment: Callable[[Round], bool], limit: int = 400) ->
             return None
         if moment(game):
             return game
-        legal = [a for a in game.legal_actions(game.to_act[0]) if a.kind is not ActionKind.BAOTING]
+        legal = list(game.legal_actions(game.to_act[0]))
+        declare = [a for a in legal if a.kind is ActionKind.BAOTING]
+        if baoting and declare:
+            game.apply(rng.choice(declare))
+            continue
+        legal = [a for a in legal if a.kind is not ActionKind.BAOTING]
         kongs = [a for a in legal if a.kind in (ActionKind.ADDED_KONG, ActionKind.KONG)]
         pongs = [a for a in legal if a.kind is ActionKind.PONG]
         game.apply(rng.choice(kongs or pongs or legal))
@@ -101,14 +108,16 @@ def _setup_of(game: Round, seat: int) -> Setup:
     )
 
 
-def _redeal(setup: Setup, seat: int, rng: random.Random) -> Setup:
-    """The same position with the other seats' concealed tiles and the wall dealt anew."""
-    pool = [t for s, hand in enumerate(setup.hands) if s != seat for t in hand.concealed]
+def _redeal(setup: Setup, seat: int, rng: random.Random, keep: int | None = None) -> Setup:
+    """The same position with the other seats' concealed tiles and the wall dealt anew
+    (``keep``: one more seat whose tiles stay, e.g. the one about to discard)."""
+    kept = {seat, keep}
+    pool = [t for s, hand in enumerate(setup.hands) if s not in kept for t in hand.concealed]
     pool += list(setup.wall)
     rng.shuffle(pool)
     hands: list[Hand] = []
     for s, hand in enumerate(setup.hands):
-        if s == seat:
+        if s in kept:
             hands.append(hand)
             continue
         size = len(hand.concealed)
@@ -163,6 +172,52 @@ def test_a_seats_view_does_not_depend_on_what_others_hold(
         _pass_all(game)
     assert events_for(real.events, seat) == events_for(other.events, seat)
     assert real.view(seat) == other.view(seat)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(seed=st.integers(0, 5_000), steps=st.integers(4, 60), redeal=st.integers(0, 2**32))
+def test_r19_r26_a_claimants_view_does_not_depend_on_what_others_hold(
+    seed: int, steps: int, redeal: int
+) -> None:
+    """A seat asked about a discard sees the same question, options and events whatever the
+    others hold -- in particular whether a 報聽 player must win on the tile (R26)."""
+
+    def claimable(game: Round) -> tuple[int, int] | None:
+        """(asked seat, tile) that the seat to play could discard and that seat could pong."""
+        discarder = game.current
+        for offset in (1, 2, 3):
+            seat = (discarder + offset) % 4
+            if game.baoting[seat]:
+                continue
+            for tile in range(27):
+                if game.counts[discarder][tile] and game.counts[seat][tile] >= 2:
+                    return seat, tile
+        return None
+
+    def moment(game: Round) -> bool:
+        return (
+            len(game.events) >= steps
+            and game.phase is Phase.TURN
+            and game.turn_kind is TurnKind.DRAW
+            and not game.baoting[game.current]
+            and game.wall_remaining > 5
+            and claimable(game) is not None
+        )
+
+    played = _play_until(seed, moment, baoting=True)
+    assume(played is not None)
+    assert played is not None
+    found = claimable(played)
+    assert found is not None
+    seat, tile = found
+    discarder = played.current
+    real = Round(_setup_of(played, discarder))
+    other = Round(_redeal(real.setup, seat, random.Random(redeal), keep=discarder))
+    for game in (real, other):
+        game.apply(Action(discarder, ActionKind.DISCARD, tile))
+        assert seat in game.to_act  # asked in both worlds: to pong (and maybe to win)
+    assert real.view(seat) == other.view(seat)
+    assert events_for(real.events, seat) == events_for(other.events, seat)
 
 
 def test_counterfactual_redeal_changes_the_other_seats_hands() -> None:
