@@ -149,3 +149,24 @@ def test_scenario_unlisted_claims_pass_only_the_window_open_now() -> None:
     )
     pongs = [(e["seat"], e["tile"], e["from"]) for e in result["events"] if e["type"] == "pong"]
     assert pongs == [(3, "9s", 1)]
+
+
+def test_r19_r9_a_blocked_player_may_rob_a_last_four_kong_but_is_not_forced() -> None:
+    # seat 3 (清一色 waiting 3p 6p) passes 3p; seat 1 then adds the 6p it drew as one of the
+    # last four to its pong
+    hands: list[str | None] = [None, "123456789m1s [666p]", None, "1112224578999p"]
+    outcomes = {}
+    for block in (True, False):
+        game = setup_game(
+            hands, wall="3p6p1s2s3s", turn=0, fill=False, rules={"pass_blocks_ron": block}
+        )
+        for text in ("0 discard 3p", "3 pass", "1 added_kong 6p"):
+            game.apply(Action.parse(text))
+        outcomes[block] = game
+    blocked, free = outcomes[True], outcomes[False]
+    # under the R9 block the robbing stays a choice (R9: a blocked player is not forced) ...
+    assert blocked.phase is Phase.CLAIMS and blocked.to_act == (3,)
+    assert [str(a) for a in blocked.legal_actions(3)] == ["3 hu", "3 pass"]
+    # ... without it the last-four tile is robbed automatically (R19)
+    assert free.result is not None and free.result.winners == (3,)
+    assert [e["auto"] for e in free.events if e["type"] == "win"] == [True]
