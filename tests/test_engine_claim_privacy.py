@@ -4,8 +4,12 @@ through the events it is handed."""
 
 from __future__ import annotations
 
-from duyun.engine import Action, ActionKind, events_for, replay
+import random
+
+from duyun.analysis import shanten
+from duyun.engine import Action, ActionKind, events_for, new_round, replay
 from duyun.engine.round import Phase, Round
+from duyun.engine.view import copy_event
 from scenario_helpers import setup_game
 
 # seat 1 declared 報聽 on a 七對 waiting 7p (R26: it must win on it); seat 2 holds 77p
@@ -97,3 +101,39 @@ def test_escape_returns_copies_too() -> None:
         event.clear()
     assert game.events[-1]["type"] == "end"
     assert replay(game.events).snapshot() == game.snapshot()
+
+
+def test_copies_share_no_list_or_dict_with_the_log() -> None:
+    seen: set[str] = set()
+    for seed in range(12):
+        game = new_round(seed)
+        rng = random.Random(seed)
+        while not game.is_over:  # win when possible, else keep the hand close to ready
+            seat = game.to_act[0]
+            legal = list(game.legal_actions(seat))
+            wins = [a for a in legal if a.kind is ActionKind.HU]
+            discards = [a for a in legal if a.kind is ActionKind.DISCARD]
+            if wins or not discards:
+                game.apply(wins[0] if wins else rng.choice(legal))
+                continue
+            counts = game.counts[seat]
+
+            def after(action: Action, counts: list[int] = counts) -> int:
+                assert action.tile is not None
+                counts[action.tile] -= 1
+                value = shanten(counts)
+                counts[action.tile] += 1
+                return value
+
+            game.apply(min(discards, key=after))
+        for event in game.events:
+            seen.add(event["type"])
+            copied = copy_event(event)
+            assert copied == event and copied is not event
+            for key, value in event.items():
+                if isinstance(value, (list, dict)):
+                    assert copied[key] is not value
+                if isinstance(value, list):
+                    for mine, theirs in zip(copied[key], value, strict=True):
+                        assert not isinstance(theirs, (list, dict)) or mine is not theirs
+    assert {"start", "win", "end", "payment", "draw", "discard"} <= seen

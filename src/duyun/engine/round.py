@@ -517,7 +517,12 @@ class Round:
         self-draw or 搶槓. Clients warn before such a declaration. Empty when the seat may not
         declare now or has a bean.
         """
-        if self.phase is not Phase.TURN or seat != self.current or self.has_bean[seat]:
+        if (
+            self.phase is not Phase.TURN
+            or seat != self.current
+            or self.has_bean[seat]
+            or not self._may_declare_baoting(seat)
+        ):
             return ()
         cached = self._self_draw_only
         if cached is not None:

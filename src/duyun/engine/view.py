@@ -201,6 +201,10 @@ def seat_view(game: TableState, seat: int) -> SeatView:
     )
 
 
+# the events that hold lists or dicts; every other event is flat
+_NESTED_EVENTS = frozenset({"start", "win", "exhaustive_draw", "end"})
+
+
 def copy_event(event: dict[str, Any]) -> dict[str, Any]:
     """A copy of an event that shares no mutable part with it.
 
@@ -208,6 +212,8 @@ def copy_event(event: dict[str, Any]) -> dict[str, Any]:
     lists), so a copy of the dict and of its lists and dicts is a deep copy, at a fraction of
     ``copy.deepcopy``'s cost: self-play copies every event it is handed.
     """
+    if event["type"] not in _NESTED_EVENTS:
+        return event.copy()  # every value is a str, int, bool or None
     copied = event.copy()
     for key, value in event.items():
         if type(value) is list:
