@@ -229,3 +229,24 @@ def test_new_round_accepts_index_integers() -> None:
     game = new_round(Index(3), dealer=Index(2), streak=Index(1))  # type: ignore[arg-type]
     assert (game.dealer, game.streak) == (2, 1)
     json.dumps(game.events)
+
+
+@pytest.mark.parametrize("seat", [-1, 4, 1.0, "0", True])
+def test_events_for_an_invalid_seat_is_an_error(seat: Any) -> None:
+    from duyun.engine import events_for, redact_event
+
+    game = new_round(2)
+    with pytest.raises((ValueError, TypeError), match="seat"):
+        events_for(game.events, seat)
+    with pytest.raises((ValueError, TypeError), match="seat"):
+        redact_event(game.events[0], seat)
+
+
+@pytest.mark.parametrize("text", [None, 5, ["0", "pass"], b"0 pass"])
+def test_notation_parsers_refuse_non_strings(text: Any) -> None:
+    from duyun.hand import Hand, Meld
+    from duyun.tiles import parse_tiles, tile_from_str
+
+    for parse in (Action.parse, Hand.parse, Meld.parse, parse_tiles, tile_from_str):
+        with pytest.raises(TypeError, match="string"):
+            parse(text)

@@ -151,3 +151,27 @@ def test_duyun_replay_reports_a_missing_hand(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["replay", "--json", str(path)])
     assert result.exit_code == 2
     assert "expected hand 2" in result.output
+
+
+def test_a_corrupted_log_is_a_replay_error_never_a_crash() -> None:
+    hand = _match_hands(1)[0]
+    rng = random.Random(5)
+    values: list[Any] = [None, True, 1.5, -1, 4, 27, "x", "5p", [], {}, [None] * 4, 10**30]
+    acts = [i for i, e in enumerate(hand) if e["type"] == "act"]
+    for _ in range(300):
+        events = json.loads(json.dumps(hand))
+        index = rng.choice([0, *acts])
+        key = rng.choice([k for k in events[index] if k != "type"])
+        value = rng.choice(values)
+        if (
+            isinstance(events[index][key], list)
+            and len(events[index][key]) == 4
+            and rng.random() < 0.5
+        ):
+            events[index][key][rng.randrange(4)] = value
+        else:
+            events[index][key] = value
+        try:
+            replay(events)
+        except ReplayError:
+            continue

@@ -134,6 +134,10 @@ class Action:
     @classmethod
     def parse(cls, text: str) -> Action:
         """Read ``"SEAT VERB [TILE]"``; errors name the part that is wrong."""
+        if not isinstance(text, str):
+            raise TypeError(
+                f"an action is a string such as '0 discard 5p', not {type(text).__name__}"
+            )
         parts = text.split()
         if len(parts) not in (2, 3):
             raise NotationError(f"action {text!r}: expected 'SEAT VERB [TILE]'")

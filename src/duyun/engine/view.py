@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from duyun.engine.actions import LegalActions
+from duyun.engine.actions import LegalActions, as_seat
 from duyun.engine.ledger import Payment, net_points
 from duyun.engine.phases import ClaimSource, Phase
 from duyun.hand import Meld, MeldKind
@@ -238,6 +238,8 @@ def redact_event(event: dict[str, Any], seat: int | None) -> dict[str, Any] | No
     pong, kong and win events that follow).
     The final ``end`` event shows every hand, as players do at the table.
     """
+    if seat is not None and (type(seat) is not int or not 0 <= seat < SEATS):
+        seat = as_seat(seat)
     kind = event["type"]
     if kind == "start":
         redacted = copy_event(event)
@@ -266,5 +268,8 @@ def redact_event(event: dict[str, Any], seat: int | None) -> dict[str, Any] | No
 
 
 def events_for(events: Iterable[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
-    """A hand's events as ``seat`` may see them (see :func:`redact_event`)."""
+    """A hand's events as ``seat`` may see them (see :func:`redact_event`); ``None`` is a
+    spectator. Any other seat is an error, not a spectator by accident."""
+    if seat is not None:
+        seat = as_seat(seat)
     return [seen for event in events if (seen := redact_event(event, seat)) is not None]
