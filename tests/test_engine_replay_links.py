@@ -98,7 +98,7 @@ def test_a_forged_dealer_or_streak_breaks_the_chain() -> None:
 def test_two_matches_in_one_file_chain_separately() -> None:
     first, second = _match_hands(2, seed=1), _match_hands(3, seed=2)
     check_match_links(first + second)
-    with pytest.raises(UnfinishedLogError, match="stopped after hand 1 of 2"):
+    with pytest.raises(UnfinishedLogError, match="stops after hand 1 of 2"):
         check_match_links(first[:1] + second)
 
 
@@ -175,3 +175,11 @@ def test_a_corrupted_log_is_a_replay_error_never_a_crash() -> None:
             replay(events)
         except ReplayError:
             continue
+
+
+def test_a_match_log_cut_inside_a_hand_is_unfinished() -> None:
+    hands = _match_hands(3)
+    with pytest.raises(UnfinishedLogError, match="inside hand 3 of 3"):
+        check_match_links([hands[0], hands[1], hands[2][:10]])
+    with pytest.raises(ReplayError, match="no 'end' event"):
+        check_match_links([hands[0], hands[1][:10], hands[2]])

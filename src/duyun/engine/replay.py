@@ -217,44 +217,48 @@ def check_match_links(hands: Sequence[Sequence[dict[str, Any]]]) -> None:
         start = events[0]
         link = match_link(start)
         where = f"hand {number} of the file"
-        if link is None:
-            if current is not None:
-                raise UnfinishedLogError(
-                    f"{where} names no match, but match {current.match_id!r} stopped after "
-                    f"hand {current.hand} of {current.hands}"
-                )
-            previous_end = None
-            continue
         if current is not None and current.hand < current.hands:
             expected = MatchLink(current.match_id, current.hand + 1, current.hands)
             if link != expected:
-                if link.hand == 1:
+                if link is None or link.hand == 1:
                     raise UnfinishedLogError(
-                        f"{where} starts a new match, but match {current.match_id!r} stopped "
-                        f"after hand {current.hand} of {current.hands}"
+                        f"unfinished: match {_short(current.match_id)} stops after hand "
+                        f"{current.hand} of {current.hands}; {where} starts another"
                     )
+                other = "" if link.match_id == current.match_id else " of another match"
                 raise ReplayError(
-                    f"{where} is hand {link.hand} of match {link.match_id!r}; expected hand "
-                    f"{expected.hand} of match {expected.match_id!r} (a hand is missing, "
-                    "repeated or out of order)"
+                    f"{where} is hand {link.hand}{other}, expected hand {expected.hand} of "
+                    f"{expected.hands}: a hand is missing, repeated or out of order"
                 )
-        elif link.hand != 1:
+        elif link is not None and link.hand != 1:
             raise ReplayError(
-                f"{where} is hand {link.hand} of match {link.match_id!r}, but that match's "
-                "earlier hands are not before it (missing, repeated or out of order)"
+                f"{where} is hand {link.hand} of {link.hands} of match {_short(link.match_id)}, "
+                "but its earlier hands are not before it: missing, repeated or out of order"
             )
+        if link is None:
+            current = previous_end = None
+            continue
         if link.hand == 1:
             previous_end = None
         _check_dealer_and_streak(where, start, link, previous_end)
         end = events[-1] if events[-1].get("type") == "end" else None
-        if end is None and number < len(hands):
-            raise ReplayError(f"{where} has no 'end' event but the file goes on")
+        if end is None:
+            if number < len(hands):
+                raise ReplayError(f"{where} has no 'end' event, but the file goes on")
+            raise UnfinishedLogError(
+                f"unfinished: the log stops inside hand {link.hand} of {link.hands} of its match"
+            )
         current, previous_end = link, end
     if current is not None and current.hand < current.hands:
         raise UnfinishedLogError(
-            f"unfinished: match {current.match_id!r} stops after hand {current.hand} of "
+            f"unfinished: match {_short(current.match_id)} stops after hand {current.hand} of "
             f"{current.hands}"
         )
+
+
+def _short(match_id: str) -> str:
+    """A match id as messages show it: quoted, and cut if it is long."""
+    return repr(match_id if len(match_id) <= 24 else match_id[:21] + "...")
 
 
 def _check_dealer_and_streak(
@@ -263,14 +267,11 @@ def _check_dealer_and_streak(
     dealer, streak = start.get("dealer"), start.get("streak")
     if previous_end is None:
         if streak != 0:
-            raise ReplayError(
-                f"{where} opens match {link.match_id!r} with streak {streak!r}, not 0"
-            )
+            raise ReplayError(f"{where} opens a match with streak {streak!r:.12}, not 0 (R36)")
         return
     expected = (previous_end.get("next_dealer"), previous_end.get("next_streak"))
     if (dealer, streak) != expected:
         raise ReplayError(
-            f"{where} (hand {link.hand} of match {link.match_id!r}) is dealt by seat {dealer!r} "
-            f"with streak {streak!r}, but the previous hand ended with dealer {expected[0]!r} "
-            f"and streak {expected[1]!r} next (R35, R36)"
+            f"{where} is dealt by seat {dealer!r:.12} with streak {streak!r:.12}; the hand "
+            f"before announced seat {expected[0]!r:.12}, streak {expected[1]!r:.12} (R35, R36)"
         )
