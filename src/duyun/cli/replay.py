@@ -11,12 +11,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from duyun.cli.common import fail, settlement_table
+from duyun.cli.common import fail, read_jsonl, settlement_table, source_name
 from duyun.describe import describe_event
 from duyun.engine.ledger import net_points
 from duyun.engine.replay import (
     ReplayError,
-    load_events,
     replay,
     replay_steps,
     split_hands,
@@ -24,6 +23,9 @@ from duyun.engine.replay import (
 )
 from duyun.engine.round import Round
 from duyun.tiles import tile_to_str
+
+
+_ODD_INPUT = (TypeError, KeyError, IndexError, AttributeError, ValueError, RecursionError)
 
 
 def _final_state(game: Round) -> dict[str, object]:
@@ -72,7 +74,9 @@ def _step_through(console: Console, events: list[dict[str, Any]], pause: bool) -
 
 
 def replay_command(
-    file: Annotated[Path, typer.Argument(help="Event log (JSON Lines), one or more hands")],
+    file: Annotated[
+        Path, typer.Argument(help="Event log (JSON Lines), one or more hands; - reads stdin")
+    ],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print each hand's final state as one JSON line")
     ] = False,
@@ -88,16 +92,11 @@ def replay_command(
     ] = False,
 ) -> None:
     """Replay a hand log: verifies it reproduces, then shows it step by step."""
+    name = source_name(file)
     try:
-        lines = file.read_text("utf-8").splitlines()
-    except OSError as error:
-        fail(f"cannot read {file}: {error.strerror}")
-    except UnicodeDecodeError:
-        fail(f"{file} is not a UTF-8 text file")
-    try:
-        hands = split_hands(load_events(lines))
+        hands = split_hands(read_jsonl(file))
     except ReplayError as error:
-        fail(f"{file}: {error}")
+        fail(f"{name}: {error}")
     if hand is not None:
         if not 1 <= hand <= len(hands):
             fail(f"--hand {hand}: the file holds {len(hands)} hand(s)")
@@ -112,7 +111,11 @@ def replay_command(
             else:
                 game = replay(events)
         except ReplayError as error:
-            fail(f"{file}, hand {number}: {error}")
+            fail(f"{name}, hand {number}: {error}")
+        except _ODD_INPUT as error:
+            # The engine checks what it reads; this is the last line of defence so that no
+            # log, however odd, ends in a traceback.
+            fail(f"{name}, hand {number}: not a valid log ({type(error).__name__}: {error})")
         if as_json:
             typer.echo(json.dumps(_final_state(game), ensure_ascii=False))
             continue
