@@ -50,7 +50,7 @@ def cut(value: object, limit: int = ECHO_LIMIT) -> str:
     return f"{text[: max(1, limit - 4)]}… ({len(text)} characters)"
 
 
-_LONG_QUOTED = re.compile(r"'[^'\n]{%d,}'|\"[^\"\n]{%d,}\"" % (ECHO_LIMIT, ECHO_LIMIT))
+_LONG_QUOTED = re.compile("'[^'\\n]{%s,}'|\"[^\"\\n]{%s,}\"".replace("%s", str(ECHO_LIMIT)))
 
 
 def _cut_quoted(match: re.Match[str]) -> str:

@@ -120,7 +120,9 @@ def main(argv: list[str] | None = None) -> None:
         command = error.ctx.command_path if getattr(error, "ctx", None) else "duyun"
         sys.stderr.write(f"error: {one_line(error.format_message())} (see: {command} --help)\n")
         sys.exit(error.exit_code)
-    except exceptions.Abort:
+    except typer.Abort:
         sys.stderr.write("\naborted\n")
+        sys.exit(1)
+    except BrokenPipeError:  # `duyun simulate | head`: the reader left, nothing to say
         sys.exit(1)
     sys.exit(status if isinstance(status, int) else 0)

@@ -24,7 +24,6 @@ from duyun.engine.replay import (
 from duyun.engine.round import Round
 from duyun.tiles import tile_to_str
 
-
 _ODD_INPUT = (TypeError, KeyError, IndexError, AttributeError, ValueError, RecursionError)
 
 

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import IO, Annotated, NoReturn
+from typing import IO, Annotated
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from duyun.bots import BOT_NAMES
+from duyun.cli.common import cut, fail
 from duyun.engine import dump_events
 from duyun.sim import RULE_EVENTS, SimConfig, SimConfigError, Summary, default_workers, run
 from duyun.sim.runner import Mode
@@ -27,21 +29,18 @@ DEFAULT_BOTS = "strong,efficient,efficient,efficient"
 DEFAULT_HANDS = 1000
 
 _stderr = Console(stderr=True, highlight=False)
-
-
-def _fail(message: str) -> NoReturn:
-    """A clear message on standard error and exit status 2: a bad option is no traceback."""
-    _stderr.print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(2)
+_fail = fail
 
 
 def _parse_bots(text: str) -> tuple[str, ...]:
     names = tuple(name.strip() for name in text.split(","))
     if len(names) != 4 or not all(names):
-        _fail(f"--bots needs four comma-separated bot names (one per seat), got {text!r}")
+        _fail(f"--bots needs four comma-separated bot names (one per seat), got {cut(text)}")
     unknown = sorted({name for name in names if name not in BOT_NAMES})
     if unknown:
-        _fail(f"--bots: unknown bot(s) {', '.join(unknown)}; known bots: {', '.join(BOT_NAMES)}")
+        _fail(
+            f"--bots: unknown bot(s) {', '.join(cut(n) for n in unknown)}; known bots: {', '.join(BOT_NAMES)}"
+        )
     return names
 
 
@@ -50,19 +49,29 @@ def _check_writable(path: Path | None, option: str) -> None:
         _fail(f"{option} {path}: directory {path.parent} does not exist")
 
 
+def _short(stats_label: str) -> str:
+    """``P2`` of ``P2 efficient``: per-player columns are headed by the short label so that
+    the tables fit 100 columns; the players table names each one in full."""
+    return stats_label.split(" ", 1)[0]
+
+
 def _players_table(summary: Summary) -> Table:
-    table = Table(title=f"Results over {summary.hands} hands ({summary.units} units)")
-    for column in (
-        "player",
-        "hands",
-        "win %",
-        "自摸 %",
-        "feed %",
-        "pts/hand",
-        "95% CI",
-        "total",
-    ):
-        table.add_column(column, justify="left" if column == "player" else "right")
+    table = Table(
+        title=f"Results over {summary.hands} hands ({summary.units} units)",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 0),
+        pad_edge=False,
+    )
+    for column in ("player", "hands", "win%", "自摸%", "feed%", "pts/hand", "95% CI", "total"):
+        # names never shrink: at 80 columns and wider nothing is cut
+        table.add_column(
+            column,
+            justify="left" if column == "player" else "right",
+            no_wrap=True,
+            min_width=max(len(stats.label) for stats in summary.players)
+            if column == "player"
+            else None,
+        )
     for stats in summary.players:
         low, high = stats.ci95
         ci = f"[{low:+.2f}, {high:+.2f}]" if stats.unit_means.count >= 2 else "n/a"
@@ -81,10 +90,10 @@ def _players_table(summary: Summary) -> Table:
 
 
 def _patterns_table(summary: Summary) -> Table:
-    table = Table(title="Winning patterns (% of each player's hands)")
-    table.add_column("pattern")
+    table = Table(title="Winning patterns (% of each player's hands)", box=box.SIMPLE_HEAD)
+    table.add_column("pattern", no_wrap=True)
     for stats in summary.players:
-        table.add_column(stats.label, justify="right")
+        table.add_column(_short(stats.label), justify="right", no_wrap=True)
     names = sorted(
         {name for stats in summary.players for name in stats.patterns},
         key=lambda name: -sum(stats.patterns[name] for stats in summary.players),
@@ -98,12 +107,13 @@ def _patterns_table(summary: Summary) -> Table:
 
 
 def _events_table(summary: Summary) -> Table:
-    table = Table(title="Rule events")
-    table.add_column("event")
-    table.add_column("count", justify="right")
-    table.add_column("/100 hands", justify="right")
+    table = Table(title="Rule events", box=box.SIMPLE_HEAD)
+    table.caption = "per player: the winner (一炮多響: the discarder), who made a kong or 報聽"
+    table.add_column("event", no_wrap=True)
+    table.add_column("count", justify="right", no_wrap=True)
+    table.add_column("/100 hands", justify="right", no_wrap=True)
     for stats in summary.players:
-        table.add_column(stats.label, justify="right")
+        table.add_column(_short(stats.label), justify="right", no_wrap=True)
     for key, label in RULE_EVENTS:
         count = summary.rule_events.get(key, 0)
         per_player = [str(stats.events.get(key, "")) for stats in summary.players]
