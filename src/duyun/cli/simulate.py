@@ -39,7 +39,8 @@ def _parse_bots(text: str) -> tuple[str, ...]:
     unknown = sorted({name for name in names if name not in BOT_NAMES})
     if unknown:
         _fail(
-            f"--bots: unknown bot(s) {', '.join(cut(n) for n in unknown)}; known bots: {', '.join(BOT_NAMES)}"
+            f"--bots: unknown bot(s) {', '.join(cut(n) for n in unknown)}; "
+            f"known bots: {', '.join(BOT_NAMES)}"
         )
     return names
 
