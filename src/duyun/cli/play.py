@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -10,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from duyun.cli.common import fail
+from duyun.cli.common import cut, fail
 
 
 def _parse_bots(text: str, known: tuple[str, ...]) -> tuple[str, str, str]:
@@ -18,10 +20,10 @@ def _parse_bots(text: str, known: tuple[str, ...]) -> tuple[str, str, str]:
     if len(names) == 1:
         names *= 3
     if len(names) != 3:
-        fail(f"--bots needs one name or three comma-separated names, got {text!r}")
+        fail(f"--bots needs one name or three comma-separated names, got {cut(text)}")
     for name in names:
         if name not in known:
-            fail(f"--bots: unknown bot {name!r}; known bots: {', '.join(known)}")
+            fail(f"--bots: unknown bot {cut(name)}; known bots: {', '.join(known)}")
     return names[0], names[1], names[2]
 
 
@@ -36,7 +38,10 @@ def play_command(
     seed: Annotated[
         int | None,
         typer.Option(
-            "--seed", min=0, help="Seed of the walls and bots (default: random; it is printed)"
+            "--seed",
+            min=0,
+            help="Seed of the walls and bots [default: a random seed, printed at the start]",
+            show_default=False,
         ),
     ] = None,
     stake: Annotated[int, typer.Option("--stake", min=0, help="Coins per point (R41)")] = 1,
@@ -46,13 +51,22 @@ def play_command(
         typer.Option("--hints", help="Show shanten, waits with their fan, and the best discards"),
     ] = False,
     replay_dir: Annotated[
-        Path, typer.Option("--replay-dir", help="Folder for the saved replay (JSON Lines)")
+        Path,
+        typer.Option(
+            "--replay-dir",
+            help="Folder for the replay (JSON Lines), written after every hand "
+            "[default: replays, in the current folder]",
+            show_default=False,
+        ),
     ] = Path("replays"),
     chinese: Annotated[
-        bool, typer.Option("--chinese", help="Write tiles as 五筒 instead of 5p")
+        bool,
+        typer.Option(
+            "--chinese", help="Write tiles as 五筒 instead of 5p everywhere (you may type either)"
+        ),
     ] = False,
 ) -> None:
-    """Play a match in the terminal against bots; the replay is saved at the end."""
+    """Play a match in the terminal against bots; the replay is written after every hand."""
     # Imported here so that `duyun --help` and the other commands start without the bots.
     from duyun.bots import BOT_NAMES, make_bot
     from duyun.tui.session import PlayOptions, Session
@@ -69,8 +83,30 @@ def play_command(
     )
     console = Console(highlight=False)
     # The prompt is plain text, never markup: "[y/N]" must print as typed.
-    session = Session(options, console, make_bot, read_line=lambda p: console.input(Text(p)))
+    interactive = sys.stdin.isatty() and console.is_terminal
+    session = Session(
+        options,
+        console,
+        make_bot,
+        read_line=lambda p: console.input(Text(p)),
+        discard_typeahead=discard_typeahead if interactive else lambda: None,
+        screen_size=(lambda: (console.size.width, console.size.height)) if interactive else None,
+    )
     raise typer.Exit(session.run())
+
+
+def discard_typeahead() -> None:
+    """Throw away keys typed before the prompt appeared (POSIX terminals; elsewhere a no-op).
+
+    A player who types fast answers the next question before it is shown: a discard meant for
+    one turn lands on the next. Each prompt therefore starts from an empty input queue.
+    """
+    try:
+        import termios
+    except ImportError:  # pragma: no cover - Windows
+        return
+    with contextlib.suppress(OSError, ValueError, termios.error):
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
 
 
 def register(app: typer.Typer) -> None:
