@@ -36,7 +36,14 @@ from duyun.engine.scenario import (
     run_scenario,
     scenario_result,
 )
-from duyun.engine.view import MeldView, SeatView, events_for, redact_event, seat_view
+from duyun.engine.view import (
+    MeldView,
+    RefusedWin,
+    SeatView,
+    events_for,
+    redact_event,
+    seat_view,
+)
 
 __all__ = [
     "EVENT_LOG_VERSION",
@@ -51,6 +58,7 @@ __all__ = [
     "MeldView",
     "Payment",
     "Phase",
+    "RefusedWin",
     "ReplayError",
     "Round",
     "Scenario",

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from duyun.analysis import is_win, shanten, waits
+from duyun.engine import settlement
 from duyun.engine.actions import (
     ADDED_KONG_ACTIONS,
     BAOTING_ACTIONS,
@@ -39,10 +40,10 @@ from duyun.engine.actions import (
 )
 from duyun.engine.ledger import Payment, net_points
 from duyun.engine.phases import ClaimSource, Phase, TurnKind, WinKind
-from duyun.engine.view import MeldView, SeatView, seat_view
+from duyun.engine.view import MeldView, RefusedWin, SeatView, seat_view
 from duyun.hand import Hand, Meld, MeldKind
 from duyun.rules import DUYUN, RuleSet
-from duyun.scoring import FanBreakdown, PatternResult, best_pattern, max_fan, payment_fan
+from duyun.scoring import PatternResult, best_pattern, max_fan
 from duyun.tiles import (
     COPIES,
     NUM_KINDS,
@@ -192,6 +193,9 @@ class Round:
         self.kong_income: list[Payment] | None = None  # of the kong just made, for 槓上炮 (R28)
         self.claims: _ClaimWindow | None = None
         self.ron_blocked = [False] * SEATS  # R9
+        # the latest win each seat was refused (R17, R9), until its next own action or draw
+        self.refused_wins: list[RefusedWin | None] = [None] * SEATS
+        self._self_draw_only: tuple[Tile, ...] | None = None
         self.any_meld_made = any(self.melds)
         self.discard_made = any(self.discard_count)
         # 地胡 (R20): a non-dealer's first draw of the hand; a seat that has discarded or melded
@@ -427,6 +431,46 @@ class Round:
                     actions.append(declarations[tile])
         return actions
 
+    def baoting_self_draw_only(self, seat: int) -> tuple[Tile, ...]:
+        """Legal 報聽 discards after which ``seat`` could never win on an ordinary discard.
+
+        A 報聽 hand is frozen (R26): it can make no kong, so a seat without a bean keeps none
+        (R15). If every wait of the hand left by the discard scores only 平胡, R17 refuses each
+        discard win except on another 報聽 player's discard (R27); the seat can still win by
+        self-draw or 搶槓. Clients warn before such a declaration. Empty when the seat may not
+        declare now or has a bean.
+        """
+        if self.phase is not Phase.TURN or seat != self.current or self.has_bean[seat]:
+            return ()
+        cached = self._self_draw_only
+        if cached is not None:
+            return cached
+        declarable = [a.tile for a in self.legal_actions(seat) if a.kind is ActionKind.BAOTING]
+        found: list[Tile] = []
+        counts = self.counts[seat]
+        for tile in declarable:
+            assert tile is not None
+            counts[tile] -= 1
+            try:
+                if all(
+                    self._pinghu_only(seat, wait) for wait in self._ready_waits_for(seat, counts)
+                ):
+                    found.append(tile)
+            finally:
+                counts[tile] += 1
+        self._self_draw_only = tuple(found)
+        return self._self_draw_only
+
+    def _pinghu_only(self, seat: int, wait: Tile) -> bool:
+        """Whether ``seat``'s 13 tiles completed by ``wait`` score no more than 平胡 (R17)."""
+        counts = self.counts[seat]
+        counts[wait] += 1
+        try:
+            pattern = best_pattern(self.hand_of(seat))
+        finally:
+            counts[wait] -= 1
+        return pattern is None or pattern.fan <= 1
+
     def _may_declare_baoting(self, seat: int) -> bool:
         """R25: with one's first discard, never after a pong or kong."""
         return (
@@ -444,6 +488,8 @@ class Round:
             raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
         events: list[dict[str, Any]] = [{"type": "act", **action.to_json()}]
         self._turn_legal = None
+        self._self_draw_only = None
+        self.refused_wins[action.seat] = None
         if self.phase is Phase.CLAIMS:
             self._answer_claim(action, events)
         else:
@@ -529,6 +575,7 @@ class Round:
         self.drawn_tile = tile
         self.drawn_last_four = last_four
         self.ron_blocked[seat] = False  # R9: the block lasts until one's own next draw
+        self.refused_wins[seat] = None
         if replacement:
             self.turn_kind = TurnKind.REPLACEMENT
             self.dihu_draw = False
@@ -594,30 +641,41 @@ class Round:
         self, seat: int, tile: Tile, source: ClaimSource, from_seat: int
     ) -> PatternResult | None:
         """The pattern a claim of ``tile`` would score, or None if it may not win (R16, R17)."""
+        pattern, refusal = self._win_on(seat, tile, source, from_seat)
+        return None if refusal is not None else pattern
+
+    def _win_on(
+        self, seat: int, tile: Tile, source: ClaimSource, from_seat: int
+    ) -> tuple[PatternResult | None, str | None]:
+        """Whether ``tile`` completes ``seat``'s hand, and whether the win is allowed.
+
+        Returns ``(None, None)`` when the tile does not complete the hand, ``(pattern, None)``
+        when the seat may win with ``pattern``, and ``(pattern, rule)`` when the hand is
+        complete but the win is refused: ``"R17"`` (平胡 without a bean on a discard from a
+        seat that has not declared 報聽) or ``"R9"`` (the 過水 block). When both apply, R17 is
+        named: the win would be refused even without the block.
+        """
         counts = self.counts[seat]
         # A tile someone else holds can never be a fifth copy, so R11's four-copies exclusion
         # cannot apply here, and a plain win check is cheaper than listing the waits.
         counts[tile] += 1
-        if not is_win(counts):
-            counts[tile] -= 1
-            return None
-        counts[tile] -= 1
-        if source is ClaimSource.DISCARD and self.ron_blocked[seat]:
-            return None  # R9
-        counts[tile] += 1
         try:
+            if not is_win(counts):
+                return None, None
             pattern = best_pattern(
                 self.hand_of(seat), dihu=self._dihu_on_discard(seat, from_seat, source)
             )
         finally:
             counts[tile] -= 1
         if pattern is None:  # pragma: no cover - a wait always completes the hand
-            return None
+            return None, None
         if source is ClaimSource.ADDED_KONG:
-            return pattern  # 搶槓 is always allowed (R17)
-        if pattern.fan > 1 or self.has_bean[seat] or self.baoting[from_seat]:
-            return pattern  # R17, R27
-        return None
+            return pattern, None  # 搶槓 is always allowed (R17), and R9 does not block it
+        if pattern.fan <= 1 and not self.has_bean[seat] and not self.baoting[from_seat]:
+            return pattern, "R17"  # R17, R27
+        if self.ron_blocked[seat]:
+            return pattern, "R9"
+        return pattern, None
 
     def _dihu_on_discard(self, seat: int, from_seat: int, source: ClaimSource) -> bool:
         """R20 option ``dihu_on_discard``: a non-dealer wins on the dealer's first discard."""
@@ -645,7 +703,11 @@ class Round:
         for offset in (1, 2, 3):
             seat = (from_seat + offset) % SEATS
             kinds: list[ActionKind] = []
-            if self._win_allowed_on(seat, tile, source, from_seat) is not None:
+            pattern, refusal = self._win_on(seat, tile, source, from_seat)
+            if refusal is not None:
+                assert pattern is not None
+                self._refuse_win(seat, tile, from_seat, refusal, pattern.name, events)
+            elif pattern is not None:
                 if self.baoting[seat] or last_four:  # R19, R26: no choice
                     forced.append(seat)
                     continue
@@ -679,6 +741,29 @@ class Round:
             events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
         if not options:  # only forced wins
             self._resolve_claims(events)
+
+    def _refuse_win(
+        self,
+        seat: int,
+        tile: Tile,
+        from_seat: int,
+        reason: str,
+        pattern: str,
+        events: list[dict[str, Any]],
+    ) -> None:
+        """Tell ``seat`` (and only it, see :func:`redact_event`) that ``tile`` completes its
+        hand but may not win (R17, R9). Nothing else changes: no claim window opens for it."""
+        self.refused_wins[seat] = RefusedWin(tile, from_seat, reason, pattern)
+        events.append(
+            {
+                "type": "win_refused",
+                "seat": seat,
+                "tile": tile_to_str(tile),
+                "from": from_seat,
+                "reason": reason,
+                "pattern": pattern,
+            }
+        )
 
     def _answer_claim(self, action: Action, events: list[dict[str, Any]]) -> None:
         assert self.claims is not None
@@ -748,10 +833,7 @@ class Round:
         self, seat: int, payers: Sequence[int], units: int, kind: str, events: list[dict[str, Any]]
     ) -> None:
         """R12: beans are paid at once, in base units, without the dealer bonus (R36)."""
-        rows = [
-            Payment(payer, seat, units, units * self.rules.base_points, "R12", kind)
-            for payer in payers
-        ]
+        rows = settlement.bean_rows(self._table(), seat, payers, units, kind)
         self._pay(rows, events)
         self.has_bean[seat] = True  # R15
         self.kong_income = rows
@@ -821,38 +903,10 @@ class Round:
             self.ledger.append(row)
             events.append({"type": "payment", **row.to_json()})
 
-    def _fan(
-        self,
-        pattern: PatternResult,
-        winner: int,
-        payer: int,
-        *,
-        gang_shang_hua: bool = False,
-        gang_shang_pao: bool = False,
-    ) -> FanBreakdown:
-        """R21, R22, R36: extras and the dealer bonus depend on the two parties."""
-        return payment_fan(
-            pattern.fan,
-            pattern=pattern.name,
-            winner_baoting=self.baoting[winner],
-            payer_baoting=self.baoting[payer],
-            gang_shang_hua=gang_shang_hua,
-            gang_shang_pao=gang_shang_pao,
-            dealer_involved=self.dealer in (winner, payer),
-            streak=self.streak,
-        )
-
-    def _row(
-        self, payer: int, payee: int, breakdown: FanBreakdown, rule: str, what: str
-    ) -> Payment:
-        detail = " + ".join(f"{name} {fan}" for name, fan in breakdown.items)
-        return Payment(
-            payer,
-            payee,
-            breakdown.total,
-            breakdown.total * self.rules.base_points,
-            rule,
-            f"{what}: {detail}",
+    def _table(self) -> settlement.Table:
+        """The facts every payment depends on besides its parties (R21, R36, R40)."""
+        return settlement.Table(
+            self.dealer, self.streak, tuple(self.baoting), self.rules.base_points
         )
 
     def _settle_self_draw(self, seat: int, *, auto: bool, events: list[dict[str, Any]]) -> None:
@@ -866,7 +920,6 @@ class Round:
         pattern = best_pattern(self.hand_of(seat), tianhu=tianhu, dihu=dihu)
         assert pattern is not None
         gang_shang_hua = self.turn_kind is TurnKind.REPLACEMENT  # R21
-        what = "槓上花" if gang_shang_hua else "自摸"
         self.win_tile = self.drawn_tile
         events.append(
             {
@@ -882,16 +935,9 @@ class Round:
                 "hand": str(self.hand_of(seat)),
             }
         )
-        rows = [
-            self._row(
-                payer,
-                seat,
-                self._fan(pattern, seat, payer, gang_shang_hua=gang_shang_hua),
-                "R29",
-                what,
-            )
-            for payer in self._others(seat)
-        ]
+        rows = settlement.self_draw_rows(
+            self._table(), seat, pattern, self._others(seat), gang_shang_hua=gang_shang_hua
+        )
         self._pay(rows, events)
         self._finish("win", (seat,), WinKind.SELF_DRAW, None, events)
 
@@ -904,7 +950,7 @@ class Round:
             self._take_discard(window)
         self.win_tile = tile
         kind = WinKind.ROB_KONG if robbed else WinKind.DISCARD
-        transfer = sum(row.points for row in self.kong_income or ()) if window.gang_shang_pao else 0
+        table = self._table()
         rows: list[Payment] = []
         for seat in winners:
             pattern = self._win_allowed_on(seat, tile, window.source, payer)
@@ -927,21 +973,16 @@ class Round:
                 }
             )
             if robbed:
-                rows.append(self._row(payer, seat, self._fan(pattern, seat, payer), "R29", "搶槓"))
+                rows += settlement.rob_kong_rows(table, seat, pattern, payer)
             else:
-                breakdown = self._fan(pattern, seat, payer, gang_shang_pao=window.gang_shang_pao)
-                rows.append(self._row(payer, seat, breakdown, "R28", "點炮"))
-                if transfer:  # R28: one share of the kong's income per winner
-                    rows.append(
-                        Payment(
-                            payer,
-                            seat,
-                            transfer // self.rules.base_points,
-                            transfer,
-                            "R28",
-                            "槓上炮: the kong's income handed over",
-                        )
-                    )
+                rows += settlement.discard_win_rows(
+                    table,
+                    seat,
+                    pattern,
+                    payer,
+                    gang_shang_pao=window.gang_shang_pao,
+                    kong_income=self.kong_income or (),
+                )
         self._pay(rows, events)
         self.claims = None
         self._finish("win", tuple(winners), kind, payer, events)
@@ -968,37 +1009,14 @@ class Round:
                 best = found
         return best
 
-    def _payment_for_da_jiao(self, payer: int, payee: int, rule: str) -> Payment | None:
-        best = self.da_jiao(payee)
-        if best is None:
-            return None
-        return self._row(payer, payee, self._fan(best, payee, payer), rule, f"查大叫 {best.name}")
-
     def _settle_exhaustive_draw(self, events: list[dict[str, Any]]) -> None:
         """R30, R31, R14: 查大叫 then 黃豆 refunds by every seat that is not ready."""
-        ready = [bool(self.ready_waits(seat)) for seat in range(SEATS)]
-        events.append({"type": "exhaustive_draw", "ready": ready})
-        rows: list[Payment] = []
-        for payer in range(SEATS):
-            if ready[payer]:
-                continue
-            for payee in range(SEATS):
-                if ready[payee]:
-                    row = self._payment_for_da_jiao(payer, payee, "R30")
-                    if row is not None:
-                        rows.append(row)
-        for row in list(self.ledger):
-            if row.rule == "R12" and not ready[row.payee]:
-                rows.append(
-                    Payment(
-                        row.payee,
-                        row.payer,
-                        row.fan,
-                        row.points,
-                        "R14",
-                        f"黃豆: returns {row.reason}",
-                    )
-                )
+        players = range(SEATS)
+        da_jiao = {seat: self.da_jiao(seat) for seat in players}
+        events.append(
+            {"type": "exhaustive_draw", "ready": [da_jiao[s] is not None for s in players]}
+        )
+        rows = settlement.exhaustive_draw_rows(self._table(), players, da_jiao, self.ledger)
         self._pay(rows, events)
         self.phase = Phase.ENDED
         self._finish("draw", (), None, None, events)
@@ -1011,22 +1029,20 @@ class Round:
             raise IllegalActionError(f"seat {seat} out of range 0..3")
         events: list[dict[str, Any]] = [{"type": "act", "seat": seat, "action": "quit"}]
         self._turn_legal = None
-        base = self.rules.base_points
-        units = self.rules.escape_penalty_units
-        flat = [
-            Payment(seat, other, units, units * base, "R45", f"escape: {units} × base")
-            for other in self._others(seat)
-        ]
-        da_jiao: list[Payment] = []
-        if self.wall_remaining <= LAST_TILES:
-            for other in self._others(seat):
-                row = self._payment_for_da_jiao(seat, other, "R45")
-                if row is not None:
-                    da_jiao.append(row)
-        chosen = flat
-        penalty = "flat"
-        if sum(r.points for r in da_jiao) > sum(r.points for r in flat):
-            chosen, penalty = da_jiao, "da_jiao"
+        self._self_draw_only = None
+        others = self._others(seat)
+        da_jiao = (
+            {other: self.da_jiao(other) for other in others}
+            if self.wall_remaining <= LAST_TILES  # R45 (b)
+            else None
+        )
+        penalty, chosen = settlement.escape_rows(
+            self._table(),
+            seat,
+            others,
+            units=self.rules.escape_penalty_units,
+            da_jiao=da_jiao,
+        )
         events.append({"type": "escape", "seat": seat, "penalty": penalty})
         self._pay(chosen, events)
         self.claims = None

@@ -7,19 +7,15 @@ client can read another seat's concealed tiles or the order of the wall. Conceal
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from duyun.engine.actions import LegalActions
 from duyun.engine.ledger import Payment, net_points
-from duyun.hand import MeldKind
-from duyun.tiles import Tile
-
-if TYPE_CHECKING:
-    from duyun.engine.round import Round
-
 from duyun.engine.phases import ClaimSource, Phase
+from duyun.hand import Meld, MeldKind
+from duyun.tiles import Tile
 
 SEATS = 4
 
@@ -30,6 +26,18 @@ class MeldView:
 
     kind: MeldKind
     tile: Tile | None
+
+
+@dataclass(frozen=True, slots=True)
+class RefusedWin:
+    """A win this seat was refused: ``tile`` from ``from_seat`` completes its hand, but the
+    rule ``reason`` ("R17": 平胡 needs a bean or a 報聽 discarder; "R9": the 過水 block)
+    refuses it. ``pattern`` is the basic pattern the win would have scored."""
+
+    tile: Tile
+    from_seat: int
+    reason: str
+    pattern: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +64,11 @@ class SeatView:
     payments: tuple[Payment, ...]
     points: tuple[int, ...]
     legal: LegalActions
+    # the latest win this seat was refused (R17, R9), kept until its next own action or draw
+    refused_win: RefusedWin | None = None
+    # legal 報聽 discards after which only self-draw, 搶槓 or a 報聽 discarder's tile can win
+    # (R17, R25, R26, R27): every wait is 平胡 and the frozen hand can never gain a bean
+    baoting_self_draw_only: tuple[Tile, ...] = ()
 
     @property
     def own_melds(self) -> tuple[MeldView, ...]:
@@ -78,7 +91,57 @@ class SeatView:
         return counts
 
 
-def _meld_views(game: Round, seat: int) -> tuple[tuple[MeldView, ...], ...]:
+class ClaimState(Protocol):
+    """What a view shows of an open claim window: the tile, its owner and why it is open."""
+
+    @property
+    def source(self) -> ClaimSource: ...
+    @property
+    def from_seat(self) -> int: ...
+    @property
+    def tile(self) -> Tile: ...
+
+
+class TableState(Protocol):
+    """What :func:`seat_view` reads of a hand. :class:`~duyun.engine.round.Round` provides it;
+    the view depends on this protocol, not on the round, so the two modules do not import
+    each other."""
+
+    dealer: int
+    streak: int
+    phase: Phase
+    current: int
+    drawn_tile: Tile | None
+    # caches the round clears when melds or the ledger change
+    meld_views: dict[int, tuple[tuple[MeldView, ...], ...]]
+    ledger_view: tuple[tuple[Payment, ...], tuple[int, ...]] | None
+
+    @property
+    def to_act(self) -> tuple[int, ...]: ...
+    @property
+    def wall_remaining(self) -> int: ...
+    @property
+    def counts(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def melds(self) -> Sequence[Sequence[Meld]]: ...
+    @property
+    def rivers(self) -> Sequence[Sequence[Tile]]: ...
+    @property
+    def baoting(self) -> Sequence[bool]: ...
+    @property
+    def has_bean(self) -> Sequence[bool]: ...
+    @property
+    def ledger(self) -> Sequence[Payment]: ...
+    @property
+    def claims(self) -> ClaimState | None: ...
+    @property
+    def refused_wins(self) -> Sequence[RefusedWin | None]: ...
+
+    def legal_actions(self, seat: int) -> LegalActions: ...
+    def baoting_self_draw_only(self, seat: int) -> tuple[Tile, ...]: ...
+
+
+def _meld_views(game: TableState, seat: int) -> tuple[tuple[MeldView, ...], ...]:
     """Melds as ``seat`` sees them: other seats' concealed kongs face down."""
     return tuple(
         tuple(
@@ -92,7 +155,7 @@ def _meld_views(game: Round, seat: int) -> tuple[tuple[MeldView, ...], ...]:
     )
 
 
-def seat_view(game: Round, seat: int) -> SeatView:
+def seat_view(game: TableState, seat: int) -> SeatView:
     """Build ``seat``'s view of ``game``.
 
     Bots ask for a view before every decision, so the parts that change rarely (melds, the
@@ -133,6 +196,8 @@ def seat_view(game: Round, seat: int) -> SeatView:
         payments=ledger[0],
         points=ledger[1],
         legal=game.legal_actions(seat),
+        refused_win=game.refused_wins[seat],
+        baoting_self_draw_only=game.baoting_self_draw_only(seat) if is_turn else (),
     )
 
 
@@ -144,9 +209,10 @@ def redact_event(event: dict[str, Any], seat: int | None) -> dict[str, Any] | No
     """The event as ``seat`` may see it (``None``: a spectator, who sees only public facts),
     or None when the seat may not see it at all.
 
-    Hidden: other seats' dealt hands and draws, the wall order, the kind of another seat's
-    concealed kong, and other seats' answers to a claim (a "pass" would tell that the seat could
-    have ponged or won; what was claimed shows in the pong, kong and win events that follow).
+    Hidden: other seats' dealt hands and draws, their refused wins (``win_refused``), the
+    wall order, the kind of another seat's concealed kong, and other seats' answers to a claim
+    (a "pass" would tell that the seat could have ponged or won; what was claimed shows in the
+    pong, kong and win events that follow).
     The final ``end`` event shows every hand, as players do at the table.
     """
     kind = event["type"]
@@ -161,6 +227,8 @@ def redact_event(event: dict[str, Any], seat: int | None) -> dict[str, Any] | No
     owner = event.get("seat")
     if owner == seat:
         return event
+    if kind == "win_refused":
+        return None  # private: it tells what the seat holds
     if kind == "draw":
         return {**event, "tile": _HIDDEN}
     if kind == "kong" and event.get("kind") == "concealed_kong":
