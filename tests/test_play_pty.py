@@ -100,7 +100,7 @@ def test_full_hand_to_settlement(tmp_path: Path) -> None:
     child.expect("seed 7")
     child.expect(PROMPT)
     screen = child.before
-    for seen in ("Your hand", "wall: 55", "莊", "hint: shanten", "you may:", "efficient 1"):
+    for seen in ("Hand 1/1", "wall 55", "莊", "hint: shanten", "you may:", "efficient 1"):
         assert seen in screen
     path = play_to_the_end(child)
     assert path.startswith("replays/")
@@ -124,7 +124,9 @@ def test_ctrl_c_asks_then_escape_settles(tmp_path: Path) -> None:
     child = spawn(tmp_path, "--hands", "2")
     child.expect(PROMPT)
     child.sendintr()
-    child.expect(re.escape("Quit the match? You will pay the escape penalty"))
+    # R45: the cost is stated before the question
+    child.expect(re.escape("you pay 16 × 6 = 96 points to each other player (288 points)"))
+    child.expect(re.escape("Quit the match? [y/N]"))
     child.sendline("n")
     child.expect("Resuming.")
     child.expect(PROMPT)

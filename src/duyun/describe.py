@@ -59,6 +59,15 @@ def describe_event(event: dict[str, Any]) -> str | None:
         return f"{seat_name(seat)} discards {event['tile']}{auto}"
     if kind == "baoting":
         return f"{seat_name(seat)} declares 報聽 (R25)"
+    if kind == "win_refused":
+        reason = {
+            "R17": "平胡 on a discard needs a bean or a 報聽 discarder",
+            "R9": "過水: a win was passed since the seat's last turn",
+        }.get(event["reason"], event["reason"])
+        return (
+            f"{seat_name(seat)} is refused a win on {event['tile']} from seat {event['from']} "
+            f"({event['pattern']}): {reason} ({event['reason']})"
+        )
     if kind == "claim":
         return f"{seat_name(seat)} must win on it (R19/R26)"
     if kind == "pong":

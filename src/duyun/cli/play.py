@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+import shutil
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -80,6 +81,7 @@ def play_command(
         hints=hints,
         replay_dir=replay_dir,
         chinese=chinese,
+        command=command_as_typed(),
     )
     console = Console(highlight=False)
     # The prompt is plain text, never markup: "[y/N]" must print as typed.
@@ -93,6 +95,22 @@ def play_command(
         screen_size=(lambda: (console.size.width, console.size.height)) if interactive else None,
     )
     raise typer.Exit(session.run())
+
+
+def command_as_typed() -> str:
+    """How to run ``duyun`` again from here: ``duyun`` when that name on PATH is this very
+    program, else its path (``.venv/bin/duyun`` after ``make run``, which does not put the
+    virtualenv on PATH), relative to the current folder when it is below it."""
+    script = Path(sys.argv[0])
+    if script.name != "duyun":
+        return "duyun"  # run as `python -c ...` or under a test runner: the documented name
+    found = shutil.which("duyun")
+    try:
+        if found is not None and Path(found).resolve() == script.resolve():
+            return "duyun"
+        return str(script.resolve().relative_to(Path.cwd().resolve()))
+    except (OSError, ValueError):
+        return str(script)
 
 
 def discard_typeahead() -> None:

@@ -18,7 +18,6 @@ from typing import Any
 
 from rich import box
 from rich.console import Console, Group, RenderableType
-from rich.panel import Panel
 from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
@@ -221,6 +220,15 @@ def render_claim(view: SeatView, info: TableInfo) -> Text | None:
     return line
 
 
+#: Settlement tables: no frame and no blank edge lines, so a settlement fits 80×24.
+_COMPACT: dict[str, Any] = {
+    "box": box.SIMPLE_HEAD,
+    "show_edge": False,
+    "pad_edge": False,
+    "padding": (0, 1),
+    "expand": False,
+}
+
 BEAN_NOTE = "(平胡 wins on a discard only with a bean 豆 or from a 報聽 player, R17)"
 
 
@@ -321,14 +329,58 @@ def _table(
         if not detail:
             text = text.split("\n")[0]
         parts.append(text)
+    note_ = render_baoting_note(view, info)
+    if note_ is not None:
+        parts.append(note_)
     if view.legal:
         parts.append(render_actions(view, chinese=info.chinese))
     return Group(*parts)
 
 
+REFUSAL_REASONS = {
+    "R17": "平胡 wins on a discard only with a bean 豆 or from a 報聽 player (R17)",
+    "R9": "you passed a win since your last turn: 過水 blocks wins on discards until then (R9)",
+}
+
+
+def refusal_text(
+    tile: str, from_seat: int, reason: str, pattern: str, info: TableInfo, *, you: str = "your"
+) -> Text:
+    """Why a tile that completes the player's hand is no win (the engine's ``win_refused``)."""
+    line = Text("✗ ", style="bold yellow")
+    line.append_text(notation_text(tile, chinese=info.chinese))
+    line.append(
+        f" from {info.seat_label(from_seat)} completes {you} hand ({pattern}), but no win: ",
+        style="bold yellow",
+    )
+    return line.append(REFUSAL_REASONS.get(reason, reason), style="yellow")
+
+
 def render_notices(view: SeatView, info: TableInfo) -> list[Text]:
-    """Facts the player must not miss that the seat rows do not show (filled in below)."""
-    return []
+    """A win just refused (R17, R9): the fact the player must not miss on the table."""
+    refused = view.refused_win
+    if refused is None:
+        return []
+    return [
+        refusal_text(
+            tile_to_str(refused.tile), refused.from_seat, refused.reason, refused.pattern, info
+        )
+    ]
+
+
+def render_baoting_note(view: SeatView, info: TableInfo) -> Text | None:
+    """Part of the 報聽 offer: the discards after which the hand could win only by self-draw
+    (every wait 平胡, no bean, and a 報聽 hand never gains one: R17, R26)."""
+    if not view.baoting_self_draw_only:
+        return None
+    line = Text("note: 報聽 with ", style="magenta")
+    line.append_text(tiles_text(view.baoting_self_draw_only, chinese=info.chinese, sep="/"))
+    line.append(
+        " leaves only 平胡 waits and no bean: you could then win only by self-draw 自摸, "
+        "搶槓 or a 報聽 player's discard (R17, R26)",
+        style="magenta",
+    )
+    return line
 
 
 def measure_height(renderable: RenderableType, width: int) -> int:
@@ -363,6 +415,11 @@ def describe_event(event: Mapping[str, Any], info: TableInfo) -> Text | None:
         return Text("The wall is empty: 流局 exhaustive draw, 查叫", style="bold yellow")
     if not isinstance(seat, int):
         return None
+    if kind == "win_refused":
+        you = "your" if seat == info.human else f"{info.seat_label(seat)}'s"
+        return refusal_text(
+            event["tile"], event["from"], event["reason"], event["pattern"], info, you=you
+        )
     if kind == "draw":
         if seat != info.human:
             return None
@@ -461,7 +518,7 @@ def render_settlement(
     Coins get their own columns only when the stake makes them differ from points (R41).
     """
     coins = info.stake != 1
-    rows = Table(title="Payments", box=box.SIMPLE_HEAD, expand=False, title_justify="left")
+    rows = Table(title="Payments", title_justify="left", **_COMPACT)
     columns = [("payer", "left"), ("payee", "left"), ("rule", "left"), ("reason", "left")]
     columns += [("fan", "right"), ("points", "right")]
     if coins:
@@ -483,14 +540,14 @@ def render_settlement(
         rows.add_row(*cells)
     if not result.payments:
         rows.add_row("—", "—", "", "no payments", "", "", *([""] if coins else []))
-    title = "Result in points" + (f" (coins = points × {info.stake})" if coins else "")
-    net = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
+    title = "Result: this hand, the match" + (f" (coins = points × {info.stake})" if coins else "")
+    net = Table(title=title, title_justify="left", **_COMPACT)
     net.add_column("seat", no_wrap=True)
-    net.add_column("hand", justify="right", no_wrap=True)
+    net.add_column("pts", justify="right", no_wrap=True)
     if coins:
-        net.add_column("hand coins", justify="right", no_wrap=True)
+        net.add_column("coins", justify="right", no_wrap=True)
     if match_points is not None:
-        net.add_column("match", justify="right", no_wrap=True)
+        net.add_column("match pts", justify="right", no_wrap=True)
         if coins:
             net.add_column("match coins", justify="right", no_wrap=True)
     net.add_column("tiles at the end")
@@ -505,10 +562,9 @@ def render_settlement(
                 cells_.append(_signed(match_points[seat] * info.stake))
         cells_.append(_end_hand(seat, hands, won.get(seat), info.chinese))
         net.add_row(*cells_)
-    return Panel(
-        Group(_headline(result, info), rows, net),
-        title=f"Settlement of hand {info.hand_number}/{info.hands_total}",
-        box=box.DOUBLE,
+    title = Text(f"Settlement of hand {info.hand_number}/{info.hands_total}", style="bold")
+    return Group(
+        Rule(title, characters="═"), _headline(result, info), rows, net, Rule(characters="═")
     )
 
 
@@ -540,7 +596,9 @@ def render_match_end(totals: Sequence[int], info: TableInfo, *, hands_played: in
     return table
 
 
-def render_replay_note(replay: Path) -> Text:
-    """Where the replay went; print it with ``soft_wrap=True`` so the path stays one piece."""
+def render_replay_note(replay: Path, command: str = "duyun") -> Text:
+    """Where the replay went and the command that shows it, as it can be typed here
+    (``command``: ``duyun`` when it is on PATH, else e.g. ``.venv/bin/duyun``); print it with
+    ``soft_wrap=True`` so the path stays one piece."""
     text = Text(f"Replay saved to {replay}", style="bold")
-    return text.append(f"\nWatch it with: duyun replay {replay}", style="dim")
+    return text.append(f"\nWatch it with: {command} replay {replay}", style="dim")

@@ -94,6 +94,8 @@ class PlayOptions:
     hints: bool = False
     replay_dir: Path = Path("replays")
     chinese: bool = False
+    #: how the player runs this program, for the replay hint (``duyun`` or ``.venv/bin/duyun``)
+    command: str = "duyun"
 
     def bot_seats(self) -> list[int]:
         return [s for s in range(SEATS) if s != self.seat]
@@ -221,7 +223,9 @@ class Session:
                 )
             )
             if self.replay_path.exists():
-                self.console.print(render_replay_note(self.replay_path), soft_wrap=True)
+                self.console.print(
+                    render_replay_note(self.replay_path, self.options.command), soft_wrap=True
+                )
         return status
 
     def play_hand(self) -> None:
@@ -366,7 +370,8 @@ class Session:
 
     def confirm_quit(self) -> bool:
         try:
-            self.console.print(Text(self.quit_cost(), style="bold"))
+            # soft_wrap: the terminal wraps it, so the sentence stays one line of text
+            self.console.print(Text(self.quit_cost(), style="bold"), soft_wrap=True)
             self.discard_typeahead()
             with self.gate.prompt():
                 answer = self.read_line("Quit the match? [y/N] ")
