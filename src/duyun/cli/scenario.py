@@ -19,6 +19,9 @@ def scenario(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result as one JSON object")
     ] = False,
+    chinese: Annotated[
+        bool, typer.Option("--chinese", help="Write tiles as 五筒 instead of 5p")
+    ] = False,
 ) -> None:
     """Play a scenario: hands, wall and actions from JSON; prints the events and settlement."""
     data = read_json(file)
@@ -37,7 +40,7 @@ def scenario(
         return
     console = Console(highlight=False)
     for event in game.events:
-        line = describe_event(event)
+        line = describe_event(event, chinese=chinese)
         if line is not None:
             console.print(line, markup=False)
     console.print(f"Result: {result['result']}", markup=False)
