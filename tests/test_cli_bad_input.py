@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from duyun.cli.common import ECHO_LIMIT, MESSAGE_LIMIT, cut, one_line
@@ -247,9 +247,7 @@ _scenario_like = st.fixed_dictionaries(
 )
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=60, deadline=None)
 @given(
     command=st.sampled_from(["scenario", "replay"]),
     payload=st.one_of(
