@@ -562,9 +562,9 @@ def render_settlement(
                 cells_.append(_signed(match_points[seat] * info.stake))
         cells_.append(_end_hand(seat, hands, won.get(seat), info.chinese))
         net.add_row(*cells_)
-    title = Text(f"Settlement of hand {info.hand_number}/{info.hands_total}", style="bold")
+    heading = Text(f"Settlement of hand {info.hand_number}/{info.hands_total}", style="bold")
     return Group(
-        Rule(title, characters="═"), _headline(result, info), rows, net, Rule(characters="═")
+        Rule(heading, characters="═"), _headline(result, info), rows, net, Rule(characters="═")
     )
 
 
