@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -65,12 +66,17 @@ def views_of_a_match(seed: int, hands: int = 2) -> Iterator[tuple[SeatView, Tabl
         match.record(game)
 
 
-@pytest.mark.parametrize(("width", "height"), SIZES)
-def test_point2_the_table_with_hints_fits_the_terminal(width: int, height: int) -> None:
+@pytest.mark.parametrize(
+    ("width", "height", "chinese"), [*((w, h, False) for w, h in SIZES), (80, 24, True)]
+)
+def test_point2_the_table_with_hints_fits_the_terminal(
+    width: int, height: int, chinese: bool
+) -> None:
     budget = height - 1 - LOG_LINES  # the prompt and the last log lines stay visible
     checked = 0
     for seed in (1,):
-        for view, info in views_of_a_match(seed, hands=3):
+        for view, plain in views_of_a_match(seed, hands=3):
+            info = replace(plain, chinese=chinese)
             table = render_table(view, info, compute_hints(view), width=width, height=budget)
             lines = lines_of(table, width)
             assert len(lines) <= budget, "\n".join(lines)

@@ -151,12 +151,13 @@ def _seat_marks(view: SeatView, seat: int) -> Text:
     return marks
 
 
-def render_seats(view: SeatView, info: TableInfo) -> Table:
+def render_seats(view: SeatView, info: TableInfo, *, river_tail: int | None = None) -> Table:
     """Each seat's name and marks, concealed count, melds, discards and match points.
 
     One line per seat where the discards fit; the discards wrap within their column (never
     the whole row) late in a hand at 80 columns. Coins get a column only when the stake
-    makes them differ from points (R41).
+    makes them differ from points (R41). ``river_tail`` keeps only the latest discards of
+    each river (``…7 5m 3p``: seven earlier ones left out) when the screen is short.
     """
     table = Table(box=None, expand=True, pad_edge=False, padding=(0, 1), show_edge=False)
     table.add_column("seat", no_wrap=True)
@@ -174,7 +175,12 @@ def render_seats(view: SeatView, info: TableInfo) -> Table:
         name.append(f" {seat}", style="dim")
         name.append_text(_seat_marks(view, seat))
         melds = Text(" ").join(meld_text(m, chinese=info.chinese) for m in view.melds[seat])
-        river = tiles_text(view.rivers[seat], chinese=info.chinese)
+        shown = view.rivers[seat]
+        river = Text()
+        if river_tail is not None and len(shown) > river_tail:
+            river.append(f"…{len(shown) - river_tail} ", style=HIDDEN_STYLE)
+            shown = shown[-river_tail:]
+        river.append_text(tiles_text(shown, chinese=info.chinese))
         if view.claim_tile is not None and view.claim_from == seat and not view.claim_is_rob:
             river.stylize(
                 "reverse", len(river) - len(tile_text(view.claim_tile, chinese=info.chinese))
@@ -297,26 +303,38 @@ def render_table(
 
     With ``height`` (the lines the table may take: the terminal's height less the prompt and
     a few lines of the running log) the optional parts give way, least useful first, until
-    the table fits: the R17 reminder, then the detail of the hints. The seats, the hand, the
-    question being asked and the legal actions always stay.
+    the table fits: the R17 reminder, then the detail of the hints, then the older discards
+    of long rivers (counted, ``…7``). The seats, the hand, the question being asked and the
+    legal actions always stay.
     """
-    options: list[tuple[bool, bool]] = [(True, True), (False, True), (False, False)]
+    options: list[tuple[bool, bool, int | None]] = [
+        (True, True, None),
+        (False, True, None),
+        (False, False, None),
+        *((False, False, tail) for tail in (12, 8, 5)),
+    ]
     if height is None:
         options = options[:1]
     renderable: RenderableType = Text("")
-    for note, detail in options:
-        renderable = _table(view, info, hints, note=note, detail=detail)
+    for note, detail, tail in options:
+        renderable = _table(view, info, hints, note=note, detail=detail, river_tail=tail)
         if height is None or measure_height(renderable, width) <= height:
             break
     return renderable
 
 
 def _table(
-    view: SeatView, info: TableInfo, hints: Hints | None, *, note: bool, detail: bool
+    view: SeatView,
+    info: TableInfo,
+    hints: Hints | None,
+    *,
+    note: bool,
+    detail: bool,
+    river_tail: int | None = None,
 ) -> RenderableType:
     parts: list[RenderableType] = [
         _rule(render_header(view, info)),
-        render_seats(view, info),
+        render_seats(view, info, river_tail=river_tail),
         render_hand(view, chinese=info.chinese),
     ]
     claim = render_claim(view, info)
@@ -582,23 +600,29 @@ def _end_hand(
     return hand_notation_text(hands[seat], chinese=chinese)
 
 
-def render_match_end(totals: Sequence[int], info: TableInfo, *, hands_played: int) -> Table:
+def render_match_end(
+    totals: Sequence[int], info: TableInfo, *, hands_played: int
+) -> RenderableType:
     """The final standings, best first, in points and coins."""
-    table = Table(title=f"Match over after {hands_played} hand(s)", box=box.SIMPLE_HEAVY)
+    table = Table(box=box.SIMPLE_HEAVY)
     table.add_column("seat")
     table.add_column("points", justify="right")
-    table.add_column(f"coins (× {info.stake})", justify="right")
+    if info.stake != 1:  # with 1 coin per point the coins repeat the points
+        table.add_column(f"coins (× {info.stake})", justify="right")
     order = sorted(range(len(totals)), key=lambda s: -totals[s])
     for seat in order:
-        table.add_row(
-            info.seat_label(seat), _signed(totals[seat]), _signed(totals[seat] * info.stake)
-        )
-    return table
+        cells: list[RenderableType] = [info.seat_label(seat), _signed(totals[seat])]
+        if info.stake != 1:
+            cells.append(_signed(totals[seat] * info.stake))
+        table.add_row(*cells)
+    # the title as a line of its own: a narrow table would wrap it
+    return Group(Text(f"Match over after {hands_played} hand(s)", style="bold"), table)
 
 
-def render_replay_note(replay: Path, command: str = "duyun") -> Text:
+def render_replay_note(replay: Path, command: str = "duyun", *, chinese: bool = False) -> Text:
     """Where the replay went and the command that shows it, as it can be typed here
     (``command``: ``duyun`` when it is on PATH, else e.g. ``.venv/bin/duyun``); print it with
     ``soft_wrap=True`` so the path stays one piece."""
     text = Text(f"Replay saved to {replay}", style="bold")
-    return text.append(f"\nWatch it with: {command} replay {replay}", style="dim")
+    option = " --chinese" if chinese else ""
+    return text.append(f"\nWatch it with: {command} replay{option} {replay}", style="dim")

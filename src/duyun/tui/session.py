@@ -224,7 +224,10 @@ class Session:
             )
             if self.replay_path.exists():
                 self.console.print(
-                    render_replay_note(self.replay_path, self.options.command), soft_wrap=True
+                    render_replay_note(
+                        self.replay_path, self.options.command, chinese=self.options.chinese
+                    ),
+                    soft_wrap=True,
                 )
         return status
 
