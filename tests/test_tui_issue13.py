@@ -277,3 +277,23 @@ def test_point6_the_replay_hint_names_the_command_as_typed() -> None:
     note = render_replay_note(Path("replays/x.jsonl"), ".venv/bin/duyun")
     assert "Watch it with: .venv/bin/duyun replay replays/x.jsonl" in note.plain
     assert isinstance(note, Text)
+
+
+def test_hint_at_a_pong_offer_says_what_the_pong_does() -> None:
+    from duyun.analysis import shanten
+    from duyun.engine import ActionKind
+    from duyun.tiles import to_counts
+
+    view, info = next(
+        (view, info)
+        for seed in (6, 7, 8)
+        for view, info in views_of_a_match(seed, hands=2)
+        if any(action.kind is ActionKind.PONG for action in view.legal)
+    )
+    hints = compute_hints(view)
+    assert view.claim_tile is not None
+    after = to_counts(view.hand)
+    after[view.claim_tile] -= 2
+    assert hints.pong_shanten == shanten(after)
+    text = " ".join(lines_of(render_table(view, info, hints), 80))
+    assert f"碰 pong → shanten {hints.pong_shanten}" in text

@@ -253,6 +253,10 @@ def render_hints(hints: Hints, *, chinese: bool = False, note: bool = True) -> T
         text.append("one discard from ready 聽")
     else:
         text.append(f"shanten 向聽 {hints.shanten}")
+    if hints.pong_shanten is not None:
+        change = hints.pong_shanten - hints.shanten
+        effect = "keeps it" if change == 0 else "lowers it" if change < 0 else "raises it"
+        text.append(f"; 碰 pong → shanten {hints.pong_shanten} ({effect})")
     if hints.discards:
         text.append("\n  best discards: " if not hints.can_win else "\n  else discard: ")
         parts = []
