@@ -150,6 +150,14 @@ def _run_batch() -> int:
     return EXIT_BATCH_HAD_ERRORS if had_error else 0
 
 
+def _grouped_waits(waits_fan_: dict[str, dict[str, Any]]) -> str:
+    """``1m 4m 平胡 1, 7m 對對胡 3``: waits that score the same pattern share its name."""
+    groups: dict[tuple[str, int], list[str]] = {}
+    for tile, won in waits_fan_.items():
+        groups.setdefault((won["pattern"], won["fan"]), []).append(tile)
+    return ", ".join(f"{' '.join(tiles)} {name} {fan}" for (name, fan), tiles in groups.items())
+
+
 def _report(result: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -168,9 +176,7 @@ def _report(result: dict[str, Any]) -> None:
         for column in ("discard", "shanten", "waits · fan", "unseen useful"):
             table.add_column(column, justify="right" if column == "shanten" else "left")
         for option in result["discards"]:
-            waits_cell = ", ".join(
-                f"{tile} {won['pattern']} {won['fan']}" for tile, won in option["waits"].items()
-            )
+            waits_cell = _grouped_waits(option["waits"])
             table.add_row(
                 option["discard"],
                 str(option["shanten"]),
