@@ -57,7 +57,7 @@ def _hands_table(game: Round, title: str = "Hands at the end", *, chinese: bool 
 
 
 def _step_through(
-    console: Console, events: list[dict[str, Any]], pause: bool, chinese: bool
+    console: Console, events: list[dict[str, Any]], pause: bool, *, chinese: bool = False
 ) -> Round:
     """Show the table after each decision; with ``pause`` wait for Enter (q stops)."""
     game: Round | None = None
@@ -114,7 +114,7 @@ def replay_command(
             console.rule(f"hand {number}")
         try:
             if step and not as_json:
-                game = _step_through(console, events, sys.stdin.isatty(), chinese)
+                game = _step_through(console, events, sys.stdin.isatty(), chinese=chinese)
             else:
                 game = replay(events)
         except ReplayError as error:
