@@ -65,8 +65,10 @@ def one_line(message: str, limit: int = MESSAGE_LIMIT) -> str:
     text = _LONG_QUOTED.sub(_cut_quoted, " ".join(message.split()))
     if len(text) <= limit:
         return text
-    head, tail = text[: limit - 60], text[-40:]
-    return f"{head} …[{len(text) - len(head) - len(tail)} characters cut]… {tail}"
+    tail = text[-40:]
+    marker = f" …[{len(text)} characters in all]… "
+    head = text[: max(0, limit - len(tail) - len(marker))]
+    return f"{head}{marker}{tail}"
 
 
 def fail(message: str) -> NoReturn:
