@@ -202,6 +202,18 @@ def test_bad_options_are_one_line(args: list[str], named: str) -> None:
     assert len(line) < 200
 
 
+def test_unwritable_outputs_fail_before_any_work(tmp_path: Path) -> None:
+    a_file = write(tmp_path, "taken", "x")
+    for args, named in (
+        (["simulate", "--hands", "1", "--out", str(tmp_path)], "is a directory"),
+        (["simulate", "--hands", "1", "--plot", str(tmp_path / "no" / "p.png")], "does not exist"),
+        (["play", "--replay-dir", str(a_file)], "is a file, not a folder"),
+    ):
+        status, out, err = run(args)
+        assert_clean_error(status, err, named)
+        assert out == ""  # nothing was played
+
+
 def test_version_from_package_metadata() -> None:
     from importlib import metadata
 

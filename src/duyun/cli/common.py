@@ -17,6 +17,7 @@ is wrong, never a traceback. The machinery for that lives here, once:
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -210,6 +211,30 @@ def read_jsonl(path: Path | str) -> list[dict[str, Any]]:
         return parse_jsonl(read_text(path), source_name(path))
     except InputFileError as error:
         fail(str(error))
+
+
+def check_writable_file(path: Path, option: str) -> None:
+    """Fail (exit 2) before any work when ``path`` cannot be written as a file: a directory,
+    a missing or read-only folder. The file itself is not created here."""
+    if path.is_dir():
+        fail(f"{option} {path}: it is a directory, not a file")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        fail(f"{option} {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        fail(f"{option} {path}: permission denied")
+
+
+def check_writable_dir(path: Path, option: str) -> None:
+    """Fail (exit 2) before any work when ``path`` cannot become a writable folder."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        fail(f"{option} {path}: it is a file, not a folder")
+    except OSError as error:
+        fail(f"{option} {path}: cannot create the folder ({error.strerror or error})")
+    if not os.access(path, os.W_OK):
+        fail(f"{option} {path}: permission denied")
 
 
 def settlement_table(payments: Sequence[Payment], totals: Sequence[int], stake: int = 1) -> Table:

@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from duyun.cli.common import cut, fail
+from duyun.cli.common import check_writable_dir, cut, fail
 
 
 def _parse_bots(text: str, known: tuple[str, ...]) -> tuple[str, str, str]:
@@ -72,6 +72,7 @@ def play_command(
     from duyun.bots import BOT_NAMES, make_bot
     from duyun.tui.session import PlayOptions, Session
 
+    check_writable_dir(replay_dir, "--replay-dir")
     options = PlayOptions(
         bots=_parse_bots(bots, BOT_NAMES),
         hands=hands,

@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from duyun.bots import BOT_NAMES
-from duyun.cli.common import cut, fail
+from duyun.cli.common import check_writable_file, cut, fail
 from duyun.engine import dump_events
 from duyun.sim import RULE_EVENTS, SimConfig, SimConfigError, Summary, default_workers, run
 from duyun.sim.runner import Mode
@@ -46,8 +46,8 @@ def _parse_bots(text: str) -> tuple[str, ...]:
 
 
 def _check_writable(path: Path | None, option: str) -> None:
-    if path is not None and not path.parent.resolve().is_dir():
-        _fail(f"{option} {path}: directory {path.parent} does not exist")
+    if path is not None:
+        check_writable_file(path, option)
 
 
 def _short(stats_label: str) -> str:
@@ -192,7 +192,10 @@ def simulate_command(
         _fail(str(error))
 
     summary = Summary.empty(lineup, keep_points=plot is not None)
-    stream: IO[str] | None = out.open("w", encoding="utf-8") if out is not None else None
+    try:
+        stream: IO[str] | None = out.open("w", encoding="utf-8") if out is not None else None
+    except OSError as error:
+        _fail(f"--out {out}: cannot write ({error.strerror or error})")
     bar = Progress(
         TextColumn(f"[bold]{mode}"),
         BarColumn(),

@@ -399,6 +399,11 @@ class Session:
             events.extend(self.game.events)
         if not events:
             return
-        self.replay_path.parent.mkdir(parents=True, exist_ok=True)
-        with self.replay_path.open("w", encoding="utf-8") as stream:
-            dump_events(events, stream)
+        try:
+            self.replay_path.parent.mkdir(parents=True, exist_ok=True)
+            with self.replay_path.open("w", encoding="utf-8") as stream:
+                dump_events(events, stream)
+        except OSError as error:  # a full disk or a folder removed mid-match: keep playing
+            self.console.print(
+                Text(f"could not save the replay to {self.replay_path}: {error}", style="red")
+            )
