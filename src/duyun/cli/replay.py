@@ -16,6 +16,7 @@ from duyun.describe import chinese_tiles, describe_event
 from duyun.engine.ledger import net_points
 from duyun.engine.replay import (
     ReplayError,
+    check_match_links,
     replay,
     replay_steps,
     split_hands,
@@ -102,8 +103,11 @@ def replay_command(
     name = source_name(file)
     try:
         hands = split_hands(read_jsonl(file))
+        check_match_links(hands)  # a match's hands must all be there, in order
     except ReplayError as error:
         fail(f"{name}: {error}")
+    except _ODD_INPUT as error:
+        fail(f"{name}: not a valid log ({type(error).__name__}: {error})")
     if hand is not None:
         if not 1 <= hand <= len(hands):
             fail(f"--hand {hand}: the file holds {len(hands)} hand(s)")

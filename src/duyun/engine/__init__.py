@@ -17,10 +17,19 @@ from duyun.engine.actions import (
 )
 from duyun.engine.ledger import Payment, net_points
 from duyun.engine.match import Match, MatchOverError
-from duyun.engine.replay import ReplayError, dump_events, load_events, replay, split_hands
+from duyun.engine.replay import (
+    ReplayError,
+    UnfinishedLogError,
+    check_match_links,
+    dump_events,
+    load_events,
+    replay,
+    split_hands,
+)
 from duyun.engine.round import (
     EVENT_LOG_VERSION,
     HandResult,
+    MatchLink,
     Phase,
     Round,
     Setup,
@@ -54,6 +63,7 @@ __all__ = [
     "IllegalActionError",
     "LegalActions",
     "Match",
+    "MatchLink",
     "MatchOverError",
     "MeldView",
     "Payment",
@@ -67,7 +77,9 @@ __all__ = [
     "Setup",
     "SetupError",
     "TurnKind",
+    "UnfinishedLogError",
     "WinKind",
+    "check_match_links",
     "deal_setup",
     "dump_events",
     "events_for",

@@ -18,10 +18,11 @@ hot path of self-play never re-parses notation.
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, SupportsIndex
 
 from duyun.analysis import is_win, shanten, waits
 from duyun.engine import settlement
@@ -34,13 +35,16 @@ from duyun.engine.actions import (
     HU_ACTIONS,
     Action,
     ActionKind,
+    EngineError,
     IllegalActionError,
     LegalActions,
     SetupError,
+    as_seat,
+    as_tile,
 )
 from duyun.engine.ledger import Payment, net_points
 from duyun.engine.phases import ClaimSource, Phase, TurnKind, WinKind
-from duyun.engine.view import MeldView, RefusedWin, SeatView, seat_view
+from duyun.engine.view import MeldView, RefusedWin, SeatView, copy_event, seat_view
 from duyun.hand import Hand, Meld, MeldKind
 from duyun.rules import DUYUN, RuleSet
 from duyun.scoring import PatternResult, best_pattern, max_fan
@@ -54,7 +58,10 @@ from duyun.tiles import (
     tile_to_str,
 )
 
-EVENT_LOG_VERSION = 1
+EVENT_LOG_VERSION = 2
+# Version 2 added the ``match`` link to ``start``, the ``win_refused`` event and announces
+# forced wins when their claim window resolves; version 1 logs are still read (replay.py).
+READABLE_LOG_VERSIONS = (1, 2)
 SEATS = 4
 DEALER_HAND = 14
 HAND_SIZE = 13
@@ -74,6 +81,30 @@ class _ClaimWindow:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchLink:
+    """Which match a hand belongs to: its id, the hand's number (1-based) and the match length.
+
+    Written into the hand's ``start`` event so that a match log whose hands were deleted,
+    duplicated or reordered is detected on replay.
+    """
+
+    match_id: str
+    hand: int
+    hands: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.match_id, str) or not self.match_id:
+            raise TypeError("a match id is a non-empty string")
+        if type(self.hand) is not int or type(self.hands) is not int:
+            raise TypeError("a match link's hand and hands are integers")
+        if not 1 <= self.hand <= self.hands:
+            raise SetupError(f"hand {self.hand} of a {self.hands}-hand match")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.match_id, "hand": self.hand, "hands": self.hands}
+
+
+@dataclass(frozen=True, slots=True)
 class Setup:
     """A starting position: hands (with melds), rivers, 報聽 flags and the wall order.
 
@@ -90,6 +121,7 @@ class Setup:
     turn: int | None = None
     drawn: bool = False
     seed: int | None = None
+    match: MatchLink | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -102,6 +134,7 @@ class Setup:
             "drawn": self.drawn,
             "wall": [tile_to_str(t) for t in self.wall],
             "seed": self.seed,
+            "match": None if self.match is None else self.match.to_json(),
         }
 
 
@@ -125,17 +158,28 @@ def deal_setup(
     wall_order: Sequence[Tile] | None = None,
     dealer: int = 0,
     streak: int = 0,
+    match: MatchLink | None = None,
 ) -> Setup:
     """Deal a fresh hand (R4) from a seeded shuffle or an explicit 108-tile order.
 
     The order is read as the wall from which the dealer takes 14 tiles and then each seat in
     play order 13; the remaining 55 tiles form the live wall.
     """
+    if seed is not None and type(seed) is not int:
+        if isinstance(seed, bool) or not isinstance(seed, SupportsIndex):
+            raise TypeError(f"seed must be an integer or None, not {type(seed).__name__}")
+        seed = operator.index(seed)  # e.g. a numpy integer: the log stores a plain int
+    dealer = _setup_seat(dealer, "dealer")
+    streak = _setup_streak(streak)
+    if match is not None and not isinstance(match, MatchLink):
+        raise TypeError(f"match must be a MatchLink or None, not {type(match).__name__}")
     if wall_order is None:
         order = full_set()
         random.Random(seed).shuffle(order)
     else:
-        order = list(wall_order)
+        if isinstance(wall_order, (str, bytes)) or not isinstance(wall_order, Sequence):
+            raise TypeError("wall_order must be a sequence of 108 tile numbers 0..26")
+        order = [as_tile(tile, "wall tile") for tile in wall_order]
         if sorted(order) != full_set():
             raise SetupError("an explicit wall must hold each of the 108 tiles exactly once (R1)")
     hands: list[Hand] = [Hand(())] * SEATS
@@ -151,21 +195,50 @@ def deal_setup(
         dealer=dealer,
         streak=streak,
         seed=seed,
+        match=match,
     )
+
+
+def _setup_seat(value: object, what: str) -> int:
+    try:
+        return as_seat(value, what)
+    except EngineError as error:
+        raise SetupError(str(error)) from None
+
+
+def _setup_streak(value: object) -> int:
+    if type(value) is not int:
+        if isinstance(value, bool) or not isinstance(value, SupportsIndex):
+            raise TypeError(f"streak must be an integer, not {type(value).__name__}")
+        value = operator.index(value)
+    if value < 0:
+        raise SetupError(f"streak {value} must not be negative")
+    return value
 
 
 class Round:
     """The state machine of one hand. Construct with :func:`deal_setup` or a scenario setup."""
 
-    def __init__(self, setup: Setup, rules: RuleSet = DUYUN) -> None:
+    def __init__(
+        self, setup: Setup, rules: RuleSet = DUYUN, *, log_version: int = EVENT_LOG_VERSION
+    ) -> None:
+        """Start the hand. ``log_version`` is only for replaying an older log (replay.py): the
+        round then writes the events that version wrote (version 1: no ``match`` link, no
+        ``win_refused``, a forced win announced when its claim window opens, with the other
+        claimants left only "hu" or "pass")."""
+        if log_version not in READABLE_LOG_VERSIONS:
+            raise ValueError(f"event log version {log_version!r} is not supported")
+        self.log_version = log_version
+        if not isinstance(setup, Setup):
+            raise TypeError(f"Round needs a Setup (see deal_setup), not {type(setup).__name__}")
+        if not isinstance(rules, RuleSet):
+            raise TypeError(f"rules must be a RuleSet, not {type(rules).__name__}")
         self.rules = rules
         self.setup = setup
-        self.dealer = setup.dealer
-        self.streak = setup.streak
-        if not 0 <= self.dealer < SEATS:
-            raise SetupError(f"dealer {self.dealer} out of range 0..3")
-        if self.streak < 0:
-            raise SetupError(f"streak {self.streak} must not be negative")
+        self.dealer = _setup_seat(setup.dealer, "dealer")
+        self.streak = _setup_streak(setup.streak)
+        if setup.turn is not None:
+            _setup_seat(setup.turn, "turn")
         if len(setup.hands) != SEATS or len(setup.discards) != SEATS or len(setup.baoting) != SEATS:
             raise SetupError("hands, discards and baoting need one entry per seat (4)")
 
@@ -190,6 +263,9 @@ class Round:
         self.turn_kind = TurnKind.INITIAL
         self.drawn_tile: Tile | None = None
         self.drawn_last_four = False
+        # R19: per seat and kind, how many tiles held were drawn from the last four; a discard
+        # or an added kong's tile of a marked kind is one of the last four (the mark goes with it)
+        self.last_four_marks: list[list[int]] = [[0] * NUM_KINDS for _ in range(SEATS)]
         self.kong_income: list[Payment] | None = None  # of the kong just made, for 槓上炮 (R28)
         self.claims: _ClaimWindow | None = None
         self.ron_blocked = [False] * SEATS  # R9
@@ -211,14 +287,11 @@ class Round:
         self.meld_views: dict[int, tuple[tuple[MeldView, ...], ...]] = {}
         self.ledger_view: tuple[tuple[Payment, ...], tuple[int, ...]] | None = None
 
-        self.events.append(
-            {
-                "type": "start",
-                "version": EVENT_LOG_VERSION,
-                "rules": rules.to_mapping(),
-                **setup.to_json(),
-            }
-        )
+        start = {"type": "start", "version": log_version, "rules": rules.to_mapping()}
+        start.update(setup.to_json())
+        if log_version == 1:
+            del start["match"]
+        self.events.append(start)
         self._start()
 
     # ------------------------------------------------------------------ setup checks
@@ -297,6 +370,8 @@ class Round:
             self.drawn_tile = self._guess_drawn_tile(seat)
             # R19: the tile in hand was drawn from a wall one tile longer than now
             self.drawn_last_four = self.wall_remaining + 1 <= LAST_TILES
+            if self.drawn_last_four and self.drawn_tile is not None:
+                self.last_four_marks[seat][self.drawn_tile] += 1
         self._after_turn_start(seat, self.events)
 
     def _guess_drawn_tile(self, seat: int) -> Tile | None:
@@ -385,6 +460,8 @@ class Round:
 
     def legal_actions(self, seat: int) -> LegalActions:
         """Every action ``seat`` may take now; empty when it has no choice to make."""
+        if type(seat) is not int or not 0 <= seat < SEATS:
+            seat = as_seat(seat)
         if self.phase is Phase.TURN and seat == self.current:
             # a driver lists the actions and apply() checks them again: compute them once
             # per position (any change of state goes through apply/escape, which clear this)
@@ -440,7 +517,12 @@ class Round:
         self-draw or 搶槓. Clients warn before such a declaration. Empty when the seat may not
         declare now or has a bean.
         """
-        if self.phase is not Phase.TURN or seat != self.current or self.has_bean[seat]:
+        if (
+            self.phase is not Phase.TURN
+            or seat != self.current
+            or self.has_bean[seat]
+            or not self._may_declare_baoting(seat)
+        ):
             return ()
         cached = self._self_draw_only
         if cached is not None:
@@ -483,7 +565,15 @@ class Round:
     # ------------------------------------------------------------------ applying actions
 
     def apply(self, action: Action) -> list[dict[str, Any]]:
-        """Apply a seat's decision; return the events it caused, automatic ones included."""
+        """Apply a seat's decision; return the events it caused, automatic ones included.
+
+        The returned events are copies; ``self.events`` is the log itself.
+        """
+        if not isinstance(action, Action):
+            raise TypeError(
+                f"apply() takes an Action (e.g. Action.parse('0 discard 5p')), not "
+                f"{type(action).__name__}"
+            )
         if action not in self.legal_actions(action.seat):
             raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
         events: list[dict[str, Any]] = [{"type": "act", **action.to_json()}]
@@ -495,7 +585,8 @@ class Round:
         else:
             self._turn_action(action, events)
         self.events.extend(events)
-        return events
+        # the caller gets copies: editing them must not rewrite the log
+        return [copy_event(event) for event in events]
 
     def _why_illegal(self, action: Action) -> str:
         seat = action.seat
@@ -568,6 +659,8 @@ class Round:
             tile = self.wall[self.front]
             self.front += 1
         self.counts[seat][tile] += 1
+        if last_four:
+            self.last_four_marks[seat][tile] += 1
         self._invalidate(seat)
         self.phase = Phase.TURN
         self.current = seat
@@ -611,11 +704,7 @@ class Round:
         self, seat: int, tile: Tile, declare: bool, auto: bool, events: list[dict[str, Any]]
     ) -> None:
         counts = self.counts[seat]
-        last_four = (
-            self.drawn_last_four
-            and tile == self.drawn_tile
-            and self.turn_kind in (TurnKind.DRAW, TurnKind.REPLACEMENT)
-        )
+        last_four = self._take_last_four_mark(seat, tile)
         gang_shang_pao = self.kong_income is not None and self.turn_kind is TurnKind.REPLACEMENT
         if declare:
             self.baoting[seat] = True  # R25
@@ -636,6 +725,25 @@ class Round:
             }
         )
         self._open_claims(ClaimSource.DISCARD, seat, tile, last_four, gang_shang_pao, events)
+
+    def _take_last_four_mark(self, seat: int, tile: Tile) -> bool:
+        """R19: whether a tile of kind ``tile`` leaving ``seat``'s hand is one of the last four.
+
+        Copies of a kind are indistinguishable, so the reading is: it is when the seat holds a
+        copy of that kind drawn from the last four; that copy's mark goes with it.
+        """
+        marks = self.last_four_marks[seat]
+        if marks[tile]:
+            marks[tile] -= 1
+            return True
+        return False
+
+    def _drop_last_four_marks(self, seat: int, tile: Tile) -> None:
+        """After a pong or kong took copies of ``tile`` from the hand: no more marks than
+        copies left (marked copies are taken last: the seat keeps every mark it can)."""
+        marks = self.last_four_marks[seat]
+        if marks[tile] > self.counts[seat][tile]:
+            marks[tile] = self.counts[seat][tile]
 
     def _win_allowed_on(
         self, seat: int, tile: Tile, source: ClaimSource, from_seat: int
@@ -706,9 +814,12 @@ class Round:
             pattern, refusal = self._win_on(seat, tile, source, from_seat)
             if refusal is not None:
                 assert pattern is not None
-                self._refuse_win(seat, tile, from_seat, refusal, pattern.name, events)
+                if self.log_version > 1:
+                    self._refuse_win(seat, tile, from_seat, refusal, pattern.name, events)
             elif pattern is not None:
-                if self.baoting[seat] or last_four:  # R19, R26: no choice
+                # R19, R26: no choice -- except under the 過水 block (R9), which a robbed kong
+                # tile does not refuse but which lifts the obligation
+                if (self.baoting[seat] or last_four) and not self.ron_blocked[seat]:
                     forced.append(seat)
                     continue
                 kinds.append(ActionKind.HU)
@@ -727,18 +838,22 @@ class Round:
             else:
                 self._complete_added_kong(from_seat, tile, events)
             return
-        if forced:  # a forced win beats any pong or kong (R6)
+        # Seats that must win (R19, R26) are not asked, and nobody learns of them before the
+        # window resolves: the others keep every option (pong and kong too), so neither their
+        # choices nor the pause tell that someone holds the winning tile. A forced win beats any
+        # pong or kong (R6) when the window resolves, where it is announced.
+        if forced and self.log_version == 1:  # how version 1 logs were written (leaky)
             options = {
                 s: tuple(k for k in kinds if k in (ActionKind.HU, ActionKind.PASS))
                 for s, kinds in options.items()
                 if ActionKind.HU in kinds
             }
+            for seat in forced:
+                events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
         self.phase = Phase.CLAIMS
         self.claims = _ClaimWindow(
             source, from_seat, tile, last_four, gang_shang_pao, options, forced
         )
-        for seat in forced:
-            events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
         if not options:  # only forced wins
             self._resolve_claims(events)
 
@@ -774,6 +889,8 @@ class Round:
     def _resolve_claims(self, events: list[dict[str, Any]]) -> None:
         window = self.claims
         assert window is not None
+        for seat in window.forced if self.log_version > 1 else ():  # announced now
+            events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
         winners = [s for s in window.forced]
         winners += [s for s, kind in window.answers.items() if kind is ActionKind.HU]
         if self.rules.pass_blocks_ron:
@@ -810,6 +927,7 @@ class Round:
         self.meld_views.clear()
         self._take_discard(window)
         self.counts[seat][window.tile] -= 2
+        self._drop_last_four_marks(seat, window.tile)
         self._invalidate(seat)
         self.melds[seat].append(Meld(MeldKind.PONG, window.tile))
         self.any_meld_made = True
@@ -847,6 +965,7 @@ class Round:
         self.meld_views.clear()
         self._take_discard(window)
         self.counts[seat][window.tile] -= 3
+        self._drop_last_four_marks(seat, window.tile)
         self.melds[seat].append(Meld(MeldKind.DIRECT_KONG, window.tile))
         self.claims = None
         events.append(
@@ -864,6 +983,7 @@ class Round:
     def _concealed_kong(self, seat: int, tile: Tile, events: list[dict[str, Any]]) -> None:
         self.meld_views.clear()
         self.counts[seat][tile] -= 4
+        self._drop_last_four_marks(seat, tile)
         self.melds[seat].append(Meld(MeldKind.CONCEALED_KONG, tile))
         events.append(
             {"type": "kong", "seat": seat, "kind": "concealed_kong", "tile": tile_to_str(tile)}
@@ -873,7 +993,7 @@ class Round:
 
     def _declare_added_kong(self, seat: int, tile: Tile, events: list[dict[str, Any]]) -> None:
         """R13: the added tile may be robbed before the kong happens."""
-        last_four = self.drawn_last_four and tile == self.drawn_tile
+        last_four = self._take_last_four_mark(seat, tile)
         self.counts[seat][tile] -= 1
         self._invalidate(seat)
         self.drawn_tile = None
@@ -1023,13 +1143,19 @@ class Round:
 
     def escape(self, seat: int) -> list[dict[str, Any]]:
         """R45: a seat quits (or times out); it pays the larger of the two penalties."""
+        seat = as_seat(seat)  # before anything changes: a bad seat must leave no trace
         if self.phase is Phase.ENDED:
             raise IllegalActionError(f"{seat} quit: the hand is over")
-        if not 0 <= seat < SEATS:
-            raise IllegalActionError(f"seat {seat} out of range 0..3")
         events: list[dict[str, Any]] = [{"type": "act", "seat": seat, "action": "quit"}]
         self._turn_legal = None
         self._self_draw_only = None
+        window = self.claims
+        if window is not None and window.source is ClaimSource.ADDED_KONG:
+            # R13, R45: the escape ends the hand before the chance to rob has passed, so the
+            # added kong never happens (no bean); its tile goes back to the kong player's hand
+            self.counts[window.from_seat][window.tile] += 1
+            self._invalidate(window.from_seat)
+            self.claims = None
         others = self._others(seat)
         da_jiao = (
             {other: self.da_jiao(other) for other in others}
@@ -1048,7 +1174,7 @@ class Round:
         self.claims = None
         self._finish("escape", (), None, seat, events)
         self.events.extend(events)
-        return events
+        return [copy_event(event) for event in events]
 
     def _finish(
         self,
@@ -1089,8 +1215,12 @@ class Round:
     # ------------------------------------------------------------------ inspection
 
     def tile_total(self) -> int:
-        """Every tile on the table: hands, melds, rivers, wall and a claimed winning tile."""
+        """Every tile on the table: hands, melds, rivers, wall, a claimed winning tile and an
+        added kong's tile while it may be robbed."""
         claimed = 1 if self.win_tile is not None and self._win_tile_off_table() else 0
+        window = self.claims
+        if window is not None and window.source is ClaimSource.ADDED_KONG:
+            claimed += 1  # the added tile awaits 搶槓 (R13): in no hand, meld or river yet
         return self._count_all_tiles() + claimed
 
     def _win_tile_off_table(self) -> bool:
@@ -1123,8 +1253,9 @@ class Round:
         }
 
     def view(self, seat: int) -> SeatView:
-        """What ``seat`` may know (see :mod:`duyun.engine.view`)."""
-        return seat_view(self, seat)
+        """What ``seat`` may know (see :mod:`duyun.engine.view`); an invalid seat is an error,
+        never another seat's view."""
+        return seat_view(self, as_seat(seat))
 
 
 def new_round(
@@ -1142,6 +1273,7 @@ def new_round(
 __all__ = [
     "EVENT_LOG_VERSION",
     "HandResult",
+    "MatchLink",
     "Phase",
     "Round",
     "Setup",

@@ -175,13 +175,19 @@ def parse_scenario(data: Mapping[str, Any]) -> Scenario:
     return Scenario(setup, rules, tuple(actions))
 
 
-def _pass_pending(game: Round, keep: int | None = None) -> None:
-    """Unlisted claims are passes: answer PASS for every seat still asked (except ``keep``)."""
-    while game.phase is Phase.CLAIMS:
-        pending = [s for s in game.to_act if s != keep]
-        if not pending:
-            return
-        game.apply(Action(pending[0], ActionKind.PASS))
+def _pass_open_window(game: Round) -> None:
+    """An unlisted claim is a pass: answer PASS for every seat still asked in the claim window
+    open now -- only that one. A later window, opened by a forced move that follows (a 報聽
+    player's automatic discard, R26), waits for the next listed action."""
+    window = game.claims
+    while game.phase is Phase.CLAIMS and game.claims is window and game.to_act:
+        game.apply(Action(game.to_act[0], ActionKind.PASS))
+
+
+def _pass_pending(game: Round) -> None:
+    """At the end of the script every claim left is a pass, window after window."""
+    while game.phase is Phase.CLAIMS and game.to_act:
+        game.apply(Action(game.to_act[0], ActionKind.PASS))
 
 
 def run_scenario(scenario: Scenario) -> Round:
@@ -210,7 +216,7 @@ def run_scenario(scenario: Scenario) -> Round:
             action.kind.is_claim or action.kind is ActionKind.HU
         )
         if game.phase is Phase.CLAIMS and not answers_claim:
-            _pass_pending(game)
+            _pass_open_window(game)
         try:
             game.apply(action)
         except IllegalActionError as error:
