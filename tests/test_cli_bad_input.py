@@ -175,6 +175,14 @@ def test_replay_of_lines_that_are_not_events(tmp_path: Path) -> None:
         assert_clean_error(status, err, named)
 
 
+def test_an_unfinished_log_is_reported_not_shown(tmp_path: Path) -> None:
+    events = finished_log()
+    path = write(tmp_path, "half.jsonl", log_text(events[: len(events) // 2]))
+    status, out, err = run(["replay", str(path)])
+    assert_clean_error(status, err, "unfinished")
+    assert "Hands at the end" not in out
+
+
 def test_replay_reads_stdin(tmp_path: Path) -> None:
     status, out, err = run(["replay", "-", "--json"], stdin=log_text(finished_log()).encode())
     assert status == 0, err
