@@ -256,9 +256,10 @@ def test_point1_the_baoting_offer_says_when_only_self_draw_could_win() -> None:
     view = game.view(0)
     assert T("1s") in view.baoting_self_draw_only
     info = TableInfo(names=("You", "a", "b", "c"), human=0)
-    text = " ".join(" ".join(lines_of(render_table(view, info), 80)).split())
+    text = " ".join(" ".join(lines_of(render_table(view, info, compute_hints(view)), 80)).split())
     assert "報聽 with" in text and "win only by self-draw 自摸" in text
     assert text.index("win only by self-draw") < text.index("you may:")
+    assert "平胡 wins on a discard only" not in text  # the note says it once, not twice
 
 
 def test_point5_chinese_throughout_the_table_menu_and_errors() -> None:

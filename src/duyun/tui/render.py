@@ -346,14 +346,15 @@ def _table(
         parts.append(claim)
     for line in render_notices(view, info):
         parts.append(line)
+    baoting_note = render_baoting_note(view, info)
     if hints is not None:
-        text = render_hints(hints, chinese=info.chinese, note=note)
+        # the 報聽 note already says what the R17 reminder would
+        text = render_hints(hints, chinese=info.chinese, note=note and baoting_note is None)
         if not detail:
             text = text.split("\n")[0]
         parts.append(text)
-    note_ = render_baoting_note(view, info)
-    if note_ is not None:
-        parts.append(note_)
+    if baoting_note is not None:
+        parts.append(baoting_note)
     if view.legal:
         parts.append(render_actions(view, chinese=info.chinese))
     return Group(*parts)
