@@ -330,7 +330,8 @@ class Session:
             except RedrawRequested:
                 self.draw_table(view, hints)
             except InputError as error:
-                self.console.print(Text(f"✗ {error}", style="bold red"))
+                # one line of text: the terminal wraps it, Rich does not break it
+                self.console.print(Text(f"✗ {error}", style="bold red"), soft_wrap=True)
 
     def read(self, prompt: str) -> str:
         """One line from the player. Ctrl-C asks to confirm quitting; end of input quits."""
