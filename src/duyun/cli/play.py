@@ -41,7 +41,7 @@ def play_command(
         typer.Option(
             "--seed",
             min=0,
-            help="Seed of the walls and bots [default: a random seed, printed at the start]",
+            help="Seed of the walls and bots (default: a random seed, printed at the start)",
             show_default=False,
         ),
     ] = None,
@@ -56,15 +56,13 @@ def play_command(
         typer.Option(
             "--replay-dir",
             help="Folder for the replay (JSON Lines), written after every hand "
-            "[default: replays, in the current folder]",
+            "(default: replays, in the current folder)",
             show_default=False,
         ),
     ] = Path("replays"),
     chinese: Annotated[
         bool,
-        typer.Option(
-            "--chinese", help="Write tiles as 五筒 instead of 5p everywhere (you may type either)"
-        ),
+        typer.Option("--chinese", help="Tiles as 五筒 instead of 5p"),
     ] = False,
 ) -> None:
     """Play a match in the terminal against bots; the replay is written after every hand."""

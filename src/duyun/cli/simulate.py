@@ -128,7 +128,7 @@ def simulate_command(
     ] = DEFAULT_BOTS,
     hands: Annotated[
         int | None,
-        typer.Option("--hands", help=f"Independent hands to play [default {DEFAULT_HANDS}]"),
+        typer.Option("--hands", help=f"Independent hands to play (default: {DEFAULT_HANDS})"),
     ] = None,
     matches: Annotated[
         int | None, typer.Option("--matches", help="Matches to play instead of single hands")
@@ -142,7 +142,7 @@ def simulate_command(
         typer.Option("--duplicate", help="Play every wall four times with the seats rotated"),
     ] = False,
     workers: Annotated[
-        int | None, typer.Option("--workers", help="Local worker processes [default: all cores]")
+        int | None, typer.Option("--workers", help="Local worker processes (default: all cores)")
     ] = None,
     use_ray: Annotated[
         bool, typer.Option("--ray", help="Run on Ray (local or RAY_ADDRESS)")
