@@ -235,7 +235,14 @@ def test_flags_are_flags_in_help() -> None:
     assert status == 0
     hints = next(line for line in out.splitlines() if "--hints" in line)
     assert "<bool>" not in hints and "BOOLEAN" not in hints
-    assert "written after every hand" in " ".join(out.split())  # docs/play.md says the same
+    text = " ".join(out.replace("│", " ").split())
+    assert "written after every hand" in text  # docs/play.md says the same
+    # every default in full (a "[default ...]" in a help text was eaten as Rich markup)
+    assert "(default: a random seed, printed at the start)" in text
+    assert "(default: replays, in the current folder)" in text
+    status, out, _ = run(["simulate", "--help"])
+    text = " ".join(out.replace("│", " ").split())
+    assert "(default: 1000)" in text and "(default: all cores)" in text
 
 
 # ------------------------------------------------------------------ helpers
