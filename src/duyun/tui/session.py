@@ -195,9 +195,9 @@ class Session:
         """Play the match; returns 0, also after the player left it (their choice)."""
         self.console.print(
             Text(
-                f"Duyun mahjong 都勻麻將 — seed {self.options.seed} "
-                f"(replay the same deal with --seed {self.options.seed}); "
-                "type ? for help.",
+                # one line at 80 columns
+                f"Duyun mahjong 都勻麻將 · seed {self.options.seed} (--seed: same deal) "
+                "· ? help · r redraw",
                 style="bold",
             )
         )
