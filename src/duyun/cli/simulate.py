@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import IO, Annotated, NoReturn
+from typing import IO, Annotated
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from duyun.bots import BOT_NAMES
+from duyun.cli.common import check_writable_file, cut, fail
 from duyun.engine import dump_events
 from duyun.sim import RULE_EVENTS, SimConfig, SimConfigError, Summary, default_workers, run
 from duyun.sim.runner import Mode
@@ -27,42 +29,50 @@ DEFAULT_BOTS = "strong,efficient,efficient,efficient"
 DEFAULT_HANDS = 1000
 
 _stderr = Console(stderr=True, highlight=False)
-
-
-def _fail(message: str) -> NoReturn:
-    """A clear message on standard error and exit status 2: a bad option is no traceback."""
-    _stderr.print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(2)
+_fail = fail
 
 
 def _parse_bots(text: str) -> tuple[str, ...]:
     names = tuple(name.strip() for name in text.split(","))
     if len(names) != 4 or not all(names):
-        _fail(f"--bots needs four comma-separated bot names (one per seat), got {text!r}")
+        _fail(f"--bots needs four comma-separated bot names (one per seat), got {cut(text)}")
     unknown = sorted({name for name in names if name not in BOT_NAMES})
     if unknown:
-        _fail(f"--bots: unknown bot(s) {', '.join(unknown)}; known bots: {', '.join(BOT_NAMES)}")
+        _fail(
+            f"--bots: unknown bot(s) {', '.join(cut(n) for n in unknown)}; "
+            f"known bots: {', '.join(BOT_NAMES)}"
+        )
     return names
 
 
 def _check_writable(path: Path | None, option: str) -> None:
-    if path is not None and not path.parent.resolve().is_dir():
-        _fail(f"{option} {path}: directory {path.parent} does not exist")
+    if path is not None:
+        check_writable_file(path, option)
+
+
+def _short(stats_label: str) -> str:
+    """``P2`` of ``P2 efficient``: per-player columns are headed by the short label so that
+    the tables fit 100 columns; the players table names each one in full."""
+    return stats_label.split(" ", 1)[0]
 
 
 def _players_table(summary: Summary) -> Table:
-    table = Table(title=f"Results over {summary.hands} hands ({summary.units} units)")
-    for column in (
-        "player",
-        "hands",
-        "win %",
-        "自摸 %",
-        "feed %",
-        "pts/hand",
-        "95% CI",
-        "total",
-    ):
-        table.add_column(column, justify="left" if column == "player" else "right")
+    table = Table(
+        title=f"Results over {summary.hands} hands ({summary.units} units)",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 0),
+        pad_edge=False,
+    )
+    for column in ("player", "hands", "win%", "自摸%", "feed%", "pts/hand", "95% CI", "total"):
+        # names never shrink: at 80 columns and wider nothing is cut
+        table.add_column(
+            column,
+            justify="left" if column == "player" else "right",
+            no_wrap=True,
+            min_width=max(len(stats.label) for stats in summary.players)
+            if column == "player"
+            else None,
+        )
     for stats in summary.players:
         low, high = stats.ci95
         ci = f"[{low:+.2f}, {high:+.2f}]" if stats.unit_means.count >= 2 else "n/a"
@@ -81,10 +91,10 @@ def _players_table(summary: Summary) -> Table:
 
 
 def _patterns_table(summary: Summary) -> Table:
-    table = Table(title="Winning patterns (% of each player's hands)")
-    table.add_column("pattern")
+    table = Table(title="Winning patterns (% of each player's hands)", box=box.SIMPLE_HEAD)
+    table.add_column("pattern", no_wrap=True)
     for stats in summary.players:
-        table.add_column(stats.label, justify="right")
+        table.add_column(_short(stats.label), justify="right", no_wrap=True)
     names = sorted(
         {name for stats in summary.players for name in stats.patterns},
         key=lambda name: -sum(stats.patterns[name] for stats in summary.players),
@@ -98,12 +108,13 @@ def _patterns_table(summary: Summary) -> Table:
 
 
 def _events_table(summary: Summary) -> Table:
-    table = Table(title="Rule events")
-    table.add_column("event")
-    table.add_column("count", justify="right")
-    table.add_column("/100 hands", justify="right")
+    table = Table(title="Rule events", box=box.SIMPLE_HEAD)
+    table.caption = "per player: the winner (一炮多響: the discarder), who made a kong or 報聽"
+    table.add_column("event", no_wrap=True)
+    table.add_column("count", justify="right", no_wrap=True)
+    table.add_column("/100 hands", justify="right", no_wrap=True)
     for stats in summary.players:
-        table.add_column(stats.label, justify="right")
+        table.add_column(_short(stats.label), justify="right", no_wrap=True)
     for key, label in RULE_EVENTS:
         count = summary.rule_events.get(key, 0)
         per_player = [str(stats.events.get(key, "")) for stats in summary.players]
@@ -117,7 +128,7 @@ def simulate_command(
     ] = DEFAULT_BOTS,
     hands: Annotated[
         int | None,
-        typer.Option("--hands", help=f"Independent hands to play [default {DEFAULT_HANDS}]"),
+        typer.Option("--hands", help=f"Independent hands to play (default: {DEFAULT_HANDS})"),
     ] = None,
     matches: Annotated[
         int | None, typer.Option("--matches", help="Matches to play instead of single hands")
@@ -131,7 +142,7 @@ def simulate_command(
         typer.Option("--duplicate", help="Play every wall four times with the seats rotated"),
     ] = False,
     workers: Annotated[
-        int | None, typer.Option("--workers", help="Local worker processes [default: all cores]")
+        int | None, typer.Option("--workers", help="Local worker processes (default: all cores)")
     ] = None,
     use_ray: Annotated[
         bool, typer.Option("--ray", help="Run on Ray (local or RAY_ADDRESS)")
@@ -181,7 +192,10 @@ def simulate_command(
         _fail(str(error))
 
     summary = Summary.empty(lineup, keep_points=plot is not None)
-    stream: IO[str] | None = out.open("w", encoding="utf-8") if out is not None else None
+    try:
+        stream: IO[str] | None = out.open("w", encoding="utf-8") if out is not None else None
+    except OSError as error:
+        _fail(f"--out {out}: cannot write ({error.strerror or error})")
     bar = Progress(
         TextColumn(f"[bold]{mode}"),
         BarColumn(),

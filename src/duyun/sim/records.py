@@ -94,12 +94,17 @@ def summarise_events(
             key = {"self_draw": "self_draw", "discard": "discard_win", "rob_kong": "rob_kong"}[how]
             counts[key] += 1
             per_player[player][key] += 1
+            per_player[player]["win"] += 1
+            # events with an actor are counted for that player too (the winner)
             if event.get("auto"):
                 counts["auto_win"] += 1
+                per_player[player]["auto_win"] += 1
             if "槓上花" in event["extras"]:
                 counts["gang_shang_hua"] += 1
+                per_player[player]["gang_shang_hua"] += 1
             if "槓上炮" in event["extras"]:
                 counts["gang_shang_pao"] += 1
+                per_player[player]["gang_shang_pao"] += 1
         elif kind == "payment":
             if event["rule"] == "R30":
                 counts["cha_da_jiao"] += 1
@@ -113,12 +118,14 @@ def summarise_events(
         raise ValueError("the hand's event log has no 'end' event: it is not finished")
     if wins:
         counts["win"] += 1
-    if wins > 1:
-        counts["multi_win"] += 1
     totals = end["totals"]
     feeder = None
     if end["result"] == "win" and end["win_kind"] in ("discard", "rob_kong"):
         feeder = player_at[end["loser"]]
+    if wins > 1:
+        counts["multi_win"] += 1
+        if feeder is not None:  # 一炮多響 is the discarder's (or robbed player's) event
+            per_player[feeder]["multi_win"] += 1
     return HandRecord(
         unit=unit,
         rotation=rotation,
