@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from pettingzoo.test import api_test, seed_test
 
 from duyun import rl
-from duyun.engine import Action, ActionKind
+from duyun.engine import Action, ActionKind, new_round
 from duyun.hand import MeldKind
 from duyun.rl.actions import (
     ADDED_KONG,
@@ -602,3 +602,18 @@ def test_gym_bad_options() -> None:
         rl.gym_env(opponents=("random", "random"))
     with pytest.raises(ValueError, match="seat"):
         rl.gym_env(seat=5)
+
+
+def test_rivers_stay_within_the_layout_bound() -> None:
+    """The river layout holds 36 slots; the argument in observation.py bounds a river at 35
+    (R4 wall of 55, one discard per turn). Random play, which pongs whenever it happens to,
+    never gets near it."""
+    longest = 0
+    for seed in range(150):
+        game = new_round(seed)
+        rng = random.Random(seed)
+        while not game.is_over:
+            legal = game.legal_actions(game.to_act[0])
+            game.apply(legal[rng.randrange(len(legal))])
+        longest = max(longest, *(len(river) for river in game.view(0).rivers))
+    assert 10 < longest <= 35 < rl.RIVER_SLOTS
