@@ -89,6 +89,7 @@ def test_gymnasium_check_env() -> None:
         warnings.simplefilter("ignore")
         check_env(rl.gym_env(opponents="efficient"), skip_render_check=False)
         check_env(rl.gym_env(seat=None, opponents=("random", "efficient", "strong")))
+        check_env(rl.gym_env(opponents="random", hands=2, render_mode="ansi"))
 
 
 def test_env_before_reset_is_a_clear_error() -> None:
