@@ -118,6 +118,27 @@ def test_mask_equals_legal_actions_at_every_step_and_episode_ends(seed: int) -> 
     assert sum(totals.values()) == pytest.approx(0.0)
 
 
+@settings(max_examples=12, deadline=None)
+@given(
+    st.integers(0, 2**32),
+    st.integers(0, 3),
+    st.sampled_from(["end", "payments"]),
+    st.integers(1, 2),
+)
+def test_any_episode_keeps_mask_and_reward_invariants(
+    seed: int, dealer: int, timing: str, hands: int
+) -> None:
+    """For any deal, dealer, reward timing and episode length: the mask is the engine's legal
+    actions at every step, observations lie in the space, and rewards are zero-sum (R40)."""
+    env = rl.env(dealer=dealer, reward_timing=timing, hands=hands)
+    totals = play_random(env, seed, check=_mask_matches_engine)
+    assert sum(totals.values()) == pytest.approx(0.0, abs=1e-9)
+    results = env.unwrapped.results
+    assert len(results) == hands
+    episode = [sum(r.totals[s] for r in results) for s in range(SEATS)]
+    assert [totals[a] for a in env.possible_agents] == pytest.approx(episode)
+
+
 def test_claims_select_each_claimant_in_turn() -> None:
     """R6/R18: during claims the selected agent is one asked to claim; its obs shows the tile."""
     seen_claims = 0
