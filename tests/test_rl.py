@@ -419,6 +419,30 @@ def test_observation_fields_follow_the_view() -> None:
     assert list(obs[rl.field_slice("concealed_sizes")]) == [14, 13, 13, 13]
 
 
+def test_numeric_fields_are_in_relative_seat_order() -> None:
+    """Points (R40, beans paid at once R12), concealed sizes and earlier hands' points are
+    rotated so that position 0 is the observer; checked at every decision of bot play."""
+    seen_points = seen_match = 0
+
+    def check(env: Any, agent: str, obs: dict[str, np.ndarray]) -> None:
+        nonlocal seen_points, seen_match
+        view = env.unwrapped.seat_view(agent)
+        order = [(view.seat + rel) % SEATS for rel in range(SEATS)]
+        vector = obs["observation"]
+        assert list(vector[rl.field_slice("points")]) == [view.points[s] for s in order]
+        sizes = vector[rl.field_slice("concealed_sizes")]
+        assert list(sizes) == [view.concealed_sizes[s] for s in order]
+        episode = env.unwrapped.episode_points
+        assert list(vector[rl.field_slice("match_points")]) == [episode[s] for s in order]
+        assert vector[rl.field_slice("wall_remaining")][0] == view.wall_remaining
+        seen_points += any(view.points)
+        seen_match += any(episode)
+
+    for seed in range(4):
+        play_bots(rl.env(hands=2), seed, check=check)
+    assert seen_points and seen_match
+
+
 def test_rivers_are_encoded_in_order_relative_to_the_observer() -> None:
     env = rl.raw_env()
     play_until = 40

@@ -143,6 +143,16 @@ _SLOT_BASES: Final = tuple(
     for rel in range(SEATS)
 )
 _COUNT_BASES: Final = tuple(_RIVER_COUNTS + rel * NUM_KINDS for rel in range(SEATS))
+# absolute seats in relative order (0 = the observer), and (relative, absolute) pairs
+_ORDER: Final = tuple(tuple((seat + rel) % SEATS for rel in range(SEATS)) for seat in range(SEATS))
+_RELATIVE: Final = tuple(tuple(enumerate(order)) for order in _ORDER)
+# the numeric (non-count) positions, in the order encode_view fills them
+_NUMERIC: Final = np.array(
+    [_SIZES + rel for rel in range(SEATS)]
+    + [_POINTS + rel for rel in range(SEATS)]
+    + [_MATCH + rel for rel in range(SEATS)]
+    + [_WALL, _STREAK, _HANDS_LEFT]
+)
 
 
 class ObservationOverflowError(RuntimeError):
@@ -167,36 +177,31 @@ def encode_view(
     hits: list[int] = [_HAND + tile for tile in view.hand]
     if view.drawn_tile is not None:
         hits.append(_DRAWN + view.drawn_tile)
-    where: list[int] = []
-    values: list[float] = []
-    for rel in range(SEATS):
-        owner = (seat + rel) % SEATS
-        melds = view.melds[owner]
-        if len(melds) > MELD_SLOTS:
-            raise ObservationOverflowError(f"seat {owner} has {len(melds)} melds (at most 4)")
-        base = _MELDS + rel * _MELD_STRIDE
-        for slot, meld in enumerate(melds):
-            start = base + slot * MELD_WIDTH
-            hits.append(start + _MELD_KIND_INDEX[meld.kind])
-            if meld.tile is not None:
-                hits.append(start + _MELD_TILE + meld.tile)
-        river = view.rivers[owner]
+    melds_by_seat, rivers, baoting, has_bean = view.melds, view.rivers, view.baoting, view.has_bean
+    for rel, owner in _RELATIVE[seat]:
+        melds = melds_by_seat[owner]
+        if melds:
+            if len(melds) > MELD_SLOTS:
+                raise ObservationOverflowError(f"seat {owner} has {len(melds)} melds (at most 4)")
+            base = _MELDS + rel * _MELD_STRIDE
+            for slot, meld in enumerate(melds):
+                start = base + slot * MELD_WIDTH
+                hits.append(start + _MELD_KIND_INDEX[meld.kind])
+                if meld.tile is not None:
+                    hits.append(start + _MELD_TILE + meld.tile)
+        river = rivers[owner]
         if river:
             if len(river) > RIVER_SLOTS:
                 raise ObservationOverflowError(
                     f"seat {owner} has discarded {len(river)} tiles (the layout holds "
                     f"{RIVER_SLOTS})"
                 )
-            hits.extend(map(add, _SLOT_BASES[rel], river))
-            hits.extend(map(_COUNT_BASES[rel].__add__, river))
-        if view.baoting[owner]:
+            hits += map(add, _SLOT_BASES[rel], river)
+            hits += map(_COUNT_BASES[rel].__add__, river)
+        if baoting[owner]:
             hits.append(_BAOTING + rel)
-        if view.has_bean[owner]:
+        if has_bean[owner]:
             hits.append(_BEAN + rel)
-        where.extend((_SIZES + rel, _POINTS + rel, _MATCH + rel))
-        values.extend((view.concealed_sizes[owner], view.points[owner], match_points[owner]))
-    where.extend((_WALL, _STREAK, _HANDS_LEFT))
-    values.extend((view.wall_remaining, view.streak, hands_left))
     hits.append(_DEALER + (view.dealer - seat) % SEATS)
     if view.claim_tile is not None:
         hits.append(_CLAIM_TILE + view.claim_tile)
@@ -208,7 +213,14 @@ def encode_view(
     hits.append(_CURRENT + (view.current - seat) % SEATS)
     hits.append(_SEAT + seat)
     obs = np.bincount(np.fromiter(hits, np.intp, len(hits)), minlength=OBS_SIZE).astype(np.float32)
-    obs[where] = values
+    a, b, c, d = _ORDER[seat]
+    sizes, points = view.concealed_sizes, view.points
+    obs[_NUMERIC] = (
+        sizes[a], sizes[b], sizes[c], sizes[d],
+        points[a], points[b], points[c], points[d],
+        match_points[a], match_points[b], match_points[c], match_points[d],
+        view.wall_remaining, view.streak, hands_left,
+    )  # fmt: skip
     return obs
 
 
