@@ -5,9 +5,11 @@ Both loops do what a training loop does on every decision: read the observation 
 actions, pick one uniformly at random, step. For ``duyun_v0`` that is ``env.last()`` (the seat's
 view encoded as the observation vector and action mask) and ``env.step(index)``; for RLCard it
 is ``env.step(action)``, which returns the next player's state with its observation array and
-legal actions. Times on these shared machines vary with the load of other processes, so the
-two are measured in alternating rounds and each one's best round is kept: the ratio of the
-bests, measured seconds apart in one process, is the figure to read.
+legal actions. Rates are per second of this process's CPU time (``time.process_time``): on
+the small shared machines wall-clock rates swing with other processes' load, CPU time much
+less; both loops are single-threaded. The two are measured in alternating rounds and each
+one's best round is kept: the ratio of the bests, measured seconds apart in one process, is
+the figure to read.
 
 Checks (the exit status): every ``duyun_v0`` episode ends and its rewards sum to zero.
 """
@@ -27,12 +29,12 @@ GYM_EPISODES = 100
 
 
 def duyun_rate(episodes: int, *, wrapped: bool, first: int = 0) -> tuple[float, float, int]:
-    """(decisions/s, episodes/s, failures) over ``episodes`` hands of random masked play."""
+    """(decisions/CPU s, episodes/CPU s, failures) over ``episodes`` hands of random play."""
     env = rl.env() if wrapped else rl.raw_env()
     rng = np.random.default_rng(first)
     steps = 0
     failures = 0
-    start = time.perf_counter()
+    start = time.process_time()
     for episode in range(first, first + episodes):
         env.reset(seed=episode)
         total = 0.0
@@ -47,16 +49,16 @@ def duyun_rate(episodes: int, *, wrapped: bool, first: int = 0) -> tuple[float, 
             steps += 1
         if env.agents or abs(total) > 1e-9:
             failures += 1
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     return steps / elapsed, episodes / elapsed, failures
 
 
 def gym_rate(episodes: int) -> tuple[float, float]:
-    """(learner decisions/s, episodes/s) of the Gymnasium wrapper against three random bots."""
+    """(learner decisions/CPU s, episodes/CPU s) of the Gymnasium env vs three random bots."""
     env = rl.gym_env(opponents="random")
     rng = np.random.default_rng(0)
     steps = 0
-    start = time.perf_counter()
+    start = time.process_time()
     for episode in range(episodes):
         obs, _ = env.reset(seed=episode)
         terminated = False
@@ -64,12 +66,12 @@ def gym_rate(episodes: int) -> tuple[float, float]:
             legal = np.flatnonzero(obs["action_mask"])
             obs, _, terminated, _, _ = env.step(legal[rng.integers(len(legal))])
             steps += 1
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     return steps / elapsed, episodes / elapsed
 
 
 def rlcard_rate(episodes: int, seed: int = 0) -> tuple[float, float] | None:
-    """(decisions/s, episodes/s) of RLCard's mahjong with random legal actions, or None."""
+    """(decisions/CPU s, episodes/CPU s) of RLCard's mahjong, random legal actions, or None."""
     try:
         import rlcard
     except ImportError:
@@ -77,21 +79,21 @@ def rlcard_rate(episodes: int, seed: int = 0) -> tuple[float, float] | None:
     env = rlcard.make("mahjong", config={"seed": seed})
     rng = np.random.default_rng(seed)
     steps = 0
-    start = time.perf_counter()
+    start = time.process_time()
     for _ in range(episodes):
         state, _ = env.reset()
         while not env.is_over():
             legal = list(state["legal_actions"])
             state, _ = env.step(legal[rng.integers(len(legal))])
             steps += 1
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     return steps / elapsed, episodes / elapsed
 
 
 def main() -> int:
     print(
         f"== rl: duyun_v0 with random masked actions vs RLCard mahjong, {ROUNDS} alternating "
-        f"rounds of {EPISODES} and {RLCARD_EPISODES} hands, best round of each"
+        f"rounds of {EPISODES} and {RLCARD_EPISODES} hands, best round of each, per CPU second"
     )
     duyun_rate(20, wrapped=False)  # warm the analysis tables
     raw: list[tuple[float, float]] = []
