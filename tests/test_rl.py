@@ -374,8 +374,21 @@ def test_bad_options_are_clear_errors(options: dict[str, Any], message: str) -> 
         rl.env(**options)
 
 
+def test_numpy_integer_seed_is_accepted_and_equals_the_plain_int() -> None:
+    first, second = rl.raw_env(), rl.raw_env()
+    first.reset(seed=np.int64(3))
+    second.reset(seed=3)
+    assert first.agent_selection == second.agent_selection
+    assert np.array_equal(
+        first.observe(first.agent_selection)["observation"],
+        second.observe(second.agent_selection)["observation"],
+    )
+
+
 def test_bad_reset_options_are_clear_errors() -> None:
     env = rl.raw_env()
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed="one")
     with pytest.raises(ValueError, match="108 tiles"):
         env.reset(options={"wall_order": [0] * 10})
     with pytest.raises(ValueError, match="streak"):

@@ -204,7 +204,9 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         consecutive resets deal different hands and a seeded run stays reproducible.
         """
         if seed is not None:
-            self._rng = random.Random(seed)
+            if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+                raise EnvOptionError(f"seed must be an integer or None, not {seed!r}")
+            self._rng = random.Random(int(seed))  # numpy integers too, as plain ints
         options = dict(options or {})
         unknown = sorted(set(options) - set(RESET_OPTIONS))
         if unknown:
