@@ -190,6 +190,32 @@ def test_r6_r18_claims_select_each_claimant_in_turn() -> None:
 # ---------------------------------------------------------------- rewards
 
 
+def test_r6_r18_several_claimants_are_asked_one_after_another() -> None:
+    """When several seats may claim a discard, each is selected in turn; the first answer
+    changes nothing visible until the last claimant has answered (the engine then resolves)."""
+    for seed in range(200):
+        env = rl.raw_env()
+        env.reset(seed=seed)
+        bots = {agent: make_bot("efficient", seed) for agent in env.possible_agents}
+        while not env.terminations["player_0"]:
+            game = env.game
+            if game.phase.value == "claims" and len(game.to_act) >= 2:
+                first, second = game.to_act[0], game.to_act[1]
+                assert env.agent_selection == f"player_{first}"
+                river_sizes = [len(r) for r in game.view(first).rivers]
+                env.step(PASS if PASS in env.legal_indices(env.agent_selection) else HU)
+                assert not env.terminations["player_0"], "claims resolve once all answered"
+                assert env.agent_selection == f"player_{second}"
+                assert game.phase.value == "claims"
+                view = env.seat_view(env.agent_selection)
+                assert [len(r) for r in view.rivers] == river_sizes, "not resolved yet"
+                assert view.claim_tile is not None
+                return
+            agent = env.agent_selection
+            env.step(rl.index_of(bots[agent].choose(env.seat_view(agent))))
+    pytest.fail("no discard with two claimants in 200 hands")
+
+
 @pytest.mark.parametrize("timing", ["end", "payments"])
 def test_r40_rewards_are_zero_sum_and_equal_the_hand_points(timing: str) -> None:
     """R40: rewards are the points won or lost in the hand, times the scale, summing to zero."""
