@@ -51,8 +51,17 @@ for _name, _factor in (("points", 0.01), ("match_points", 0.01), ("wall_remainin
     SCALE[np.searchsorted(FEATURES, _positions)] = _factor
 
 
+HAND = rl.field_slice("hand")
+THRESHOLDS = np.arange(1, 5, dtype=np.float32)
+
+
 def features(observation: Array) -> Array:
-    return observation[..., FEATURES] * SCALE
+    """The model's input: the chosen fields, scaled, plus the own hand as four 0/1 planes
+    (at least 1, 2, 3, 4 copies of each kind): pairs and pungs are what discards are about,
+    and planes let a one-layer network see them without learning thresholds first."""
+    hand = observation[..., HAND, None] >= THRESHOLDS
+    planes = hand.reshape(*observation.shape[:-1], -1).astype(np.float32)
+    return np.concatenate([observation[..., FEATURES] * SCALE, planes], axis=-1)
 
 
 # ---------------------------------------------------------------------- data
