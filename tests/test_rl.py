@@ -725,6 +725,17 @@ def test_gym_episode_rewards_sum_to_the_learners_points() -> None:
         assert info["hand_points"] == result.totals
 
 
+def test_gym_human_mode_draws_each_step_and_masks_match(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    env = rl.gym_env(opponents="random", render_mode="human")
+    obs, _ = env.reset(seed=2)
+    assert np.array_equal(env.action_masks(), obs["action_mask"])
+    obs, *_ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert np.array_equal(env.action_masks(), obs["action_mask"])
+    assert capsys.readouterr().out.count("duyun_v0") == 2
+
+
 def test_gym_bad_options() -> None:
     with pytest.raises(ValueError, match="unknown bot"):
         rl.gym_env(opponents="perfect")

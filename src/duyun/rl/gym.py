@@ -109,6 +109,8 @@ class DuyunGymEnv(gym.Env[Observation, np.int64]):
             self.aec.reset(seed=int(rng.integers(2**62)), options=options)
             self._play_bots()
             if not self.aec.terminations[self._agent]:
+                if self.render_mode == "human":
+                    self.render()
                 return self.aec.observe(self._agent), self._info()
             if options and "wall_order" in options:
                 raise EnvOptionError(
@@ -136,6 +138,8 @@ class DuyunGymEnv(gym.Env[Observation, np.int64]):
         self._play_bots()
         reward = float(self.aec._cumulative_rewards[self._agent])
         terminated = bool(self.aec.terminations[self._agent])
+        if self.render_mode == "human":  # Gymnasium's convention: human mode draws each step
+            self.render()
         return self.aec.observe(self._agent), reward, terminated, False, self._info()
 
     def action_masks(self) -> np.ndarray[Any, np.dtype[np.int8]]:
