@@ -11,7 +11,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, render_test, seed_test
 
 from duyun import rl
 from duyun.bots import make_bot
@@ -698,6 +698,10 @@ def test_render_ansi_shows_the_selected_seat_only() -> None:
     for other in range(SEATS):
         shown = str(game.hand_of(other))
         assert (shown in text) == (other == seat)
+
+
+def test_pettingzoo_render_test() -> None:
+    render_test(lambda render_mode=None: rl.env(render_mode=render_mode))
 
 
 def test_render_human_prints(capsys: pytest.CaptureFixture[str]) -> None:
