@@ -336,9 +336,7 @@ class StrongBot(EfficientBot):
             return 0.0
         total = 0.0
         progress = 1.0 - view.wall_remaining / FULL_WALL
-        for other in range(SEATS):
-            if other == view.seat:
-                continue
+        for other in view.opponents():  # R53: a seat that has won claims nothing
             threat = self._threat(view, other, progress)
             if threat == 0.0:
                 continue
