@@ -51,10 +51,17 @@ def play_command(
     chinese: Annotated[
         bool, typer.Option("--chinese", help="Write tiles as 五筒 instead of 5p")
     ] = False,
+    bloody_battle: Annotated[
+        bool,
+        typer.Option(
+            "--bloody-battle", help="A 血戰 room: winners leave play, the others play on (R52-R57)"
+        ),
+    ] = False,
 ) -> None:
     """Play a match in the terminal against bots; the replay is saved at the end."""
     # Imported here so that `duyun --help` and the other commands start without the bots.
     from duyun.bots import BOT_NAMES, make_bot
+    from duyun.rules import RuleSet
     from duyun.tui.session import PlayOptions, Session
 
     options = PlayOptions(
@@ -66,6 +73,7 @@ def play_command(
         hints=hints,
         replay_dir=replay_dir,
         chinese=chinese,
+        rules=RuleSet(bloody_battle=bloody_battle),
     )
     console = Console(highlight=False)
     # The prompt is plain text, never markup: "[y/N]" must print as typed.

@@ -28,6 +28,7 @@ from rich.text import Text
 
 from duyun.bots.base import Bot
 from duyun.engine import Action, EngineError, Match, Round, dump_events, events_for
+from duyun.rules import DUYUN, RuleSet
 from duyun.tui.commands import HelpRequested, InputError, parse_command, summarize_legal
 from duyun.tui.hints import compute_hints
 from duyun.tui.render import (
@@ -75,6 +76,7 @@ class PlayOptions:
     hints: bool = False
     replay_dir: Path = Path("replays")
     chinese: bool = False
+    rules: RuleSet = DUYUN  # e.g. RuleSet(bloody_battle=True): 血戰 rooms, R52-R57
 
     def bot_seats(self) -> list[int]:
         return [s for s in range(SEATS) if s != self.seat]
@@ -129,7 +131,9 @@ class Session:
 
     def __post_init__(self) -> None:
         options = self.options
-        self.match = Match(hands=options.hands, seed=options.seed, stake=options.stake)
+        self.match = Match(
+            hands=options.hands, seed=options.seed, stake=options.stake, rules=options.rules
+        )
         self.bots = {
             seat: self.bot_factory(name, bot_seed(options.seed, seat))
             for seat, name in zip(options.bot_seats(), options.bots, strict=True)
@@ -235,6 +239,11 @@ class Session:
         if game is None or game.is_over:
             return
         self.show_events(game.escape(self.options.seat))
+        # R57: a player who has won a 血戰 hand leaves without penalty and the hand goes on;
+        # the bots play it out so that the match records a whole hand
+        while not game.is_over:
+            seat = game.to_act[0]
+            self.show_events(game.apply(self.ask_bot(game, seat)))
         self.finish_hand(game)
 
     def check_interrupt(self) -> None:
@@ -301,7 +310,11 @@ class Session:
                 self.console.print("Resuming.")
 
     def confirm_quit(self) -> bool:
-        in_hand = self.game is not None and not self.game.is_over
+        in_hand = (
+            self.game is not None
+            and not self.game.is_over
+            and not self.game.won[self.options.seat]  # R57: a winner leaves for free
+        )
         cost = " You will pay the escape penalty for this hand (強退, R45)." if in_hand else ""
         try:
             with self.gate.prompt():
