@@ -14,6 +14,7 @@ from duyun.engine import (
     Action,
     IllegalActionError,
     Match,
+    Phase,
     ScenarioError,
     SetupError,
     WinKind,
@@ -373,3 +374,31 @@ def test_r52_the_normal_room_still_ends_at_the_first_win() -> None:
     game, result = play(THREE_WINS_HANDS, ["0 hu"], wall="5p7s9s", turn=0)
     assert game.is_over and result["winners"] == [0] and "wins" not in game.events[-1]
     assert "won" not in game.snapshot()
+
+
+def test_r13_r53_double_rob_kong_play_goes_on_after_the_furthest_robber() -> None:
+    game, result = play(
+        ["123456789m46p11s", "2468m1357s39p [555p]", "123s789s345m46p99m", None],
+        ["1 added_kong 5p", "2 hu", "0 hu"],
+        wall="5p",
+        turn=1,
+        rules=BLOODY,
+    )
+    assert payments(result)[:2] == [(1, 2, 6, "R29"), (1, 0, 6, "R29")]  # 搶槓 平胡 each
+    assert game.won == [True, False, True, False]
+    # from the kong player, seat 0 is the furthest robber: the next seat in the hand after it
+    # is the kong player itself, who draws (its pong stays a pong, no bean: R13)
+    assert game.current == 1 and game.phase is Phase.TURN
+    assert [m.kind.value for m in game.melds[1]] == ["pong"]
+    assert not [row for row in game.ledger if row.rule == "R12"]
+    assert game.tile_total() == 108
+    game.escape(3)
+    assert game.result is not None and game.result.winners == (2, 0)
+    assert (game.result.next_dealer, game.result.next_streak) == (1, 0)  # R55: the kong player
+
+
+def test_r55_a_draw_without_winner_keeps_the_dealer_streak_zero() -> None:
+    game, result = play([None, None, None, None], [], wall="", fill=False, dealer=2, rules=BLOODY)
+    assert result["result"] == "draw" and result["winners"] == []
+    assert game.result is not None
+    assert (game.result.next_dealer, game.result.next_streak) == (2, 0)
