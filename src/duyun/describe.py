@@ -20,6 +20,7 @@ _ACTION_WORDS = {
     "hu": "declares 胡",
     "pass": "passes 過",
     "quit": "quits (escape)",
+    "leave": "leaves the table (R57)",
 }
 
 _WIN_HOW = {
@@ -79,8 +80,8 @@ def _describe(event: dict[str, Any]) -> str | None:
             f"wall {size} tiles. Hands {hands}"
         )
     if kind == "act":
-        if event["action"] in ("discard", "baoting"):
-            return None  # the discard event says it
+        if event["action"] in ("discard", "baoting", "leave"):
+            return None  # the discard (or leave) event says it
         words = _ACTION_WORDS.get(event["action"], event["action"])
         tile = f" {event['tile']}" if "tile" in event else ""
         return f"{seat_name(seat)} {words}{tile}"
@@ -118,6 +119,8 @@ def _describe(event: dict[str, Any]) -> str | None:
             f"{seat_name(seat)} wins by {how}{source} on {event['tile']}{auto}: "
             f"{event['pattern']} {event['fan']} fan{extras} — {event['hand']}"
         )
+    if kind == "leave":
+        return f"{seat_name(seat)} has won and leaves the table (R57); the hand goes on"
     if kind == "payment":
         return (
             f"  seat {event['payer']} pays seat {event['payee']} {event['points']} points "
@@ -125,16 +128,19 @@ def _describe(event: dict[str, Any]) -> str | None:
         )
     if kind == "exhaustive_draw":
         ready = ", ".join(
-            f"seat {i} {'ready' if r else 'not ready'}" for i, r in enumerate(event["ready"])
-        )
+            f"seat {i} {'won' if r is None else 'ready' if r else 'not ready'}"
+            for i, r in enumerate(event["ready"])
+        )  # null: a 血戰 winner, no longer in the hand (R56)
         return f"Exhaustive draw (流局): {ready}"
     if kind == "escape":
         penalty = "查大叫" if event["penalty"] == "da_jiao" else "16 × base each"
         return f"{seat_name(seat)} escapes: penalty {penalty} (R45)"
     if kind == "end":
         totals = ", ".join(f"{i}: {t:+d}" for i, t in enumerate(event["totals"]))
+        winners = event.get("winners") or []
+        won = f" Winners in order: {', '.join(map(str, winners))}." if "wins" in event else ""
         return (
-            f"Hand ends ({event['result']}). Totals {totals}. Next dealer seat "
+            f"Hand ends ({event['result']}).{won} Totals {totals}. Next dealer seat "
             f"{event['next_dealer']}, streak {event['next_streak']}"
         )
     return None

@@ -64,10 +64,17 @@ def play_command(
         bool,
         typer.Option("--chinese", help="Tiles as 五筒 instead of 5p"),
     ] = False,
+    bloody_battle: Annotated[
+        bool,
+        typer.Option(
+            "--bloody-battle", help="A 血戰 room: winners leave play, the others play on (R52-R57)"
+        ),
+    ] = False,
 ) -> None:
     """Play a match in the terminal against bots; the replay is written after every hand."""
     # Imported here so that `duyun --help` and the other commands start without the bots.
     from duyun.bots import BOT_NAMES, make_bot
+    from duyun.rules import RuleSet
     from duyun.tui.session import PlayOptions, Session
 
     check_writable_dir(replay_dir, "--replay-dir")
@@ -81,6 +88,7 @@ def play_command(
         replay_dir=replay_dir,
         chinese=chinese,
         command=command_as_typed(),
+        rules=RuleSet(bloody_battle=bloody_battle),
     )
     console = Console(highlight=False)
     # The prompt is plain text, never markup: "[y/N]" must print as typed.

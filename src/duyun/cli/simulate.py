@@ -5,6 +5,8 @@ Examples::
     duyun simulate --bots efficient,random,random,random --hands 2000
     duyun simulate --bots strong,efficient,efficient,efficient --hands 5000 --duplicate
     duyun simulate --matches 100 --plot points.png --out hands.jsonl --json
+    duyun simulate --rules bloody_battle --hands 2000      # 血戰 rooms (R52-R57)
+    duyun simulate --bloody-battle --rules pass_blocks_ron,base_points=5
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from rich.table import Table
 from duyun.bots import BOT_NAMES
 from duyun.cli.common import check_writable_file, cut, fail
 from duyun.engine import dump_events
+from duyun.rules import RuleSet
 from duyun.sim import RULE_EVENTS, SimConfig, SimConfigError, Summary, default_workers, run
 from duyun.sim.runner import Mode
 
@@ -43,6 +46,33 @@ def _parse_bots(text: str) -> tuple[str, ...]:
             f"known bots: {', '.join(BOT_NAMES)}"
         )
     return names
+
+
+def _parse_rules(text: str | None, bloody_battle: bool) -> RuleSet:
+    """``--rules``: comma-separated rule options, ``name`` (switched on) or ``name=value``
+    (an integer, or true/false); ``--bloody-battle`` is ``--rules bloody_battle``."""
+    options: dict[str, bool | int] = {}
+    for item in (text or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, value = item.partition("=")
+        name, value = name.strip(), value.strip().lower()
+        if not sep:
+            options[name] = True
+        elif value in ("true", "false"):
+            options[name] = value == "true"
+        else:
+            try:
+                options[name] = int(value)
+            except ValueError:
+                _fail(f"--rules {item!r}: a value is an integer, true or false")
+    if bloody_battle:
+        options["bloody_battle"] = True
+    try:
+        return RuleSet.from_mapping(options)
+    except ValueError as error:
+        _fail(f"--rules: {error}")
 
 
 def _check_writable(path: Path | None, option: str) -> None:
@@ -156,6 +186,18 @@ def simulate_command(
     plot: Annotated[
         Path | None, typer.Option("--plot", help="Write a PNG: points distribution, cumulative")
     ] = None,
+    rules: Annotated[
+        str | None,
+        typer.Option(
+            "--rules",
+            help="Rule options, comma-separated: name or name=value "
+            "(e.g. bloody_battle, pass_blocks_ron, base_points=5)",
+        ),
+    ] = None,
+    bloody_battle: Annotated[
+        bool,
+        typer.Option("--bloody-battle", help="血戰 rooms: play on after a win (R52-R57)"),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON")] = False,
     progress: Annotated[
         bool, typer.Option("--progress/--no-progress", help="Show a progress bar on stderr")
@@ -171,6 +213,7 @@ def simulate_command(
         _fail(f"--{mode} must be at least 1, got {units}")
     if workers is not None and workers < 1:
         _fail(f"--workers must be at least 1, got {workers}")
+    rule_set = _parse_rules(rules, bloody_battle)
     _check_writable(out, "--out")
     _check_writable(plot, "--plot")
     if plot is not None:
@@ -186,6 +229,7 @@ def simulate_command(
             mode=mode,
             hands_per_match=hands_per_match,
             duplicate=duplicate,
+            rules=rule_set,
             keep_events=out is not None,
         )
     except SimConfigError as error:
@@ -238,6 +282,7 @@ def simulate_command(
                 "seed": seed,
                 "duplicate": duplicate,
                 "hands_per_match": hands_per_match,
+                "rules": rule_set.to_mapping(),
             },
             **summary.to_json(),
         }

@@ -125,9 +125,10 @@ def setup_from_start(event: dict[str, Any]) -> tuple[Setup, RuleSet]:
 
 
 def action_from_event(event: dict[str, Any]) -> Action | None:
-    """The decision an ``act`` event records, or None for ``quit`` (an escape)."""
+    """The decision an ``act`` event records, or None for ``quit`` (an escape) and ``leave``
+    (a winner leaving a 血戰 table, R57): those are not :class:`Action` values."""
     verb = event.get("action")
-    if verb == "quit":
+    if verb in ("quit", "leave"):
         return None
     try:
         kind = ActionKind(verb)
@@ -157,10 +158,16 @@ def replay_steps(events: Sequence[dict[str, Any]]) -> Iterator[tuple[Round, list
             continue
         action = action_from_event(event)
         try:
-            # escape() checks the seat's type and range, as Action does
-            produced = game.escape(event["seat"]) if action is None else game.apply(action)
+            # escape() and leave() check the seat's type and range, as Action does
+            if action is not None:
+                produced = game.apply(action)
+            elif event.get("action") == "leave":
+                produced = game.leave(event["seat"])
+            else:
+                produced = game.escape(event["seat"])
         except KeyError:
-            raise ReplayError(f"event {index + 1}: a 'quit' names no seat") from None
+            verb = event.get("action")
+            raise ReplayError(f"event {index + 1}: a '{verb}' names no seat") from None
         except (EngineError, TypeError) as error:
             raise ReplayError(f"event {index + 1}: {error}") from None
         yield game, produced

@@ -139,8 +139,26 @@ class Setup:
 
 
 @dataclass(frozen=True, slots=True)
+class Win:
+    """One win of a hand: its winners (several for a 一炮多響 or a double 搶槓, nearest to the
+    discarder first), how, and the discarder or robbed kong player (None for 自摸)."""
+
+    seats: tuple[int, ...]
+    kind: WinKind
+    from_seat: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seats": list(self.seats), "how": self.kind.value, "from": self.from_seat}
+
+
+@dataclass(frozen=True, slots=True)
 class HandResult:
-    """How a hand ended and what it means for the next one (R35, R36)."""
+    """How a hand ended and what it means for the next one (R35, R36; R53, R55).
+
+    In a 血戰 room (R53) ``winners`` lists every winner in order of winning, ``win_kind`` is
+    the kind of the first win and ``loser`` its discarder (or the escapee when an escape ended
+    the hand); ``wins`` lists each win. In the normal room ``wins`` holds the one win, if any.
+    """
 
     result: str  # "win" | "draw" | "escape"
     winners: tuple[int, ...]
@@ -150,6 +168,7 @@ class HandResult:
     totals: tuple[int, ...]
     next_dealer: int
     next_streak: int
+    wins: tuple[Win, ...] = ()
 
 
 def deal_setup(
@@ -254,7 +273,17 @@ class Round:
         self.ledger: list[Payment] = []
         self.events: list[dict[str, Any]] = []
         self.result: HandResult | None = None
-        self.win_tile: Tile | None = None
+        self.win_tile: Tile | None = None  # the tile of the latest win
+        # R53 血戰到底: winners leave play (``won``); a winner may then leave the table (R57)
+        self.bloody = rules.bloody_battle
+        self.won: list[bool] = [False] * SEATS
+        self.left: list[bool] = [False] * SEATS
+        self.winners: list[int] = []  # in order of winning
+        self.wins: list[Win] = []
+        self.win_tiles: list[Tile | None] = [None] * SEATS
+        # tiles won on a discard or a robbed kong: in no hand, meld or river any more (one per
+        # win, shared by the winners of a 一炮多響)
+        self.off_table: list[Tile] = []
 
         self._validate_setup()
 
@@ -325,6 +354,10 @@ class Round:
                     f"{count} copies of {tile_to_str(tile)} on the table (hands, melds, "
                     "discards and wall): there are only 4 (R1)"
                 )
+        if self.rules.bloody_battle and self.streak:
+            raise SetupError(
+                f"streak {self.streak}: the streak stays 0 in a 血戰 room (R55, bloody_battle)"
+            )
         total = self._count_all_tiles()
         if total > TOTAL_TILES:
             raise SetupError(f"{total} tiles on the table: there are only 108 (R1)")
@@ -810,6 +843,8 @@ class Round:
         forced: list[int] = []
         for offset in (1, 2, 3):
             seat = (from_seat + offset) % SEATS
+            if self.won[seat]:
+                continue  # R53: a winner claims no more
             kinds: list[ActionKind] = []
             pattern, refusal = self._win_on(seat, tile, source, from_seat)
             if refusal is not None:
@@ -834,7 +869,7 @@ class Round:
         if not options and not forced:  # the common case: nobody can claim, play on
             self.claims = None
             if source is ClaimSource.DISCARD:
-                self._draw_or_exhaust((from_seat + 1) % SEATS, events)
+                self._draw_or_exhaust(self._next_in_hand(from_seat), events)
             else:
                 self._complete_added_kong(from_seat, tile, events)
             return
@@ -914,7 +949,7 @@ class Round:
                 self._direct_kong(claimer, window, events)
         else:
             self.claims = None
-            self._draw_or_exhaust((window.from_seat + 1) % SEATS, events)
+            self._draw_or_exhaust(self._next_in_hand(window.from_seat), events)
 
     # ------------------------------------------------------------------ melds and beans
 
@@ -988,7 +1023,7 @@ class Round:
         events.append(
             {"type": "kong", "seat": seat, "kind": "concealed_kong", "tile": tile_to_str(tile)}
         )
-        self._bean(seat, self._others(seat), 2, "暗槓 金豆", events)
+        self._bean(seat, self._payers(seat), 2, "暗槓 金豆", events)
         self._after_kong(seat, events)
 
     def _declare_added_kong(self, seat: int, tile: Tile, events: list[dict[str, Any]]) -> None:
@@ -1008,12 +1043,27 @@ class Round:
         events.append(
             {"type": "kong", "seat": seat, "kind": "added_kong", "tile": tile_to_str(tile)}
         )
-        self._bean(seat, self._others(seat), 1, "面下槓 銀豆", events)
+        self._bean(seat, self._payers(seat), 1, "面下槓 銀豆", events)
         self._after_kong(seat, events)
 
     @staticmethod
     def _others(seat: int) -> list[int]:
         return [(seat + offset) % SEATS for offset in (1, 2, 3)]
+
+    def _payers(self, seat: int) -> list[int]:
+        """Every other player still in the hand (未胡者, R12, R29, R45, R54), in play order."""
+        return [other for other in self._others(seat) if not self.won[other]]
+
+    def _next_in_hand(self, seat: int) -> int:
+        """The next seat after ``seat`` in play order that is still in the hand (R8, R53)."""
+        for other in self._others(seat):
+            if not self.won[other]:
+                return other
+        raise AssertionError("nobody is left in the hand")  # pragma: no cover - R53 ends it
+
+    def in_hand(self, seat: int) -> bool:
+        """Whether ``seat`` still plays this hand: it has not won (R53) and the hand goes on."""
+        return not self.won[as_seat(seat)] and self.phase is not Phase.ENDED
 
     # ------------------------------------------------------------------ settlement
 
@@ -1056,10 +1106,11 @@ class Round:
             }
         )
         rows = settlement.self_draw_rows(
-            self._table(), seat, pattern, self._others(seat), gang_shang_hua=gang_shang_hua
+            self._table(), seat, pattern, self._payers(seat), gang_shang_hua=gang_shang_hua
         )
         self._pay(rows, events)
-        self._finish("win", (seat,), WinKind.SELF_DRAW, None, events)
+        self.win_tiles[seat] = self.drawn_tile
+        self._after_win(Win((seat,), WinKind.SELF_DRAW, None), events)
 
     def _settle_claimed_win(
         self, winners: list[int], window: _ClaimWindow, events: list[dict[str, Any]]
@@ -1105,7 +1156,31 @@ class Round:
                 )
         self._pay(rows, events)
         self.claims = None
-        self._finish("win", tuple(winners), kind, payer, events)
+        self.off_table.append(tile)
+        for seat in winners:
+            self.win_tiles[seat] = tile
+        self._after_win(Win(tuple(winners), kind, payer), events)
+
+    def _after_win(self, win: Win, events: list[dict[str, Any]]) -> None:
+        """The normal room ends at the first win (R52). A 血戰 room (R53) ends when three have
+        won; otherwise the winners leave play and the next seat still in the hand after the
+        last of them (the furthest from the discarder, in play order) draws."""
+        self.wins.append(win)
+        if not self.bloody:
+            self._finish("win", win.seats, win.kind, win.from_seat, events)
+            return
+        for seat in win.seats:
+            self.won[seat] = True
+            self.winners.append(seat)
+            self.refused_wins[seat] = None
+        self.meld_views.clear()
+        self.claims = None
+        self.drawn_tile = None
+        self.kong_income = None
+        if len(self.winners) >= SEATS - 1:
+            self._finish("win", tuple(self.winners), win.kind, win.from_seat, events)
+            return
+        self._draw_or_exhaust(self._next_in_hand(win.seats[-1]), events)
 
     def da_jiao(self, seat: int) -> PatternResult | None:
         """R30 大叫: the largest basic fan over the seat's waits, None when not ready.
@@ -1130,22 +1205,57 @@ class Round:
         return best
 
     def _settle_exhaustive_draw(self, events: list[dict[str, Any]]) -> None:
-        """R30, R31, R14: 查大叫 then 黃豆 refunds by every seat that is not ready."""
-        players = range(SEATS)
+        """R30, R31, R14: 查大叫 then 黃豆 refunds by every seat that is not ready.
+
+        In a 血戰 room (R56) among the players still in the hand only; bean income is returned
+        to winners too, except to a winner who has left the table (R57). The event's ``ready``
+        is null for a winner."""
+        players = [seat for seat in range(SEATS) if not self.won[seat]]
         da_jiao = {seat: self.da_jiao(seat) for seat in players}
         events.append(
-            {"type": "exhaustive_draw", "ready": [da_jiao[s] is not None for s in players]}
+            {
+                "type": "exhaustive_draw",
+                "ready": [None if self.won[s] else da_jiao[s] is not None for s in range(SEATS)],
+            }
         )
-        rows = settlement.exhaustive_draw_rows(self._table(), players, da_jiao, self.ledger)
+        refundable = [row for row in self.ledger if not self.left[row.payer]]  # R57
+        rows = settlement.exhaustive_draw_rows(self._table(), players, da_jiao, refundable)
         self._pay(rows, events)
         self.phase = Phase.ENDED
         self._finish("draw", (), None, None, events)
 
+    def leave(self, seat: int) -> list[dict[str, Any]]:
+        """R57: a player who has won in a 血戰 room leaves the table, without penalty; the hand
+        goes on, and no 黃豆 refund (R56) is owed to them any more. Logged (an ``act`` with
+        action "leave", then a ``leave`` event) so that a replay reproduces it."""
+        seat = as_seat(seat)
+        if self.phase is Phase.ENDED:
+            raise IllegalActionError(f"{seat} leave: the hand is over")
+        if not self.won[seat]:
+            raise IllegalActionError(
+                f"{seat} leave: only a player who has won may leave a 血戰 hand that goes on "
+                "(R57); a player still in the hand who quits escapes (R45)"
+            )
+        if self.left[seat]:
+            raise IllegalActionError(f"{seat} leave: seat {seat} has already left the table")
+        self.left[seat] = True
+        events: list[dict[str, Any]] = [
+            {"type": "act", "seat": seat, "action": "leave"},
+            {"type": "leave", "seat": seat},
+        ]
+        self.events.extend(events)
+        return [copy_event(event) for event in events]
+
     def escape(self, seat: int) -> list[dict[str, Any]]:
-        """R45: a seat quits (or times out); it pays the larger of the two penalties."""
+        """R45: a seat quits (or times out); it pays the larger of the two penalties.
+
+        In a 血戰 room (R57) a winner who quits only leaves the table (see :meth:`leave`): no
+        penalty, and the hand goes on."""
         seat = as_seat(seat)  # before anything changes: a bad seat must leave no trace
         if self.phase is Phase.ENDED:
             raise IllegalActionError(f"{seat} quit: the hand is over")
+        if self.won[seat]:
+            return self.leave(seat)
         events: list[dict[str, Any]] = [{"type": "act", "seat": seat, "action": "quit"}]
         self._turn_legal = None
         self._self_draw_only = None
@@ -1156,7 +1266,7 @@ class Round:
             self.counts[window.from_seat][window.tile] += 1
             self._invalidate(window.from_seat)
             self.claims = None
-        others = self._others(seat)
+        others = self._payers(seat)  # R57: the other players still in the hand
         da_jiao = (
             {other: self.da_jiao(other) for other in others}
             if self.wall_remaining <= LAST_TILES  # R45 (b)
@@ -1184,52 +1294,66 @@ class Round:
         loser: int | None,
         events: list[dict[str, Any]],
     ) -> None:
-        """R35, R36: the next dealer and streak."""
-        if result == "win":
-            next_dealer = winners[0] if len(winners) == 1 else loser
+        """R35, R36: the next dealer and streak; in a 血戰 room R53 and R55."""
+        first = self.wins[0] if self.wins else None
+        if self.bloody:
+            # R53: "escape" when an escape ended it, else "win" when anyone won, else "draw"
+            winners = tuple(self.winners)
+            if first is not None:
+                win_kind = first.kind
+                if result != "escape":
+                    result, loser = "win", first.from_seat
+        if (self.bloody and first is not None) or result == "win":
+            assert first is not None
+            # R35, R55: the (first) winner; after a multiple win, the discarder
+            next_dealer = first.seats[0] if len(first.seats) == 1 else first.from_seat
         elif result == "escape":
             next_dealer = (self.dealer + 1) % SEATS if loser == self.dealer else self.dealer
         else:
             next_dealer = self.dealer
         assert next_dealer is not None
-        next_streak = self.streak + 1 if next_dealer == self.dealer else 0
+        # R36; R55: no streak in a 血戰 room
+        kept = next_dealer == self.dealer and not self.bloody
+        next_streak = self.streak + 1 if kept else 0
         totals = tuple(net_points(self.ledger))
         self.phase = Phase.ENDED
         self.result = HandResult(
-            result, winners, win_kind, loser, tuple(self.ledger), totals, next_dealer, next_streak
+            result,
+            winners,
+            win_kind,
+            loser,
+            tuple(self.ledger),
+            totals,
+            next_dealer,
+            next_streak,
+            tuple(self.wins),
         )
-        events.append(
-            {
-                "type": "end",
-                "result": result,
-                "winners": list(winners),
-                "win_kind": win_kind.value if win_kind else None,
-                "loser": loser,
-                "totals": list(totals),
-                "next_dealer": next_dealer,
-                "next_streak": next_streak,
-                "hands": [str(self.hand_of(s)) for s in range(SEATS)],
-            }
-        )
+        end: dict[str, Any] = {
+            "type": "end",
+            "result": result,
+            "winners": list(winners),
+            "win_kind": win_kind.value if win_kind else None,
+            "loser": loser,
+            "totals": list(totals),
+            "next_dealer": next_dealer,
+            "next_streak": next_streak,
+            "hands": [str(self.hand_of(s)) for s in range(SEATS)],
+        }
+        if self.bloody:  # the normal room's events stay as they were (old logs replay)
+            end["wins"] = [win.to_json() for win in self.wins]
+            end["left"] = list(self.left)
+        events.append(end)
 
     # ------------------------------------------------------------------ inspection
 
     def tile_total(self) -> int:
         """Every tile on the table: hands, melds, rivers, wall, a claimed winning tile and an
         added kong's tile while it may be robbed."""
-        claimed = 1 if self.win_tile is not None and self._win_tile_off_table() else 0
+        claimed = len(self.off_table)
         window = self.claims
         if window is not None and window.source is ClaimSource.ADDED_KONG:
             claimed += 1  # the added tile awaits 搶槓 (R13): in no hand, meld or river yet
         return self._count_all_tiles() + claimed
-
-    def _win_tile_off_table(self) -> bool:
-        """A discard or robbed tile that won is held by nobody's counts (it is not duplicated
-        into several winners' hands)."""
-        return self.result is not None and self.result.win_kind in (
-            WinKind.DISCARD,
-            WinKind.ROB_KONG,
-        )
 
     def snapshot(self) -> dict[str, Any]:
         """The complete state as JSON-ready data, for replays and equality checks."""
@@ -1250,6 +1374,7 @@ class Round:
                 "next_dealer": self.result.next_dealer,
                 "next_streak": self.result.next_streak,
             },
+            **({"won": list(self.won), "left": list(self.left)} if self.bloody else {}),
         }
 
     def view(self, seat: int) -> SeatView:
@@ -1278,6 +1403,7 @@ __all__ = [
     "Round",
     "Setup",
     "TurnKind",
+    "Win",
     "WinKind",
     "deal_setup",
     "new_round",

@@ -13,7 +13,8 @@ The JSON input (a fixed contract)::
 Only ``hands``, ``wall`` and ``actions`` are required. With ``fill`` the tiles in no hand,
 meld, discard or listed wall complete the wall after ``wall``, shuffled by ``seed``; without
 it the wall is exactly ``wall`` + ``wall_back``. Draws and forced moves happen by themselves;
-a claim that is not listed is a pass.
+a claim that is not listed is a pass. ``"SEAT quit"`` is an escape (R45, R57) and, in a 血戰
+room (``"rules": {"bloody_battle": true}``), ``"SEAT leave"`` a winner leaving the table (R57).
 """
 
 from __future__ import annotations
@@ -200,10 +201,13 @@ def run_scenario(scenario: Scenario) -> Round:
         try:
             action_text = text.strip()
             parts = action_text.split()
-            if len(parts) >= 2 and parts[1] == "quit":
+            if len(parts) >= 2 and parts[1] in ("quit", "leave"):
                 if len(parts) != 2 or parts[0] not in ("0", "1", "2", "3"):
-                    raise ScenarioError(f"action {number} {text!r}: expected 'SEAT quit'")
-                game.escape(int(parts[0]))
+                    raise ScenarioError(f"action {number} {text!r}: expected 'SEAT {parts[1]}'")
+                if parts[1] == "quit":
+                    game.escape(int(parts[0]))
+                else:
+                    game.leave(int(parts[0]))
                 continue
             action = Action.parse(action_text)
         except NotationError as error:

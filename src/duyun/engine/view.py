@@ -69,15 +69,40 @@ class SeatView:
     # legal 報聽 discards after which only self-draw, 搶槓 or a 報聽 discarder's tile can win
     # (R17, R25, R26, R27): every wait is 平胡 and the frozen hand can never gain a bean
     baoting_self_draw_only: tuple[Tile, ...] = ()
+    # R53 血戰 room: who has won (left play), who has then left the table (R57), each winner's
+    # laid-open concealed tiles (public; empty for a seat still in the hand), the tile each
+    # winner won on, and the tiles won on discards or robbed kongs (held by no hand any more)
+    won: tuple[bool, ...] = (False, False, False, False)
+    left: tuple[bool, ...] = (False, False, False, False)
+    open_hands: tuple[tuple[Tile, ...], ...] = ((), (), (), ())
+    win_tiles: tuple[Tile | None, ...] = (None, None, None, None)
+    off_table: tuple[Tile, ...] = ()
 
     @property
     def own_melds(self) -> tuple[MeldView, ...]:
         return self.melds[self.seat]
 
+    @property
+    def in_hand(self) -> tuple[int, ...]:
+        """Seats still playing the hand (未胡者, R53): the only ones who pay, claim or draw."""
+        return tuple(seat for seat in range(SEATS) if not self.won[seat])
+
+    def opponents(self) -> tuple[int, ...]:
+        """The other seats still in the hand: the only ones whose discards can still feed a
+        win or who can still win on this seat's discard (R53)."""
+        return tuple(seat for seat in self.in_hand if seat != self.seat)
+
     def visible_counts(self) -> list[int]:
-        """Tiles this seat can see: own hand and melds, every exposed meld, every river."""
+        """Tiles this seat can see: own hand and melds, every exposed meld, every river, and
+        in a 血戰 room every winner's laid-open hand and the tiles they won on (R53)."""
         counts = [0] * 27
         for tile in self.hand:
+            counts[tile] += 1
+        for owner, tiles in enumerate(self.open_hands):
+            if owner != self.seat:
+                for tile in tiles:
+                    counts[tile] += 1
+        for tile in self.off_table:
             counts[tile] += 1
         for melds in self.melds:
             for meld in melds:
@@ -136,6 +161,14 @@ class TableState(Protocol):
     def claims(self) -> ClaimState | None: ...
     @property
     def refused_wins(self) -> Sequence[RefusedWin | None]: ...
+    @property
+    def won(self) -> Sequence[bool]: ...
+    @property
+    def left(self) -> Sequence[bool]: ...
+    @property
+    def win_tiles(self) -> Sequence[Tile | None]: ...
+    @property
+    def off_table(self) -> Sequence[Tile]: ...
 
     def legal_actions(self, seat: int) -> LegalActions: ...
     def baoting_self_draw_only(self, seat: int) -> tuple[Tile, ...]: ...
@@ -173,6 +206,15 @@ def seat_view(game: TableState, seat: int) -> SeatView:
         if count:
             own.extend((tile,) * count)
     is_turn = game.phase is Phase.TURN
+    won = tuple(game.won)
+    open_hands: tuple[tuple[Tile, ...], ...] = ((), (), (), ())
+    if any(won):  # R53: a winner's hand is laid open
+        open_hands = tuple(
+            tuple(tile for tile, count in enumerate(game.counts[owner]) for _ in range(count))
+            if won[owner]
+            else ()
+            for owner in range(SEATS)
+        )
     return SeatView(
         seat=seat,
         dealer=game.dealer,
@@ -198,6 +240,11 @@ def seat_view(game: TableState, seat: int) -> SeatView:
         legal=game.legal_actions(seat),
         refused_win=game.refused_wins[seat],
         baoting_self_draw_only=game.baoting_self_draw_only(seat) if is_turn else (),
+        won=won,
+        left=tuple(game.left),
+        open_hands=open_hands,
+        win_tiles=tuple(game.win_tiles),
+        off_table=tuple(game.off_table),
     )
 
 

@@ -175,6 +175,14 @@ def render_seats(view: SeatView, info: TableInfo, *, river_tail: int | None = No
         name.append(f" {seat}", style="dim")
         name.append_text(_seat_marks(view, seat))
         melds = Text(" ").join(meld_text(m, chinese=info.chinese) for m in view.melds[seat])
+        if view.won[seat]:  # R53 血戰: a winner's hand lies open; it plays no more
+            opened = Text("胡 ", style="bold green") + tiles_text(
+                view.open_hands[seat], chinese=info.chinese
+            )
+            won_on = view.win_tiles[seat]
+            if won_on is not None and len(view.open_hands[seat]) % 3 == 1:  # won on a claim
+                opened.append(" +").append_text(tile_text(won_on, chinese=info.chinese))
+            melds = opened.append(" ").append_text(melds)
         shown = view.rivers[seat]
         river = Text()
         if river_tail is not None and len(shown) > river_tail:
@@ -491,6 +499,19 @@ def describe_event(event: Mapping[str, Any], info: TableInfo) -> Text | None:
 
 
 def _headline(result: HandResult, info: TableInfo) -> Text:
+    if len(result.wins) > 1 or (result.wins and result.result == "escape"):
+        # a 血戰 hand (R53): every win in order, then how the hand ended
+        text = Text(
+            "; ".join(
+                f"{info.seat_label(seat)} won by {WIN_HOW.get(win.kind.value, '')}"
+                for win in result.wins
+                for seat in win.seats
+            ),
+            style="bold green",
+        )
+        if result.result == "escape" and result.loser is not None:
+            text.append(f"; {info.seat_label(result.loser)} escaped (強退)", style="bold red")
+        return text
     if result.result == "win":
         winners = ", ".join(info.seat_label(s) for s in result.winners)
         how = WIN_HOW.get(result.win_kind.value, "") if result.win_kind else ""

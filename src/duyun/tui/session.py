@@ -37,6 +37,7 @@ from duyun.engine import (
     events_for,
 )
 from duyun.engine.round import LAST_TILES
+from duyun.rules import DUYUN, RuleSet
 from duyun.tui.commands import (
     HelpRequested,
     InputError,
@@ -96,6 +97,7 @@ class PlayOptions:
     chinese: bool = False
     #: how the player runs this program, for the replay hint (``duyun`` or ``.venv/bin/duyun``)
     command: str = "duyun"
+    rules: RuleSet = DUYUN  # e.g. RuleSet(bloody_battle=True): 血戰 rooms, R52-R57
 
     def bot_seats(self) -> list[int]:
         return [s for s in range(SEATS) if s != self.seat]
@@ -155,7 +157,9 @@ class Session:
 
     def __post_init__(self) -> None:
         options = self.options
-        self.match = Match(hands=options.hands, seed=options.seed, stake=options.stake)
+        self.match = Match(
+            hands=options.hands, seed=options.seed, stake=options.stake, rules=options.rules
+        )
         self.bots = {
             seat: self.bot_factory(name, bot_seed(options.seed, seat))
             for seat, name in zip(options.bot_seats(), options.bots, strict=True)
@@ -267,6 +271,11 @@ class Session:
         if game is None or game.is_over:
             return
         self.show_events(game.escape(self.options.seat))
+        # R57: a player who has won a 血戰 hand leaves without penalty and the hand goes on;
+        # the bots play it out so that the match records a whole hand
+        while not game.is_over:
+            seat = game.to_act[0]
+            self.show_events(game.apply(self.ask_bot(game, seat)))
         self.finish_hand(game)
 
     def check_interrupt(self) -> None:
@@ -360,9 +369,13 @@ class Session:
         if game is None or game.is_over:
             left = self.match.hands - self.match.hands_played
             return f"Between hands quitting costs nothing ({left} hand(s) not played)."
+        if game.won[self.options.seat]:
+            return "You have won this hand: leaving the table now costs nothing (R57)."
         rules = self.match.rules
         each = rules.escape_penalty_units * rules.base_points
-        total = each * (SEATS - 1)
+        # R45 (a), R57: each other player still in the hand is paid
+        others = sum(1 for s in range(SEATS) if s != self.options.seat and not game.won[s])
+        total = each * others
         coins = f", {total * self.options.stake} coins" if self.options.stake != 1 else ""
         text = (
             f"Quitting now is an escape (強退, R45): you pay {rules.escape_penalty_units} × "
