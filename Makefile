@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,sim]'
+	$(BIN)/pip install --quiet -e '.[dev,sim,rl]'
 	touch $(STAMP)
 
 # the browser game: the server on SQLite (./duyun.db), bots fill empty seats; `duyun play` is

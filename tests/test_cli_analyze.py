@@ -62,12 +62,22 @@ def test_r11_14_tile_not_winning_lists_discards_best_first() -> None:
     assert obj["winning"] is False and obj["pattern"] is None and obj["fan"] is None
     discards = obj["discards"]
     assert isinstance(discards, list)
-    assert discards[0] == {
-        "discard": "3p",
-        "shanten": 0,
-        "useful": ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m"],
-        "useful_count": 23,
-    }
+    nine = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m"]
+    waits = discards[0].pop("waits")
+    assert discards[0] == {"discard": "3p", "shanten": 0, "useful": nine, "useful_count": 23}
+    # issue 13: each discard that leaves the hand ready names its waits with their fan
+    assert list(waits) == nine
+    assert {won["pattern"] for won in waits.values()} == {"清一色"}
+    assert all(option["waits"] == {} for option in discards if option["shanten"] > 0)
+
+
+def test_r11_14_tiles_one_discard_from_ready_is_not_called_ready() -> None:
+    result = runner.invoke(APP, ["analyze", "3p1112345678999m"])
+    assert result.exit_code == 0
+    assert "one discard from ready" in result.stdout
+    assert "ready (聽牌)" not in result.stdout
+    # the discards table shows the waits of the best discard and their fan
+    assert "清一色" in result.stdout
 
 
 def test_r11_r30_13_tile_ready_hand_json() -> None:

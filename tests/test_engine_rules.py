@@ -767,11 +767,11 @@ def test_r35_escape_by_the_dealer_passes_the_deal_on() -> None:
     assert (other.result.next_dealer, other.result.next_streak) == (0, 3)
 
 
-# ---------------------------------------------------------------- R32, R52: not in Duyun rules
+# ---------------------------------------------------------------- R32: not in Duyun rules
 
 
-@pytest.mark.parametrize("option", ["flower_pig", "bloody_battle"])
-def test_r32_r52_unimplemented_options_raise_when_switched_on(option: str) -> None:
+@pytest.mark.parametrize("option", ["flower_pig"])
+def test_r32_unimplemented_options_raise_when_switched_on(option: str) -> None:
     from duyun.engine import ScenarioError
 
     with pytest.raises(ScenarioError, match=option):

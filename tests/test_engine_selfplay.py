@@ -124,6 +124,9 @@ def test_no_view_reveals_other_concealed_tiles_or_the_wall(seed: int) -> None:
             if is_claim_answer and event["seat"] != seat:
                 assert seen is None  # a pass would tell what the seat could claim
                 continue
+            if event["type"] == "win_refused":  # R17/R9 refusals tell what the seat holds
+                assert (seen is None) == (event["seat"] != seat)
+                continue
             assert seen is not None
             if event["type"] == "start":
                 assert isinstance(seen["wall"], int)

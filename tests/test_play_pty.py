@@ -34,7 +34,9 @@ def command() -> tuple[str, list[str]]:
     return sys.executable, ["-c", "from duyun.cli.main import main; main()"]
 
 
-def spawn(tmp_path: Path, *args: str, term: str = "dumb") -> pexpect.spawn:
+def spawn(
+    tmp_path: Path, *args: str, term: str = "dumb", size: tuple[int, int] = (50, 100)
+) -> pexpect.spawn:
     program, prefix = command()
     env = {
         **os.environ,
@@ -53,7 +55,7 @@ def spawn(tmp_path: Path, *args: str, term: str = "dumb") -> pexpect.spawn:
         env=env,
         encoding="utf-8",
         timeout=TIMEOUT,
-        dimensions=(50, 100),
+        dimensions=size,
     )
     return child
 
@@ -100,7 +102,7 @@ def test_full_hand_to_settlement(tmp_path: Path) -> None:
     child.expect("seed 7")
     child.expect(PROMPT)
     screen = child.before
-    for seen in ("Your hand", "wall: 55", "莊", "hint: shanten", "you may:", "efficient 1"):
+    for seen in ("Hand 1/1", "wall 55", "莊", "hint: shanten", "you may:", "efficient 1"):
         assert seen in screen
     path = play_to_the_end(child)
     assert path.startswith("replays/")
@@ -124,7 +126,9 @@ def test_ctrl_c_asks_then_escape_settles(tmp_path: Path) -> None:
     child = spawn(tmp_path, "--hands", "2")
     child.expect(PROMPT)
     child.sendintr()
-    child.expect(re.escape("Quit the match? You will pay the escape penalty"))
+    # R45: the cost is stated before the question
+    child.expect(re.escape("you pay 16 × 6 = 96 points to each other player (288 points)"))
+    child.expect(re.escape("Quit the match? [y/N]"))
     child.sendline("n")
     child.expect("Resuming.")
     child.expect(PROMPT)
@@ -199,3 +203,53 @@ def test_unknown_bot_is_a_clean_error(tmp_path: Path) -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 2
+
+
+def screen_lines(before: str) -> list[str]:
+    """The lines of the last table drawn before a prompt (from its header line on)."""
+    lines = before.replace("\r\n", "\n").split("\n")
+    start = max(index for index, line in enumerate(lines) if re.match(r"Hand \d+/\d+ ·", line))
+    return lines[start:]
+
+
+def test_issue13_80x24_the_table_log_and_prompt_fit(tmp_path: Path) -> None:
+    from rich.cells import cell_len
+
+    from duyun.tui.session import LOG_LINES
+
+    child = spawn(tmp_path, "--hands", "1", "--hints", size=(24, 80))
+    child.expect(PROMPT)
+    prompts = 0
+    for _ in range(300):
+        table = screen_lines(child.before)
+        # the table, LOG_LINES lines of the running log above it, and the prompt line
+        assert len(table) + LOG_LINES + 1 <= 24, "\n".join(table)
+        assert all(cell_len(line) <= 80 for line in table), "\n".join(table)
+        prompts += 1
+        child.sendline(choose(child.before))
+        index = child.expect([PROMPT, "Settlement of hand 1/1"])
+        if index == 1:
+            break
+    child.expect(SETTLED)
+    child.expect(pexpect.EOF)
+    assert prompts > 5
+
+
+def test_issue13_redraw_and_typeahead_in_a_terminal(tmp_path: Path) -> None:
+    child = spawn(tmp_path, "--hands", "1", size=(24, 80))
+    child.expect(PROMPT)
+    child.sendline("r")
+    child.expect(r"Hand 1/1 · dealer")  # the table again
+    child.expect(PROMPT)
+    # two answers typed at once: the first is rejected, the second was typed before the new
+    # prompt appeared and is dropped instead of answering a question nobody has read
+    child.send("zzz\rzzz\r")
+    child.expect(re.escape("✗ 'zzz' is neither"))
+    child.expect(PROMPT)
+    child.sendline("?")
+    child.expect("Type one of the actions")
+    assert "zzz" not in child.before
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect(SETTLED)
+    child.expect(pexpect.EOF)

@@ -116,7 +116,6 @@ def test_quit_between_hands_costs_nothing(tmp_path: Path) -> None:
         if prompt.startswith("Press Enter"):
             return "q"
         if prompt.startswith("Quit the match?"):
-            assert "escape penalty" not in prompt  # no hand is in progress
             return "y"
         return next(moves)
 
@@ -125,7 +124,11 @@ def test_quit_between_hands_costs_nothing(tmp_path: Path) -> None:
     assert play.run() == 0
     assert play.match.hands_played == 1
     assert play.match.results[0].result != "escape"
-    assert "Match over after 1 hand(s)" in out.getvalue()
+    text = out.getvalue()
+    assert "Match over after 1 hand(s)" in text
+    # R45: what quitting costs is said before the question; between hands, nothing
+    assert "Between hands quitting costs nothing (1 hand(s) not played)." in text
+    assert "escape (強退" not in text
 
 
 def test_ctrl_c_while_a_bot_thinks_waits_for_a_safe_point(tmp_path: Path) -> None:

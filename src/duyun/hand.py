@@ -75,6 +75,10 @@ class Meld:
     @classmethod
     def parse(cls, text: str) -> Meld:
         """Parse one meld group such as ``[555p]``, ``[5555p+]`` or ``(5555p)``."""
+        if not isinstance(text, str):
+            raise TypeError(
+                f"meld notation is a string such as '[555p]', not {type(text).__name__}"
+            )
         if len(text) < 2:
             raise NotationError(f"meld {text!r} is too short")
         opener, closer = text[0], text[-1]
@@ -137,6 +141,10 @@ class Hand:
     @classmethod
     def parse(cls, text: str) -> Hand:
         """Parse ``"11m234p678s [555p] (9999s)"``: concealed tiles first, then melds."""
+        if not isinstance(text, str):
+            raise TypeError(
+                f"hand notation is a string such as '11m234p', not {type(text).__name__}"
+            )
         groups = text.split()
         if not groups:
             raise NotationError("empty hand")

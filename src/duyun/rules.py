@@ -43,7 +43,8 @@ class RuleSet:
     """R32 花豬 (Sichuan family, with 定缺). Not part of Duyun rules; not implemented."""
 
     bloody_battle: bool = False
-    """R52 血戰到底: play on after a win. A later variant; not implemented."""
+    """R52-R57 血戰到底: a win does not end the hand; winners leave play and the others play
+    on until three have won, the wall is empty or a player still in the hand escapes."""
 
     def __post_init__(self) -> None:
         for option in fields(self):
@@ -62,10 +63,6 @@ class RuleSet:
         if self.flower_pig:
             raise UnsupportedRuleError(
                 "flower_pig (R32 花豬) is a Sichuan rule that needs 定缺; it is not implemented"
-            )
-        if self.bloody_battle:
-            raise UnsupportedRuleError(
-                "bloody_battle (R52 血戰到底) is a later variant; it is not implemented yet"
             )
 
     @classmethod

@@ -70,6 +70,8 @@ def parse_tiles(text: str) -> list[Tile]:
     Errors name the character and its position, because a user fixing a typo in a long hand
     string needs to know where it is.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"tile notation is a string such as '5p', not {type(text).__name__}")
     tiles: list[Tile] = []
     pending: list[tuple[int, int]] = []  # (rank, position)
     for position, char in enumerate(text):

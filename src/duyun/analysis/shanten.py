@@ -43,7 +43,9 @@ def shanten_seven_pairs(counts: Sequence[int]) -> int:
 def shanten(counts: Sequence[int]) -> int:
     """The lower of standard and seven-pairs shanten (seven pairs only at 13 or 14 tiles)."""
     value = shanten_standard(counts)
-    if sum(counts) >= 13 and value > 0:
+    # A 七對 with four alike (龍七對, 青龍七對, R10) may be complete (-1) while its standard
+    # reading is only ready (0): seven pairs is compared unless the hand is already complete.
+    if sum(counts) >= 13 and value >= 0:
         value = min(value, 6 - min(7, sum(c // 2 for c in counts)))
     return value
 

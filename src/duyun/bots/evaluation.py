@@ -135,7 +135,7 @@ class HandEvaluator:
         """Shanten of the hand as it is (standard, or seven pairs when better and allowed)."""
         s = self.summaries
         value: int = FINAL_SHANTEN[PAIR_SUMMARY[s[0], s[1]], s[2], (MAX_TILES - self.size) // 3]
-        if self.size >= 13 and value > 0:
+        if self.size >= 13 and value >= 0:  # a winning 龍七對 may read 0 as standard (R10)
             value = min(value, 6 - min(7, self.pairs))
         return value
 
@@ -205,7 +205,7 @@ def _useful(
     """Shanten of a 3k + 1 hand given by suit keys, and the live count of draws lowering it."""
     sets = (MAX_TILES - size) // 3
     base: int = FINAL_SHANTEN[PAIR_SUMMARY[summaries[0], summaries[1]], summaries[2], sets]
-    if size >= 13 and base > 0:
+    if size >= 13 and base >= 0:
         base = min(base, 6 - min(7, pairs))
     seven = size + 1 >= 13
     draw_sets = (MAX_TILES - size - 1) // 3
@@ -215,7 +215,8 @@ def _useful(
         offset = suit * 9
         for rank, _key, summary, pair_delta in DRAW_STEPS[keys[suit]]:
             value = row[summary]
-            if value < base or (seven and value > 0 and 6 - pairs - pair_delta < base):
+            # a draw completing a 龍七對 lowers the shanten even when the standard reading is 0
+            if value < base or (seven and value >= 0 and 6 - pairs - pair_delta < base):
                 tile = offset + rank
                 live += unseen[tile]
                 if found is not None:

@@ -175,16 +175,17 @@ class StrongBot(EfficientBot):
     ) -> Action | None:
         """R12 beans by expected value (R14 黃豆, R21/R28 槓上炮, R13 搶槓)."""
         best: tuple[float, Action] | None = None
+        payers = len(view.opponents())  # R12, R54: only the players still in the hand pay
         for action in view.legal:
             if action.tile is None:
                 continue
             tile = action.tile
             if action.kind is ActionKind.CONCEALED_KONG:
                 after = evaluator.shanten_after_removing(tile, 4)
-                income, rob, used = 6.0, 0.0, 4
+                income, rob, used = 2.0 * payers, 0.0, 4
             elif action.kind is ActionKind.ADDED_KONG:
                 after = evaluator.shanten_after_discard(tile)
-                income, used = 3.0, 1
+                income, used = 1.0 * payers, 1
                 rob = self._danger(view, tile, unseen)
             else:
                 continue
@@ -336,9 +337,7 @@ class StrongBot(EfficientBot):
             return 0.0
         total = 0.0
         progress = 1.0 - view.wall_remaining / FULL_WALL
-        for other in range(SEATS):
-            if other == view.seat:
-                continue
+        for other in view.opponents():  # R53: a seat that has won claims nothing
             threat = self._threat(view, other, progress)
             if threat == 0.0:
                 continue

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 import typer
 
 from duyun.analysis import is_win, rank_discards, shanten, useful_tiles, waits
+from duyun.cli.common import cut, fail, one_line
 from duyun.hand import Hand
 from duyun.scoring import best_pattern, max_fan, waits_fan
 from duyun.tiles import NotationError, tile_to_str
 
-EXIT_BAD_INPUT = 2
 EXIT_BATCH_HAD_ERRORS = 1
 
 
@@ -34,10 +35,33 @@ def parse_hand(text: str) -> Hand:
         raise HandInputError(str(error)) from None
     if hand.tile_count not in (13, 14):
         raise HandInputError(
-            f"hand {text.strip()!r} has {hand.tile_count} tiles (kongs counted as three): "
-            "expected 13 (waiting) or 14 (complete or about to discard)"
+            f"hand {cut(text.strip())} has {hand.tile_count} tiles, kongs counted as "
+            "three; a hand has 13 (waiting) or 14"
         )
     return hand
+
+
+def _discard_waits(hand: Hand, discard: int) -> dict[str, dict[str, Any]]:
+    """The waits (R11) left after ``discard`` and the fan each would score (R20)."""
+    rest = list(hand.concealed)
+    rest.remove(discard)
+    after = Hand(tuple(rest), hand.melds)
+    fans = waits_fan(after, waits(after.counts(), after.all_counts()))
+    return {tile_to_str(t): {"pattern": r.name, "fan": r.fan} for t, r in fans.items()}
+
+
+def shanten_wording(value: int, tiles: int) -> str:
+    """What a shanten number means for a hand of this size.
+
+    A 14-tile hand with shanten 0 is not ready: it becomes ready after the right discard.
+    """
+    if value < 0:
+        return "complete"
+    if tiles == 14:
+        if value == 0:
+            return "one discard from ready (打一張聽)"
+        return f"{value} from ready, after the best discard"
+    return "ready (聽牌)" if value == 0 else f"{value} from ready"
 
 
 def analyze_hand(hand: Hand) -> dict[str, Any]:
@@ -64,6 +88,7 @@ def analyze_hand(hand: Hand) -> dict[str, Any]:
                     "shanten": option.shanten,
                     "useful": [tile_to_str(t) for t in option.useful],
                     "useful_count": option.useful_count,
+                    "waits": _discard_waits(hand, option.discard) if option.shanten == 0 else {},
                 }
                 for option in rank_discards(counts, held)
             ]
@@ -88,10 +113,30 @@ def _dumps(obj: dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False)
 
 
+BATCH_ECHO_LIMIT = 100
+
+
+def _stdin_lines() -> Iterator[bytes | str]:
+    """stdin line by line as bytes when possible (so one bad byte spoils one line only)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    return iter(stream if stream is not None else sys.stdin)
+
+
 def _run_batch() -> int:
     had_error = False
     out = sys.stdout
-    for line in sys.stdin:
+    for number, raw in enumerate(_stdin_lines(), start=1):
+        if isinstance(raw, bytes):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError:
+                had_error = True
+                shown = raw.decode("utf-8", "replace").strip()
+                obj = {"input": shown[:BATCH_ECHO_LIMIT], "error": "not UTF-8 text"}
+                out.write(_dumps(obj) + "\n")
+                continue
+        else:
+            line = raw
         text = line.strip()
         if not text:
             continue
@@ -99,10 +144,18 @@ def _run_batch() -> int:
             obj = analyze_hand(parse_hand(text))
         except HandInputError as error:
             had_error = True
-            obj = {"input": text, "error": str(error)}
+            obj = {"input": text[:BATCH_ECHO_LIMIT], "error": one_line(str(error))}
         out.write(_dumps(obj) + "\n")
     out.flush()
     return EXIT_BATCH_HAD_ERRORS if had_error else 0
+
+
+def _grouped_waits(waits_fan_: dict[str, dict[str, Any]]) -> str:
+    """``1m 4m 平胡 1, 7m 對對胡 3``: waits that score the same pattern share its name."""
+    groups: dict[tuple[str, int], list[str]] = {}
+    for tile, won in waits_fan_.items():
+        groups.setdefault((won["pattern"], won["fan"]), []).append(tile)
+    return ", ".join(f"{' '.join(tiles)} {name} {fan}" for (name, fan), tiles in groups.items())
 
 
 def _report(result: dict[str, Any]) -> None:
@@ -112,8 +165,7 @@ def _report(result: dict[str, Any]) -> None:
     console = Console()
     console.print(f"[bold]{result['hand']}[/bold]  ({result['tiles']} tiles)")
     value = result["shanten"]
-    state = {-1: "complete", 0: "ready (聽牌)"}.get(value, f"{value} from ready")
-    console.print(f"shanten (向聽): {value}  — {state}")
+    console.print(f"shanten (向聽): {value}  — {shanten_wording(value, result['tiles'])}")
     if result["tiles"] == 14:
         if result["winning"]:
             console.print(
@@ -121,14 +173,15 @@ def _report(result: dict[str, Any]) -> None:
             )
             return
         table = Table(title="discards, best first")
-        for column in ("discard", "shanten", "useful tiles", "unseen"):
-            table.add_column(column)
+        for column in ("discard", "shanten", "waits · fan", "unseen useful"):
+            table.add_column(column, justify="right" if column == "shanten" else "left")
         for option in result["discards"]:
+            waits_cell = _grouped_waits(option["waits"])
             table.add_row(
                 option["discard"],
                 str(option["shanten"]),
-                " ".join(option["useful"]),
-                str(option["useful_count"]),
+                waits_cell or "-",
+                f"{option['useful_count']}: {' '.join(option['useful'])}",
             )
         console.print(table)
         return
@@ -163,8 +216,7 @@ def analyze(
     try:
         parsed = parse_hand(hand)
     except HandInputError as error:
-        typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(EXIT_BAD_INPUT) from None
+        fail(str(error))
     result = analyze_hand(parsed)
     if as_json:
         typer.echo(_dumps(result))

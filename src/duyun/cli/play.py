@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+import shutil
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -10,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from duyun.cli.common import fail
+from duyun.cli.common import check_writable_dir, cut, fail
 
 
 def _parse_bots(text: str, known: tuple[str, ...]) -> tuple[str, str, str]:
@@ -18,10 +21,10 @@ def _parse_bots(text: str, known: tuple[str, ...]) -> tuple[str, str, str]:
     if len(names) == 1:
         names *= 3
     if len(names) != 3:
-        fail(f"--bots needs one name or three comma-separated names, got {text!r}")
+        fail(f"--bots needs one name or three comma-separated names, got {cut(text)}")
     for name in names:
         if name not in known:
-            fail(f"--bots: unknown bot {name!r}; known bots: {', '.join(known)}")
+            fail(f"--bots: unknown bot {cut(name)}; known bots: {', '.join(known)}")
     return names[0], names[1], names[2]
 
 
@@ -36,7 +39,10 @@ def play_command(
     seed: Annotated[
         int | None,
         typer.Option(
-            "--seed", min=0, help="Seed of the walls and bots (default: random; it is printed)"
+            "--seed",
+            min=0,
+            help="Seed of the walls and bots (default: a random seed, printed at the start)",
+            show_default=False,
         ),
     ] = None,
     stake: Annotated[int, typer.Option("--stake", min=0, help="Coins per point (R41)")] = 1,
@@ -46,17 +52,32 @@ def play_command(
         typer.Option("--hints", help="Show shanten, waits with their fan, and the best discards"),
     ] = False,
     replay_dir: Annotated[
-        Path, typer.Option("--replay-dir", help="Folder for the saved replay (JSON Lines)")
+        Path,
+        typer.Option(
+            "--replay-dir",
+            help="Folder for the replay (JSON Lines), written after every hand "
+            "(default: replays, in the current folder)",
+            show_default=False,
+        ),
     ] = Path("replays"),
     chinese: Annotated[
-        bool, typer.Option("--chinese", help="Write tiles as 五筒 instead of 5p")
+        bool,
+        typer.Option("--chinese", help="Tiles as 五筒 instead of 5p"),
+    ] = False,
+    bloody_battle: Annotated[
+        bool,
+        typer.Option(
+            "--bloody-battle", help="A 血戰 room: winners leave play, the others play on (R52-R57)"
+        ),
     ] = False,
 ) -> None:
-    """Play a match in the terminal against bots; the replay is saved at the end."""
+    """Play a match in the terminal against bots; the replay is written after every hand."""
     # Imported here so that `duyun --help` and the other commands start without the bots.
     from duyun.bots import BOT_NAMES, make_bot
+    from duyun.rules import RuleSet
     from duyun.tui.session import PlayOptions, Session
 
+    check_writable_dir(replay_dir, "--replay-dir")
     options = PlayOptions(
         bots=_parse_bots(bots, BOT_NAMES),
         hands=hands,
@@ -66,11 +87,51 @@ def play_command(
         hints=hints,
         replay_dir=replay_dir,
         chinese=chinese,
+        command=command_as_typed(),
+        rules=RuleSet(bloody_battle=bloody_battle),
     )
     console = Console(highlight=False)
     # The prompt is plain text, never markup: "[y/N]" must print as typed.
-    session = Session(options, console, make_bot, read_line=lambda p: console.input(Text(p)))
+    interactive = sys.stdin.isatty() and console.is_terminal
+    session = Session(
+        options,
+        console,
+        make_bot,
+        read_line=lambda p: console.input(Text(p)),
+        discard_typeahead=discard_typeahead if interactive else lambda: None,
+        screen_size=(lambda: (console.size.width, console.size.height)) if interactive else None,
+    )
     raise typer.Exit(session.run())
+
+
+def command_as_typed() -> str:
+    """How to run ``duyun`` again from here: ``duyun`` when that name on PATH is this very
+    program, else its path (``.venv/bin/duyun`` after ``make run``, which does not put the
+    virtualenv on PATH), relative to the current folder when it is below it."""
+    script = Path(sys.argv[0])
+    if script.name != "duyun":
+        return "duyun"  # run as `python -c ...` or under a test runner: the documented name
+    found = shutil.which("duyun")
+    try:
+        if found is not None and Path(found).resolve() == script.resolve():
+            return "duyun"
+        return str(script.resolve().relative_to(Path.cwd().resolve()))
+    except (OSError, ValueError):
+        return str(script)
+
+
+def discard_typeahead() -> None:
+    """Throw away keys typed before the prompt appeared (POSIX terminals; elsewhere a no-op).
+
+    A player who types fast answers the next question before it is shown: a discard meant for
+    one turn lands on the next. Each prompt therefore starts from an empty input queue.
+    """
+    try:
+        import termios
+    except ImportError:  # pragma: no cover - Windows
+        return
+    with contextlib.suppress(OSError, ValueError, termios.error):
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
 
 
 def register(app: typer.Typer) -> None:

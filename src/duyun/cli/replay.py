@@ -11,12 +11,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from duyun.cli.common import fail, settlement_table
-from duyun.describe import describe_event
+from duyun.cli.common import fail, read_jsonl, settlement_table, source_name
+from duyun.describe import chinese_tiles, describe_event
 from duyun.engine.ledger import net_points
 from duyun.engine.replay import (
     ReplayError,
-    load_events,
+    check_match_links,
     replay,
     replay_steps,
     split_hands,
@@ -25,12 +25,14 @@ from duyun.engine.replay import (
 from duyun.engine.round import Round
 from duyun.tiles import tile_to_str
 
+_ODD_INPUT = (TypeError, KeyError, IndexError, AttributeError, ValueError, RecursionError)
+
 
 def _final_state(game: Round) -> dict[str, object]:
     return {**game.snapshot(), "events": len(game.events)}
 
 
-def _hands_table(game: Round, title: str = "Hands at the end") -> Table:
+def _hands_table(game: Round, title: str = "Hands at the end", *, chinese: bool = False) -> Table:
     """Every seat's hand, discards, 報聽 and points: the table as an onlooker sees it."""
     table = Table(title=title)
     table.add_column("seat")
@@ -41,10 +43,13 @@ def _hands_table(game: Round, title: str = "Hands at the end") -> Table:
     points = net_points(game.ledger)
     for seat in range(4):
         river = " ".join(tile_to_str(t) for t in game.rivers[seat])
+        hand_text = str(game.hand_of(seat))
+        if chinese:
+            river, hand_text = chinese_tiles(river), chinese_tiles(hand_text)
         mark = " 莊" if seat == game.dealer else ""
         table.add_row(
             f"{seat}{mark}",
-            str(game.hand_of(seat)),
+            hand_text,
             river,
             "yes" if game.baoting[seat] else "",
             f"{points[seat]:+d}",
@@ -52,16 +57,18 @@ def _hands_table(game: Round, title: str = "Hands at the end") -> Table:
     return table
 
 
-def _step_through(console: Console, events: list[dict[str, Any]], pause: bool) -> Round:
+def _step_through(
+    console: Console, events: list[dict[str, Any]], pause: bool, *, chinese: bool = False
+) -> Round:
     """Show the table after each decision; with ``pause`` wait for Enter (q stops)."""
     game: Round | None = None
     for number, (game, produced) in enumerate(replay_steps(events)):
         for event in produced:
-            line = describe_event(event)
+            line = describe_event(event, chinese=chinese)
             if line is not None:
                 console.print(line, markup=False)
         title = f"after step {number} — wall {game.wall_remaining}"
-        console.print(_hands_table(game, title))
+        console.print(_hands_table(game, title, chinese=chinese))
         if pause and not game.is_over:
             answer = typer.prompt("Enter: next step, q: stop", default="", show_default=False)
             if answer.strip().lower() in ("q", "quit"):
@@ -72,7 +79,9 @@ def _step_through(console: Console, events: list[dict[str, Any]], pause: bool) -
 
 
 def replay_command(
-    file: Annotated[Path, typer.Argument(help="Event log (JSON Lines), one or more hands")],
+    file: Annotated[
+        Path, typer.Argument(help="Event log (JSON Lines), one or more hands; - reads stdin")
+    ],
     as_json: Annotated[
         bool, typer.Option("--json", help="Print each hand's final state as one JSON line")
     ] = False,
@@ -86,18 +95,19 @@ def replay_command(
             help="Show every seat's hand after each decision (waits for Enter on a terminal)",
         ),
     ] = False,
+    chinese: Annotated[
+        bool, typer.Option("--chinese", help="Write tiles as 五筒 instead of 5p")
+    ] = False,
 ) -> None:
     """Replay a hand log: verifies it reproduces, then shows it step by step."""
+    name = source_name(file)
     try:
-        lines = file.read_text("utf-8").splitlines()
-    except OSError as error:
-        fail(f"cannot read {file}: {error.strerror}")
-    except UnicodeDecodeError:
-        fail(f"{file} is not a UTF-8 text file")
-    try:
-        hands = split_hands(load_events(lines))
+        hands = split_hands(read_jsonl(file))
+        check_match_links(hands)  # a match's hands must all be there, in order
     except ReplayError as error:
-        fail(f"{file}: {error}")
+        fail(f"{name}: {error}")
+    except _ODD_INPUT as error:
+        fail(f"{name}: not a valid log ({type(error).__name__}: {error})")
     if hand is not None:
         if not 1 <= hand <= len(hands):
             fail(f"--hand {hand}: the file holds {len(hands)} hand(s)")
@@ -108,20 +118,24 @@ def replay_command(
             console.rule(f"hand {number}")
         try:
             if step and not as_json:
-                game = _step_through(console, events, pause=sys.stdin.isatty())
+                game = _step_through(console, events, sys.stdin.isatty(), chinese=chinese)
             else:
                 game = replay(events)
         except ReplayError as error:
-            fail(f"{file}, hand {number}: {error}")
+            fail(f"{name}, hand {number}: {error}")
+        except _ODD_INPUT as error:
+            # The engine checks what it reads; this is the last line of defence so that no
+            # log, however odd, ends in a traceback.
+            fail(f"{name}, hand {number}: not a valid log ({type(error).__name__}: {error})")
         if as_json:
             typer.echo(json.dumps(_final_state(game), ensure_ascii=False))
             continue
         if not step:
             for index, event in enumerate(game.events, start=1):
-                line = describe_event(event)
+                line = describe_event(event, chinese=chinese)
                 if line is not None:
                     console.print(f"{index:4d}  {line}", markup=False)
-            console.print(_hands_table(game))
+            console.print(_hands_table(game, chinese=chinese))
         if game.result is not None:
             console.print(settlement_table(game.ledger, game.result.totals))
 

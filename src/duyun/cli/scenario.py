@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from duyun.cli.common import fail, settlement_table
+from duyun.cli.common import fail, read_json, settlement_table, source_name
 from duyun.describe import describe_event
 from duyun.engine.scenario import ScenarioError, parse_scenario, run_scenario, scenario_result
 
@@ -19,29 +19,28 @@ def scenario(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result as one JSON object")
     ] = False,
+    chinese: Annotated[
+        bool, typer.Option("--chinese", help="Write tiles as 五筒 instead of 5p")
+    ] = False,
 ) -> None:
     """Play a scenario: hands, wall and actions from JSON; prints the events and settlement."""
-    try:
-        text = (
-            typer.get_text_stream("stdin").read() if str(file) == "-" else file.read_text("utf-8")
-        )
-    except OSError as error:
-        fail(f"cannot read {file}: {error.strerror}")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        fail(f"{file}: not valid JSON ({error.msg} at line {error.lineno} column {error.colno})")
+    data = read_json(file)
+    name = source_name(file)
     try:
         game = run_scenario(parse_scenario(data))
     except ScenarioError as error:
-        fail(str(error))
+        fail(f"{name}: {error}")
+    except (TypeError, KeyError, IndexError, AttributeError, ValueError, RecursionError) as error:
+        # The engine validates scenarios field by field; this is the last line of defence so
+        # that no input, however odd, ends in a traceback.
+        fail(f"{name}: not a valid scenario ({type(error).__name__}: {error})")
     result = scenario_result(game)
     if as_json:
         typer.echo(json.dumps(result, ensure_ascii=False))
         return
     console = Console(highlight=False)
     for event in game.events:
-        line = describe_event(event)
+        line = describe_event(event, chinese=chinese)
         if line is not None:
             console.print(line, markup=False)
     console.print(f"Result: {result['result']}", markup=False)

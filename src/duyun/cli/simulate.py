@@ -5,21 +5,26 @@ Examples::
     duyun simulate --bots efficient,random,random,random --hands 2000
     duyun simulate --bots strong,efficient,efficient,efficient --hands 5000 --duplicate
     duyun simulate --matches 100 --plot points.png --out hands.jsonl --json
+    duyun simulate --rules bloody_battle --hands 2000      # 血戰 rooms (R52-R57)
+    duyun simulate --bloody-battle --rules pass_blocks_ron,base_points=5
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import IO, Annotated, NoReturn
+from typing import IO, Annotated
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from duyun.bots import BOT_NAMES
+from duyun.cli.common import check_writable_file, cut, fail
 from duyun.engine import dump_events
+from duyun.rules import RuleSet
 from duyun.sim import RULE_EVENTS, SimConfig, SimConfigError, Summary, default_workers, run
 from duyun.sim.runner import Mode
 
@@ -27,42 +32,77 @@ DEFAULT_BOTS = "strong,efficient,efficient,efficient"
 DEFAULT_HANDS = 1000
 
 _stderr = Console(stderr=True, highlight=False)
-
-
-def _fail(message: str) -> NoReturn:
-    """A clear message on standard error and exit status 2: a bad option is no traceback."""
-    _stderr.print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(2)
+_fail = fail
 
 
 def _parse_bots(text: str) -> tuple[str, ...]:
     names = tuple(name.strip() for name in text.split(","))
     if len(names) != 4 or not all(names):
-        _fail(f"--bots needs four comma-separated bot names (one per seat), got {text!r}")
+        _fail(f"--bots needs four comma-separated bot names (one per seat), got {cut(text)}")
     unknown = sorted({name for name in names if name not in BOT_NAMES})
     if unknown:
-        _fail(f"--bots: unknown bot(s) {', '.join(unknown)}; known bots: {', '.join(BOT_NAMES)}")
+        _fail(
+            f"--bots: unknown bot(s) {', '.join(cut(n) for n in unknown)}; "
+            f"known bots: {', '.join(BOT_NAMES)}"
+        )
     return names
 
 
+def _parse_rules(text: str | None, bloody_battle: bool) -> RuleSet:
+    """``--rules``: comma-separated rule options, ``name`` (switched on) or ``name=value``
+    (an integer, or true/false); ``--bloody-battle`` is ``--rules bloody_battle``."""
+    options: dict[str, bool | int] = {}
+    for item in (text or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, value = item.partition("=")
+        name, value = name.strip(), value.strip().lower()
+        if not sep:
+            options[name] = True
+        elif value in ("true", "false"):
+            options[name] = value == "true"
+        else:
+            try:
+                options[name] = int(value)
+            except ValueError:
+                _fail(f"--rules {item!r}: a value is an integer, true or false")
+    if bloody_battle:
+        options["bloody_battle"] = True
+    try:
+        return RuleSet.from_mapping(options)
+    except ValueError as error:
+        _fail(f"--rules: {error}")
+
+
 def _check_writable(path: Path | None, option: str) -> None:
-    if path is not None and not path.parent.resolve().is_dir():
-        _fail(f"{option} {path}: directory {path.parent} does not exist")
+    if path is not None:
+        check_writable_file(path, option)
+
+
+def _short(stats_label: str) -> str:
+    """``P2`` of ``P2 efficient``: per-player columns are headed by the short label so that
+    the tables fit 100 columns; the players table names each one in full."""
+    return stats_label.split(" ", 1)[0]
 
 
 def _players_table(summary: Summary) -> Table:
-    table = Table(title=f"Results over {summary.hands} hands ({summary.units} units)")
-    for column in (
-        "player",
-        "hands",
-        "win %",
-        "自摸 %",
-        "feed %",
-        "pts/hand",
-        "95% CI",
-        "total",
-    ):
-        table.add_column(column, justify="left" if column == "player" else "right")
+    table = Table(
+        title=f"Results over {summary.hands} hands ({summary.units} units)",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 0),
+        pad_edge=False,
+    )
+    for column in ("player", "hands", "win%", "自摸%", "feed%", "pts/hand", "95% CI", "total"):
+        # names never shrink: at 80 columns and wider nothing is cut
+        table.add_column(
+            column,
+            justify="left" if column == "player" else "right",
+            no_wrap=True,
+            min_width=max(len(stats.label) for stats in summary.players)
+            if column == "player"
+            else None,
+        )
     for stats in summary.players:
         low, high = stats.ci95
         ci = f"[{low:+.2f}, {high:+.2f}]" if stats.unit_means.count >= 2 else "n/a"
@@ -81,10 +121,10 @@ def _players_table(summary: Summary) -> Table:
 
 
 def _patterns_table(summary: Summary) -> Table:
-    table = Table(title="Winning patterns (% of each player's hands)")
-    table.add_column("pattern")
+    table = Table(title="Winning patterns (% of each player's hands)", box=box.SIMPLE_HEAD)
+    table.add_column("pattern", no_wrap=True)
     for stats in summary.players:
-        table.add_column(stats.label, justify="right")
+        table.add_column(_short(stats.label), justify="right", no_wrap=True)
     names = sorted(
         {name for stats in summary.players for name in stats.patterns},
         key=lambda name: -sum(stats.patterns[name] for stats in summary.players),
@@ -98,12 +138,13 @@ def _patterns_table(summary: Summary) -> Table:
 
 
 def _events_table(summary: Summary) -> Table:
-    table = Table(title="Rule events")
-    table.add_column("event")
-    table.add_column("count", justify="right")
-    table.add_column("/100 hands", justify="right")
+    table = Table(title="Rule events", box=box.SIMPLE_HEAD)
+    table.caption = "per player: the winner (一炮多響: the discarder), who made a kong or 報聽"
+    table.add_column("event", no_wrap=True)
+    table.add_column("count", justify="right", no_wrap=True)
+    table.add_column("/100 hands", justify="right", no_wrap=True)
     for stats in summary.players:
-        table.add_column(stats.label, justify="right")
+        table.add_column(_short(stats.label), justify="right", no_wrap=True)
     for key, label in RULE_EVENTS:
         count = summary.rule_events.get(key, 0)
         per_player = [str(stats.events.get(key, "")) for stats in summary.players]
@@ -117,7 +158,7 @@ def simulate_command(
     ] = DEFAULT_BOTS,
     hands: Annotated[
         int | None,
-        typer.Option("--hands", help=f"Independent hands to play [default {DEFAULT_HANDS}]"),
+        typer.Option("--hands", help=f"Independent hands to play (default: {DEFAULT_HANDS})"),
     ] = None,
     matches: Annotated[
         int | None, typer.Option("--matches", help="Matches to play instead of single hands")
@@ -131,7 +172,7 @@ def simulate_command(
         typer.Option("--duplicate", help="Play every wall four times with the seats rotated"),
     ] = False,
     workers: Annotated[
-        int | None, typer.Option("--workers", help="Local worker processes [default: all cores]")
+        int | None, typer.Option("--workers", help="Local worker processes (default: all cores)")
     ] = None,
     use_ray: Annotated[
         bool, typer.Option("--ray", help="Run on Ray (local or RAY_ADDRESS)")
@@ -145,6 +186,18 @@ def simulate_command(
     plot: Annotated[
         Path | None, typer.Option("--plot", help="Write a PNG: points distribution, cumulative")
     ] = None,
+    rules: Annotated[
+        str | None,
+        typer.Option(
+            "--rules",
+            help="Rule options, comma-separated: name or name=value "
+            "(e.g. bloody_battle, pass_blocks_ron, base_points=5)",
+        ),
+    ] = None,
+    bloody_battle: Annotated[
+        bool,
+        typer.Option("--bloody-battle", help="血戰 rooms: play on after a win (R52-R57)"),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON")] = False,
     progress: Annotated[
         bool, typer.Option("--progress/--no-progress", help="Show a progress bar on stderr")
@@ -160,6 +213,7 @@ def simulate_command(
         _fail(f"--{mode} must be at least 1, got {units}")
     if workers is not None and workers < 1:
         _fail(f"--workers must be at least 1, got {workers}")
+    rule_set = _parse_rules(rules, bloody_battle)
     _check_writable(out, "--out")
     _check_writable(plot, "--plot")
     if plot is not None:
@@ -175,13 +229,17 @@ def simulate_command(
             mode=mode,
             hands_per_match=hands_per_match,
             duplicate=duplicate,
+            rules=rule_set,
             keep_events=out is not None,
         )
     except SimConfigError as error:
         _fail(str(error))
 
     summary = Summary.empty(lineup, keep_points=plot is not None)
-    stream: IO[str] | None = out.open("w", encoding="utf-8") if out is not None else None
+    try:
+        stream: IO[str] | None = out.open("w", encoding="utf-8") if out is not None else None
+    except OSError as error:
+        _fail(f"--out {out}: cannot write ({error.strerror or error})")
     bar = Progress(
         TextColumn(f"[bold]{mode}"),
         BarColumn(),
@@ -224,6 +282,7 @@ def simulate_command(
                 "seed": seed,
                 "duplicate": duplicate,
                 "hands_per_match": hands_per_match,
+                "rules": rule_set.to_mapping(),
             },
             **summary.to_json(),
         }

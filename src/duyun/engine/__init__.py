@@ -17,10 +17,19 @@ from duyun.engine.actions import (
 )
 from duyun.engine.ledger import Payment, net_points
 from duyun.engine.match import Match, MatchOverError
-from duyun.engine.replay import ReplayError, dump_events, load_events, replay, split_hands
+from duyun.engine.replay import (
+    ReplayError,
+    UnfinishedLogError,
+    check_match_links,
+    dump_events,
+    load_events,
+    replay,
+    split_hands,
+)
 from duyun.engine.round import (
     EVENT_LOG_VERSION,
     HandResult,
+    MatchLink,
     Phase,
     Round,
     Setup,
@@ -36,7 +45,14 @@ from duyun.engine.scenario import (
     run_scenario,
     scenario_result,
 )
-from duyun.engine.view import MeldView, SeatView, events_for, redact_event, seat_view
+from duyun.engine.view import (
+    MeldView,
+    RefusedWin,
+    SeatView,
+    events_for,
+    redact_event,
+    seat_view,
+)
 
 __all__ = [
     "EVENT_LOG_VERSION",
@@ -47,10 +63,12 @@ __all__ = [
     "IllegalActionError",
     "LegalActions",
     "Match",
+    "MatchLink",
     "MatchOverError",
     "MeldView",
     "Payment",
     "Phase",
+    "RefusedWin",
     "ReplayError",
     "Round",
     "Scenario",
@@ -59,7 +77,9 @@ __all__ = [
     "Setup",
     "SetupError",
     "TurnKind",
+    "UnfinishedLogError",
     "WinKind",
+    "check_match_links",
     "deal_setup",
     "dump_events",
     "events_for",

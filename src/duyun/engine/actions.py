@@ -8,8 +8,10 @@ python-chess's ``Move.from_uci``.
 from __future__ import annotations
 
 import enum
+import operator
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import SupportsIndex
 
 from duyun.tiles import NotationError, Tile, tile_from_str, tile_to_str
 
@@ -24,6 +26,45 @@ class IllegalActionError(EngineError):
 
 class SetupError(EngineError):
     """An impossible starting position (scenario or explicit wall)."""
+
+
+SEATS = 4
+NUM_TILE_KINDS = 27
+
+
+def _as_index(value: object, what: str, limit: int) -> int:
+    """``value`` as an int in ``0 .. limit - 1``, or a clear error naming ``what``.
+
+    Anything with ``__index__`` is accepted as the integer it stands for (numpy integers, as the
+    RL environment passes them), so that logs and views only ever hold plain ints. ``bool`` is
+    refused although it is an int: ``True`` as a seat is a bug, not seat 1.
+    """
+    if type(value) is not int:
+        if isinstance(value, bool) or not isinstance(value, SupportsIndex):
+            shown = repr(value)
+            if len(shown) > 40:
+                shown = shown[:37] + "..."
+            raise TypeError(
+                f"{what} must be an integer 0..{limit - 1}, not {type(value).__name__} {shown}"
+            )
+        value = operator.index(value)
+    if not 0 <= value < limit:
+        raise EngineError(f"{what} {value} out of range 0..{limit - 1}")
+    return value
+
+
+def as_seat(value: object, what: str = "seat") -> int:
+    """A seat number 0..3 (TypeError for a non-integer, EngineError for out of range)."""
+    if type(value) is int and 0 <= value < SEATS:
+        return value  # the hot path: a plain int in range
+    return _as_index(value, what, SEATS)
+
+
+def as_tile(value: object, what: str = "tile") -> int:
+    """A tile kind 0..26 (R1; TypeError for a non-integer, EngineError for out of range)."""
+    if type(value) is int and 0 <= value < NUM_TILE_KINDS:
+        return value
+    return _as_index(value, what, NUM_TILE_KINDS)
 
 
 class ActionKind(enum.Enum):
@@ -67,8 +108,16 @@ class Action:
     tile: Tile | None = None
 
     def __post_init__(self) -> None:
-        if not 0 <= self.seat <= 3:
-            raise ValueError(f"seat {self.seat} out of range 0..3")
+        # frozen: normalised values (numpy integers -> int) are set through object.__setattr__
+        seat = self.seat
+        if type(seat) is not int or not 0 <= seat < SEATS:
+            object.__setattr__(self, "seat", as_seat(seat, "action seat"))
+        if not isinstance(self.kind, ActionKind):
+            kinds = ", ".join(k.name for k in ActionKind)
+            raise TypeError(f"action kind must be an ActionKind ({kinds}), not {self.kind!r:.40}")
+        tile = self.tile
+        if tile is not None and (type(tile) is not int or not 0 <= tile < NUM_TILE_KINDS):
+            object.__setattr__(self, "tile", as_tile(tile, "action tile"))
         if self.kind.needs_tile and self.tile is None:
             raise ValueError(f"{self.kind.value} needs a tile")
         if not self.kind.needs_tile and self.tile is not None:
@@ -85,6 +134,10 @@ class Action:
     @classmethod
     def parse(cls, text: str) -> Action:
         """Read ``"SEAT VERB [TILE]"``; errors name the part that is wrong."""
+        if not isinstance(text, str):
+            raise TypeError(
+                f"an action is a string such as '0 discard 5p', not {type(text).__name__}"
+            )
         parts = text.split()
         if len(parts) not in (2, 3):
             raise NotationError(f"action {text!r}: expected 'SEAT VERB [TILE]'")
@@ -140,6 +193,14 @@ class LegalActions(Sequence[Action]):
 
     def __getitem__(self, index: int) -> Action:  # type: ignore[override]
         return self._actions[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LegalActions):
+            return self._actions == other._actions
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._actions)
 
     def __repr__(self) -> str:
         return f"LegalActions([{', '.join(str(a) for a in self._actions)}])"

@@ -18,12 +18,14 @@ hot path of self-play never re-parses notation.
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, SupportsIndex
 
 from duyun.analysis import is_win, shanten, waits
+from duyun.engine import settlement
 from duyun.engine.actions import (
     ADDED_KONG_ACTIONS,
     BAOTING_ACTIONS,
@@ -33,16 +35,19 @@ from duyun.engine.actions import (
     HU_ACTIONS,
     Action,
     ActionKind,
+    EngineError,
     IllegalActionError,
     LegalActions,
     SetupError,
+    as_seat,
+    as_tile,
 )
 from duyun.engine.ledger import Payment, net_points
 from duyun.engine.phases import ClaimSource, Phase, TurnKind, WinKind
-from duyun.engine.view import MeldView, SeatView, seat_view
+from duyun.engine.view import MeldView, RefusedWin, SeatView, copy_event, seat_view
 from duyun.hand import Hand, Meld, MeldKind
 from duyun.rules import DUYUN, RuleSet
-from duyun.scoring import FanBreakdown, PatternResult, best_pattern, max_fan, payment_fan
+from duyun.scoring import PatternResult, best_pattern, max_fan
 from duyun.tiles import (
     COPIES,
     NUM_KINDS,
@@ -53,7 +58,10 @@ from duyun.tiles import (
     tile_to_str,
 )
 
-EVENT_LOG_VERSION = 1
+EVENT_LOG_VERSION = 2
+# Version 2 added the ``match`` link to ``start``, the ``win_refused`` event and announces
+# forced wins when their claim window resolves; version 1 logs are still read (replay.py).
+READABLE_LOG_VERSIONS = (1, 2)
 SEATS = 4
 DEALER_HAND = 14
 HAND_SIZE = 13
@@ -73,6 +81,30 @@ class _ClaimWindow:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchLink:
+    """Which match a hand belongs to: its id, the hand's number (1-based) and the match length.
+
+    Written into the hand's ``start`` event so that a match log whose hands were deleted,
+    duplicated or reordered is detected on replay.
+    """
+
+    match_id: str
+    hand: int
+    hands: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.match_id, str) or not self.match_id:
+            raise TypeError("a match id is a non-empty string")
+        if type(self.hand) is not int or type(self.hands) is not int:
+            raise TypeError("a match link's hand and hands are integers")
+        if not 1 <= self.hand <= self.hands:
+            raise SetupError(f"hand {self.hand} of a {self.hands}-hand match")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.match_id, "hand": self.hand, "hands": self.hands}
+
+
+@dataclass(frozen=True, slots=True)
 class Setup:
     """A starting position: hands (with melds), rivers, 報聽 flags and the wall order.
 
@@ -89,6 +121,7 @@ class Setup:
     turn: int | None = None
     drawn: bool = False
     seed: int | None = None
+    match: MatchLink | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -101,12 +134,31 @@ class Setup:
             "drawn": self.drawn,
             "wall": [tile_to_str(t) for t in self.wall],
             "seed": self.seed,
+            "match": None if self.match is None else self.match.to_json(),
         }
 
 
 @dataclass(frozen=True, slots=True)
+class Win:
+    """One win of a hand: its winners (several for a 一炮多響 or a double 搶槓, nearest to the
+    discarder first), how, and the discarder or robbed kong player (None for 自摸)."""
+
+    seats: tuple[int, ...]
+    kind: WinKind
+    from_seat: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seats": list(self.seats), "how": self.kind.value, "from": self.from_seat}
+
+
+@dataclass(frozen=True, slots=True)
 class HandResult:
-    """How a hand ended and what it means for the next one (R35, R36)."""
+    """How a hand ended and what it means for the next one (R35, R36; R53, R55).
+
+    In a 血戰 room (R53) ``winners`` lists every winner in order of winning, ``win_kind`` is
+    the kind of the first win and ``loser`` its discarder (or the escapee when an escape ended
+    the hand); ``wins`` lists each win. In the normal room ``wins`` holds the one win, if any.
+    """
 
     result: str  # "win" | "draw" | "escape"
     winners: tuple[int, ...]
@@ -116,6 +168,7 @@ class HandResult:
     totals: tuple[int, ...]
     next_dealer: int
     next_streak: int
+    wins: tuple[Win, ...] = ()
 
 
 def deal_setup(
@@ -124,17 +177,28 @@ def deal_setup(
     wall_order: Sequence[Tile] | None = None,
     dealer: int = 0,
     streak: int = 0,
+    match: MatchLink | None = None,
 ) -> Setup:
     """Deal a fresh hand (R4) from a seeded shuffle or an explicit 108-tile order.
 
     The order is read as the wall from which the dealer takes 14 tiles and then each seat in
     play order 13; the remaining 55 tiles form the live wall.
     """
+    if seed is not None and type(seed) is not int:
+        if isinstance(seed, bool) or not isinstance(seed, SupportsIndex):
+            raise TypeError(f"seed must be an integer or None, not {type(seed).__name__}")
+        seed = operator.index(seed)  # e.g. a numpy integer: the log stores a plain int
+    dealer = _setup_seat(dealer, "dealer")
+    streak = _setup_streak(streak)
+    if match is not None and not isinstance(match, MatchLink):
+        raise TypeError(f"match must be a MatchLink or None, not {type(match).__name__}")
     if wall_order is None:
         order = full_set()
         random.Random(seed).shuffle(order)
     else:
-        order = list(wall_order)
+        if isinstance(wall_order, (str, bytes)) or not isinstance(wall_order, Sequence):
+            raise TypeError("wall_order must be a sequence of 108 tile numbers 0..26")
+        order = [as_tile(tile, "wall tile") for tile in wall_order]
         if sorted(order) != full_set():
             raise SetupError("an explicit wall must hold each of the 108 tiles exactly once (R1)")
     hands: list[Hand] = [Hand(())] * SEATS
@@ -150,21 +214,50 @@ def deal_setup(
         dealer=dealer,
         streak=streak,
         seed=seed,
+        match=match,
     )
+
+
+def _setup_seat(value: object, what: str) -> int:
+    try:
+        return as_seat(value, what)
+    except EngineError as error:
+        raise SetupError(str(error)) from None
+
+
+def _setup_streak(value: object) -> int:
+    if type(value) is not int:
+        if isinstance(value, bool) or not isinstance(value, SupportsIndex):
+            raise TypeError(f"streak must be an integer, not {type(value).__name__}")
+        value = operator.index(value)
+    if value < 0:
+        raise SetupError(f"streak {value} must not be negative")
+    return value
 
 
 class Round:
     """The state machine of one hand. Construct with :func:`deal_setup` or a scenario setup."""
 
-    def __init__(self, setup: Setup, rules: RuleSet = DUYUN) -> None:
+    def __init__(
+        self, setup: Setup, rules: RuleSet = DUYUN, *, log_version: int = EVENT_LOG_VERSION
+    ) -> None:
+        """Start the hand. ``log_version`` is only for replaying an older log (replay.py): the
+        round then writes the events that version wrote (version 1: no ``match`` link, no
+        ``win_refused``, a forced win announced when its claim window opens, with the other
+        claimants left only "hu" or "pass")."""
+        if log_version not in READABLE_LOG_VERSIONS:
+            raise ValueError(f"event log version {log_version!r} is not supported")
+        self.log_version = log_version
+        if not isinstance(setup, Setup):
+            raise TypeError(f"Round needs a Setup (see deal_setup), not {type(setup).__name__}")
+        if not isinstance(rules, RuleSet):
+            raise TypeError(f"rules must be a RuleSet, not {type(rules).__name__}")
         self.rules = rules
         self.setup = setup
-        self.dealer = setup.dealer
-        self.streak = setup.streak
-        if not 0 <= self.dealer < SEATS:
-            raise SetupError(f"dealer {self.dealer} out of range 0..3")
-        if self.streak < 0:
-            raise SetupError(f"streak {self.streak} must not be negative")
+        self.dealer = _setup_seat(setup.dealer, "dealer")
+        self.streak = _setup_streak(setup.streak)
+        if setup.turn is not None:
+            _setup_seat(setup.turn, "turn")
         if len(setup.hands) != SEATS or len(setup.discards) != SEATS or len(setup.baoting) != SEATS:
             raise SetupError("hands, discards and baoting need one entry per seat (4)")
 
@@ -180,7 +273,17 @@ class Round:
         self.ledger: list[Payment] = []
         self.events: list[dict[str, Any]] = []
         self.result: HandResult | None = None
-        self.win_tile: Tile | None = None
+        self.win_tile: Tile | None = None  # the tile of the latest win
+        # R53 血戰到底: winners leave play (``won``); a winner may then leave the table (R57)
+        self.bloody = rules.bloody_battle
+        self.won: list[bool] = [False] * SEATS
+        self.left: list[bool] = [False] * SEATS
+        self.winners: list[int] = []  # in order of winning
+        self.wins: list[Win] = []
+        self.win_tiles: list[Tile | None] = [None] * SEATS
+        # tiles won on a discard or a robbed kong: in no hand, meld or river any more (one per
+        # win, shared by the winners of a 一炮多響)
+        self.off_table: list[Tile] = []
 
         self._validate_setup()
 
@@ -189,9 +292,15 @@ class Round:
         self.turn_kind = TurnKind.INITIAL
         self.drawn_tile: Tile | None = None
         self.drawn_last_four = False
+        # R19: per seat and kind, how many tiles held were drawn from the last four; a discard
+        # or an added kong's tile of a marked kind is one of the last four (the mark goes with it)
+        self.last_four_marks: list[list[int]] = [[0] * NUM_KINDS for _ in range(SEATS)]
         self.kong_income: list[Payment] | None = None  # of the kong just made, for 槓上炮 (R28)
         self.claims: _ClaimWindow | None = None
         self.ron_blocked = [False] * SEATS  # R9
+        # the latest win each seat was refused (R17, R9), until its next own action or draw
+        self.refused_wins: list[RefusedWin | None] = [None] * SEATS
+        self._self_draw_only: tuple[Tile, ...] | None = None
         self.any_meld_made = any(self.melds)
         self.discard_made = any(self.discard_count)
         # 地胡 (R20): a non-dealer's first draw of the hand; a seat that has discarded or melded
@@ -207,14 +316,11 @@ class Round:
         self.meld_views: dict[int, tuple[tuple[MeldView, ...], ...]] = {}
         self.ledger_view: tuple[tuple[Payment, ...], tuple[int, ...]] | None = None
 
-        self.events.append(
-            {
-                "type": "start",
-                "version": EVENT_LOG_VERSION,
-                "rules": rules.to_mapping(),
-                **setup.to_json(),
-            }
-        )
+        start = {"type": "start", "version": log_version, "rules": rules.to_mapping()}
+        start.update(setup.to_json())
+        if log_version == 1:
+            del start["match"]
+        self.events.append(start)
         self._start()
 
     # ------------------------------------------------------------------ setup checks
@@ -248,6 +354,10 @@ class Round:
                     f"{count} copies of {tile_to_str(tile)} on the table (hands, melds, "
                     "discards and wall): there are only 4 (R1)"
                 )
+        if self.rules.bloody_battle and self.streak:
+            raise SetupError(
+                f"streak {self.streak}: the streak stays 0 in a 血戰 room (R55, bloody_battle)"
+            )
         total = self._count_all_tiles()
         if total > TOTAL_TILES:
             raise SetupError(f"{total} tiles on the table: there are only 108 (R1)")
@@ -293,6 +403,8 @@ class Round:
             self.drawn_tile = self._guess_drawn_tile(seat)
             # R19: the tile in hand was drawn from a wall one tile longer than now
             self.drawn_last_four = self.wall_remaining + 1 <= LAST_TILES
+            if self.drawn_last_four and self.drawn_tile is not None:
+                self.last_four_marks[seat][self.drawn_tile] += 1
         self._after_turn_start(seat, self.events)
 
     def _guess_drawn_tile(self, seat: int) -> Tile | None:
@@ -381,6 +493,8 @@ class Round:
 
     def legal_actions(self, seat: int) -> LegalActions:
         """Every action ``seat`` may take now; empty when it has no choice to make."""
+        if type(seat) is not int or not 0 <= seat < SEATS:
+            seat = as_seat(seat)
         if self.phase is Phase.TURN and seat == self.current:
             # a driver lists the actions and apply() checks them again: compute them once
             # per position (any change of state goes through apply/escape, which clear this)
@@ -427,6 +541,51 @@ class Round:
                     actions.append(declarations[tile])
         return actions
 
+    def baoting_self_draw_only(self, seat: int) -> tuple[Tile, ...]:
+        """Legal 報聽 discards after which ``seat`` could never win on an ordinary discard.
+
+        A 報聽 hand is frozen (R26): it can make no kong, so a seat without a bean keeps none
+        (R15). If every wait of the hand left by the discard scores only 平胡, R17 refuses each
+        discard win except on another 報聽 player's discard (R27); the seat can still win by
+        self-draw or 搶槓. Clients warn before such a declaration. Empty when the seat may not
+        declare now or has a bean.
+        """
+        if (
+            self.phase is not Phase.TURN
+            or seat != self.current
+            or self.has_bean[seat]
+            or not self._may_declare_baoting(seat)
+        ):
+            return ()
+        cached = self._self_draw_only
+        if cached is not None:
+            return cached
+        declarable = [a.tile for a in self.legal_actions(seat) if a.kind is ActionKind.BAOTING]
+        found: list[Tile] = []
+        counts = self.counts[seat]
+        for tile in declarable:
+            assert tile is not None
+            counts[tile] -= 1
+            try:
+                if all(
+                    self._pinghu_only(seat, wait) for wait in self._ready_waits_for(seat, counts)
+                ):
+                    found.append(tile)
+            finally:
+                counts[tile] += 1
+        self._self_draw_only = tuple(found)
+        return self._self_draw_only
+
+    def _pinghu_only(self, seat: int, wait: Tile) -> bool:
+        """Whether ``seat``'s 13 tiles completed by ``wait`` score no more than 平胡 (R17)."""
+        counts = self.counts[seat]
+        counts[wait] += 1
+        try:
+            pattern = best_pattern(self.hand_of(seat))
+        finally:
+            counts[wait] -= 1
+        return pattern is None or pattern.fan <= 1
+
     def _may_declare_baoting(self, seat: int) -> bool:
         """R25: with one's first discard, never after a pong or kong."""
         return (
@@ -439,17 +598,28 @@ class Round:
     # ------------------------------------------------------------------ applying actions
 
     def apply(self, action: Action) -> list[dict[str, Any]]:
-        """Apply a seat's decision; return the events it caused, automatic ones included."""
+        """Apply a seat's decision; return the events it caused, automatic ones included.
+
+        The returned events are copies; ``self.events`` is the log itself.
+        """
+        if not isinstance(action, Action):
+            raise TypeError(
+                f"apply() takes an Action (e.g. Action.parse('0 discard 5p')), not "
+                f"{type(action).__name__}"
+            )
         if action not in self.legal_actions(action.seat):
             raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
         events: list[dict[str, Any]] = [{"type": "act", **action.to_json()}]
         self._turn_legal = None
+        self._self_draw_only = None
+        self.refused_wins[action.seat] = None
         if self.phase is Phase.CLAIMS:
             self._answer_claim(action, events)
         else:
             self._turn_action(action, events)
         self.events.extend(events)
-        return events
+        # the caller gets copies: editing them must not rewrite the log
+        return [copy_event(event) for event in events]
 
     def _why_illegal(self, action: Action) -> str:
         seat = action.seat
@@ -522,6 +692,8 @@ class Round:
             tile = self.wall[self.front]
             self.front += 1
         self.counts[seat][tile] += 1
+        if last_four:
+            self.last_four_marks[seat][tile] += 1
         self._invalidate(seat)
         self.phase = Phase.TURN
         self.current = seat
@@ -529,6 +701,7 @@ class Round:
         self.drawn_tile = tile
         self.drawn_last_four = last_four
         self.ron_blocked[seat] = False  # R9: the block lasts until one's own next draw
+        self.refused_wins[seat] = None
         if replacement:
             self.turn_kind = TurnKind.REPLACEMENT
             self.dihu_draw = False
@@ -564,11 +737,7 @@ class Round:
         self, seat: int, tile: Tile, declare: bool, auto: bool, events: list[dict[str, Any]]
     ) -> None:
         counts = self.counts[seat]
-        last_four = (
-            self.drawn_last_four
-            and tile == self.drawn_tile
-            and self.turn_kind in (TurnKind.DRAW, TurnKind.REPLACEMENT)
-        )
+        last_four = self._take_last_four_mark(seat, tile)
         gang_shang_pao = self.kong_income is not None and self.turn_kind is TurnKind.REPLACEMENT
         if declare:
             self.baoting[seat] = True  # R25
@@ -590,34 +759,64 @@ class Round:
         )
         self._open_claims(ClaimSource.DISCARD, seat, tile, last_four, gang_shang_pao, events)
 
+    def _take_last_four_mark(self, seat: int, tile: Tile) -> bool:
+        """R19: whether a tile of kind ``tile`` leaving ``seat``'s hand is one of the last four.
+
+        Copies of a kind are indistinguishable, so the reading is: it is when the seat holds a
+        copy of that kind drawn from the last four; that copy's mark goes with it.
+        """
+        marks = self.last_four_marks[seat]
+        if marks[tile]:
+            marks[tile] -= 1
+            return True
+        return False
+
+    def _drop_last_four_marks(self, seat: int, tile: Tile) -> None:
+        """After a pong or kong took copies of ``tile`` from the hand: no more marks than
+        copies left (marked copies are taken last: the seat keeps every mark it can)."""
+        marks = self.last_four_marks[seat]
+        if marks[tile] > self.counts[seat][tile]:
+            marks[tile] = self.counts[seat][tile]
+
     def _win_allowed_on(
         self, seat: int, tile: Tile, source: ClaimSource, from_seat: int
     ) -> PatternResult | None:
         """The pattern a claim of ``tile`` would score, or None if it may not win (R16, R17)."""
+        pattern, refusal = self._win_on(seat, tile, source, from_seat)
+        return None if refusal is not None else pattern
+
+    def _win_on(
+        self, seat: int, tile: Tile, source: ClaimSource, from_seat: int
+    ) -> tuple[PatternResult | None, str | None]:
+        """Whether ``tile`` completes ``seat``'s hand, and whether the win is allowed.
+
+        Returns ``(None, None)`` when the tile does not complete the hand, ``(pattern, None)``
+        when the seat may win with ``pattern``, and ``(pattern, rule)`` when the hand is
+        complete but the win is refused: ``"R17"`` (平胡 without a bean on a discard from a
+        seat that has not declared 報聽) or ``"R9"`` (the 過水 block). When both apply, R17 is
+        named: the win would be refused even without the block.
+        """
         counts = self.counts[seat]
         # A tile someone else holds can never be a fifth copy, so R11's four-copies exclusion
         # cannot apply here, and a plain win check is cheaper than listing the waits.
         counts[tile] += 1
-        if not is_win(counts):
-            counts[tile] -= 1
-            return None
-        counts[tile] -= 1
-        if source is ClaimSource.DISCARD and self.ron_blocked[seat]:
-            return None  # R9
-        counts[tile] += 1
         try:
+            if not is_win(counts):
+                return None, None
             pattern = best_pattern(
                 self.hand_of(seat), dihu=self._dihu_on_discard(seat, from_seat, source)
             )
         finally:
             counts[tile] -= 1
         if pattern is None:  # pragma: no cover - a wait always completes the hand
-            return None
+            return None, None
         if source is ClaimSource.ADDED_KONG:
-            return pattern  # 搶槓 is always allowed (R17)
-        if pattern.fan > 1 or self.has_bean[seat] or self.baoting[from_seat]:
-            return pattern  # R17, R27
-        return None
+            return pattern, None  # 搶槓 is always allowed (R17), and R9 does not block it
+        if pattern.fan <= 1 and not self.has_bean[seat] and not self.baoting[from_seat]:
+            return pattern, "R17"  # R17, R27
+        if self.ron_blocked[seat]:
+            return pattern, "R9"
+        return pattern, None
 
     def _dihu_on_discard(self, seat: int, from_seat: int, source: ClaimSource) -> bool:
         """R20 option ``dihu_on_discard``: a non-dealer wins on the dealer's first discard."""
@@ -644,9 +843,18 @@ class Round:
         forced: list[int] = []
         for offset in (1, 2, 3):
             seat = (from_seat + offset) % SEATS
+            if self.won[seat]:
+                continue  # R53: a winner claims no more
             kinds: list[ActionKind] = []
-            if self._win_allowed_on(seat, tile, source, from_seat) is not None:
-                if self.baoting[seat] or last_four:  # R19, R26: no choice
+            pattern, refusal = self._win_on(seat, tile, source, from_seat)
+            if refusal is not None:
+                assert pattern is not None
+                if self.log_version > 1:
+                    self._refuse_win(seat, tile, from_seat, refusal, pattern.name, events)
+            elif pattern is not None:
+                # R19, R26: no choice -- except under the 過水 block (R9), which a robbed kong
+                # tile does not refuse but which lifts the obligation
+                if (self.baoting[seat] or last_four) and not self.ron_blocked[seat]:
                     forced.append(seat)
                     continue
                 kinds.append(ActionKind.HU)
@@ -661,24 +869,51 @@ class Round:
         if not options and not forced:  # the common case: nobody can claim, play on
             self.claims = None
             if source is ClaimSource.DISCARD:
-                self._draw_or_exhaust((from_seat + 1) % SEATS, events)
+                self._draw_or_exhaust(self._next_in_hand(from_seat), events)
             else:
                 self._complete_added_kong(from_seat, tile, events)
             return
-        if forced:  # a forced win beats any pong or kong (R6)
+        # Seats that must win (R19, R26) are not asked, and nobody learns of them before the
+        # window resolves: the others keep every option (pong and kong too), so neither their
+        # choices nor the pause tell that someone holds the winning tile. A forced win beats any
+        # pong or kong (R6) when the window resolves, where it is announced.
+        if forced and self.log_version == 1:  # how version 1 logs were written (leaky)
             options = {
                 s: tuple(k for k in kinds if k in (ActionKind.HU, ActionKind.PASS))
                 for s, kinds in options.items()
                 if ActionKind.HU in kinds
             }
+            for seat in forced:
+                events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
         self.phase = Phase.CLAIMS
         self.claims = _ClaimWindow(
             source, from_seat, tile, last_four, gang_shang_pao, options, forced
         )
-        for seat in forced:
-            events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
         if not options:  # only forced wins
             self._resolve_claims(events)
+
+    def _refuse_win(
+        self,
+        seat: int,
+        tile: Tile,
+        from_seat: int,
+        reason: str,
+        pattern: str,
+        events: list[dict[str, Any]],
+    ) -> None:
+        """Tell ``seat`` (and only it, see :func:`redact_event`) that ``tile`` completes its
+        hand but may not win (R17, R9). Nothing else changes: no claim window opens for it."""
+        self.refused_wins[seat] = RefusedWin(tile, from_seat, reason, pattern)
+        events.append(
+            {
+                "type": "win_refused",
+                "seat": seat,
+                "tile": tile_to_str(tile),
+                "from": from_seat,
+                "reason": reason,
+                "pattern": pattern,
+            }
+        )
 
     def _answer_claim(self, action: Action, events: list[dict[str, Any]]) -> None:
         assert self.claims is not None
@@ -689,6 +924,8 @@ class Round:
     def _resolve_claims(self, events: list[dict[str, Any]]) -> None:
         window = self.claims
         assert window is not None
+        for seat in window.forced if self.log_version > 1 else ():  # announced now
+            events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
         winners = [s for s in window.forced]
         winners += [s for s, kind in window.answers.items() if kind is ActionKind.HU]
         if self.rules.pass_blocks_ron:
@@ -712,7 +949,7 @@ class Round:
                 self._direct_kong(claimer, window, events)
         else:
             self.claims = None
-            self._draw_or_exhaust((window.from_seat + 1) % SEATS, events)
+            self._draw_or_exhaust(self._next_in_hand(window.from_seat), events)
 
     # ------------------------------------------------------------------ melds and beans
 
@@ -725,6 +962,7 @@ class Round:
         self.meld_views.clear()
         self._take_discard(window)
         self.counts[seat][window.tile] -= 2
+        self._drop_last_four_marks(seat, window.tile)
         self._invalidate(seat)
         self.melds[seat].append(Meld(MeldKind.PONG, window.tile))
         self.any_meld_made = True
@@ -748,10 +986,7 @@ class Round:
         self, seat: int, payers: Sequence[int], units: int, kind: str, events: list[dict[str, Any]]
     ) -> None:
         """R12: beans are paid at once, in base units, without the dealer bonus (R36)."""
-        rows = [
-            Payment(payer, seat, units, units * self.rules.base_points, "R12", kind)
-            for payer in payers
-        ]
+        rows = settlement.bean_rows(self._table(), seat, payers, units, kind)
         self._pay(rows, events)
         self.has_bean[seat] = True  # R15
         self.kong_income = rows
@@ -765,6 +1000,7 @@ class Round:
         self.meld_views.clear()
         self._take_discard(window)
         self.counts[seat][window.tile] -= 3
+        self._drop_last_four_marks(seat, window.tile)
         self.melds[seat].append(Meld(MeldKind.DIRECT_KONG, window.tile))
         self.claims = None
         events.append(
@@ -782,16 +1018,17 @@ class Round:
     def _concealed_kong(self, seat: int, tile: Tile, events: list[dict[str, Any]]) -> None:
         self.meld_views.clear()
         self.counts[seat][tile] -= 4
+        self._drop_last_four_marks(seat, tile)
         self.melds[seat].append(Meld(MeldKind.CONCEALED_KONG, tile))
         events.append(
             {"type": "kong", "seat": seat, "kind": "concealed_kong", "tile": tile_to_str(tile)}
         )
-        self._bean(seat, self._others(seat), 2, "暗槓 金豆", events)
+        self._bean(seat, self._payers(seat), 2, "暗槓 金豆", events)
         self._after_kong(seat, events)
 
     def _declare_added_kong(self, seat: int, tile: Tile, events: list[dict[str, Any]]) -> None:
         """R13: the added tile may be robbed before the kong happens."""
-        last_four = self.drawn_last_four and tile == self.drawn_tile
+        last_four = self._take_last_four_mark(seat, tile)
         self.counts[seat][tile] -= 1
         self._invalidate(seat)
         self.drawn_tile = None
@@ -806,12 +1043,27 @@ class Round:
         events.append(
             {"type": "kong", "seat": seat, "kind": "added_kong", "tile": tile_to_str(tile)}
         )
-        self._bean(seat, self._others(seat), 1, "面下槓 銀豆", events)
+        self._bean(seat, self._payers(seat), 1, "面下槓 銀豆", events)
         self._after_kong(seat, events)
 
     @staticmethod
     def _others(seat: int) -> list[int]:
         return [(seat + offset) % SEATS for offset in (1, 2, 3)]
+
+    def _payers(self, seat: int) -> list[int]:
+        """Every other player still in the hand (未胡者, R12, R29, R45, R54), in play order."""
+        return [other for other in self._others(seat) if not self.won[other]]
+
+    def _next_in_hand(self, seat: int) -> int:
+        """The next seat after ``seat`` in play order that is still in the hand (R8, R53)."""
+        for other in self._others(seat):
+            if not self.won[other]:
+                return other
+        raise AssertionError("nobody is left in the hand")  # pragma: no cover - R53 ends it
+
+    def in_hand(self, seat: int) -> bool:
+        """Whether ``seat`` still plays this hand: it has not won (R53) and the hand goes on."""
+        return not self.won[as_seat(seat)] and self.phase is not Phase.ENDED
 
     # ------------------------------------------------------------------ settlement
 
@@ -821,38 +1073,10 @@ class Round:
             self.ledger.append(row)
             events.append({"type": "payment", **row.to_json()})
 
-    def _fan(
-        self,
-        pattern: PatternResult,
-        winner: int,
-        payer: int,
-        *,
-        gang_shang_hua: bool = False,
-        gang_shang_pao: bool = False,
-    ) -> FanBreakdown:
-        """R21, R22, R36: extras and the dealer bonus depend on the two parties."""
-        return payment_fan(
-            pattern.fan,
-            pattern=pattern.name,
-            winner_baoting=self.baoting[winner],
-            payer_baoting=self.baoting[payer],
-            gang_shang_hua=gang_shang_hua,
-            gang_shang_pao=gang_shang_pao,
-            dealer_involved=self.dealer in (winner, payer),
-            streak=self.streak,
-        )
-
-    def _row(
-        self, payer: int, payee: int, breakdown: FanBreakdown, rule: str, what: str
-    ) -> Payment:
-        detail = " + ".join(f"{name} {fan}" for name, fan in breakdown.items)
-        return Payment(
-            payer,
-            payee,
-            breakdown.total,
-            breakdown.total * self.rules.base_points,
-            rule,
-            f"{what}: {detail}",
+    def _table(self) -> settlement.Table:
+        """The facts every payment depends on besides its parties (R21, R36, R40)."""
+        return settlement.Table(
+            self.dealer, self.streak, tuple(self.baoting), self.rules.base_points
         )
 
     def _settle_self_draw(self, seat: int, *, auto: bool, events: list[dict[str, Any]]) -> None:
@@ -866,7 +1090,6 @@ class Round:
         pattern = best_pattern(self.hand_of(seat), tianhu=tianhu, dihu=dihu)
         assert pattern is not None
         gang_shang_hua = self.turn_kind is TurnKind.REPLACEMENT  # R21
-        what = "槓上花" if gang_shang_hua else "自摸"
         self.win_tile = self.drawn_tile
         events.append(
             {
@@ -882,18 +1105,12 @@ class Round:
                 "hand": str(self.hand_of(seat)),
             }
         )
-        rows = [
-            self._row(
-                payer,
-                seat,
-                self._fan(pattern, seat, payer, gang_shang_hua=gang_shang_hua),
-                "R29",
-                what,
-            )
-            for payer in self._others(seat)
-        ]
+        rows = settlement.self_draw_rows(
+            self._table(), seat, pattern, self._payers(seat), gang_shang_hua=gang_shang_hua
+        )
         self._pay(rows, events)
-        self._finish("win", (seat,), WinKind.SELF_DRAW, None, events)
+        self.win_tiles[seat] = self.drawn_tile
+        self._after_win(Win((seat,), WinKind.SELF_DRAW, None), events)
 
     def _settle_claimed_win(
         self, winners: list[int], window: _ClaimWindow, events: list[dict[str, Any]]
@@ -904,7 +1121,7 @@ class Round:
             self._take_discard(window)
         self.win_tile = tile
         kind = WinKind.ROB_KONG if robbed else WinKind.DISCARD
-        transfer = sum(row.points for row in self.kong_income or ()) if window.gang_shang_pao else 0
+        table = self._table()
         rows: list[Payment] = []
         for seat in winners:
             pattern = self._win_allowed_on(seat, tile, window.source, payer)
@@ -927,24 +1144,43 @@ class Round:
                 }
             )
             if robbed:
-                rows.append(self._row(payer, seat, self._fan(pattern, seat, payer), "R29", "搶槓"))
+                rows += settlement.rob_kong_rows(table, seat, pattern, payer)
             else:
-                breakdown = self._fan(pattern, seat, payer, gang_shang_pao=window.gang_shang_pao)
-                rows.append(self._row(payer, seat, breakdown, "R28", "點炮"))
-                if transfer:  # R28: one share of the kong's income per winner
-                    rows.append(
-                        Payment(
-                            payer,
-                            seat,
-                            transfer // self.rules.base_points,
-                            transfer,
-                            "R28",
-                            "槓上炮: the kong's income handed over",
-                        )
-                    )
+                rows += settlement.discard_win_rows(
+                    table,
+                    seat,
+                    pattern,
+                    payer,
+                    gang_shang_pao=window.gang_shang_pao,
+                    kong_income=self.kong_income or (),
+                )
         self._pay(rows, events)
         self.claims = None
-        self._finish("win", tuple(winners), kind, payer, events)
+        self.off_table.append(tile)
+        for seat in winners:
+            self.win_tiles[seat] = tile
+        self._after_win(Win(tuple(winners), kind, payer), events)
+
+    def _after_win(self, win: Win, events: list[dict[str, Any]]) -> None:
+        """The normal room ends at the first win (R52). A 血戰 room (R53) ends when three have
+        won; otherwise the winners leave play and the next seat still in the hand after the
+        last of them (the furthest from the discarder, in play order) draws."""
+        self.wins.append(win)
+        if not self.bloody:
+            self._finish("win", win.seats, win.kind, win.from_seat, events)
+            return
+        for seat in win.seats:
+            self.won[seat] = True
+            self.winners.append(seat)
+            self.refused_wins[seat] = None
+        self.meld_views.clear()
+        self.claims = None
+        self.drawn_tile = None
+        self.kong_income = None
+        if len(self.winners) >= SEATS - 1:
+            self._finish("win", tuple(self.winners), win.kind, win.from_seat, events)
+            return
+        self._draw_or_exhaust(self._next_in_hand(win.seats[-1]), events)
 
     def da_jiao(self, seat: int) -> PatternResult | None:
         """R30 大叫: the largest basic fan over the seat's waits, None when not ready.
@@ -968,71 +1204,87 @@ class Round:
                 best = found
         return best
 
-    def _payment_for_da_jiao(self, payer: int, payee: int, rule: str) -> Payment | None:
-        best = self.da_jiao(payee)
-        if best is None:
-            return None
-        return self._row(payer, payee, self._fan(best, payee, payer), rule, f"查大叫 {best.name}")
-
     def _settle_exhaustive_draw(self, events: list[dict[str, Any]]) -> None:
-        """R30, R31, R14: 查大叫 then 黃豆 refunds by every seat that is not ready."""
-        ready = [bool(self.ready_waits(seat)) for seat in range(SEATS)]
-        events.append({"type": "exhaustive_draw", "ready": ready})
-        rows: list[Payment] = []
-        for payer in range(SEATS):
-            if ready[payer]:
-                continue
-            for payee in range(SEATS):
-                if ready[payee]:
-                    row = self._payment_for_da_jiao(payer, payee, "R30")
-                    if row is not None:
-                        rows.append(row)
-        for row in list(self.ledger):
-            if row.rule == "R12" and not ready[row.payee]:
-                rows.append(
-                    Payment(
-                        row.payee,
-                        row.payer,
-                        row.fan,
-                        row.points,
-                        "R14",
-                        f"黃豆: returns {row.reason}",
-                    )
-                )
+        """R30, R31, R14: 查大叫 then 黃豆 refunds by every seat that is not ready.
+
+        In a 血戰 room (R56) among the players still in the hand only; bean income is returned
+        to winners too, except to a winner who has left the table (R57). The event's ``ready``
+        is null for a winner."""
+        players = [seat for seat in range(SEATS) if not self.won[seat]]
+        da_jiao = {seat: self.da_jiao(seat) for seat in players}
+        events.append(
+            {
+                "type": "exhaustive_draw",
+                "ready": [None if self.won[s] else da_jiao[s] is not None for s in range(SEATS)],
+            }
+        )
+        refundable = [row for row in self.ledger if not self.left[row.payer]]  # R57
+        rows = settlement.exhaustive_draw_rows(self._table(), players, da_jiao, refundable)
         self._pay(rows, events)
         self.phase = Phase.ENDED
         self._finish("draw", (), None, None, events)
 
+    def leave(self, seat: int) -> list[dict[str, Any]]:
+        """R57: a player who has won in a 血戰 room leaves the table, without penalty; the hand
+        goes on, and no 黃豆 refund (R56) is owed to them any more. Logged (an ``act`` with
+        action "leave", then a ``leave`` event) so that a replay reproduces it."""
+        seat = as_seat(seat)
+        if self.phase is Phase.ENDED:
+            raise IllegalActionError(f"{seat} leave: the hand is over")
+        if not self.won[seat]:
+            raise IllegalActionError(
+                f"{seat} leave: only a player who has won may leave a 血戰 hand that goes on "
+                "(R57); a player still in the hand who quits escapes (R45)"
+            )
+        if self.left[seat]:
+            raise IllegalActionError(f"{seat} leave: seat {seat} has already left the table")
+        self.left[seat] = True
+        events: list[dict[str, Any]] = [
+            {"type": "act", "seat": seat, "action": "leave"},
+            {"type": "leave", "seat": seat},
+        ]
+        self.events.extend(events)
+        return [copy_event(event) for event in events]
+
     def escape(self, seat: int) -> list[dict[str, Any]]:
-        """R45: a seat quits (or times out); it pays the larger of the two penalties."""
+        """R45: a seat quits (or times out); it pays the larger of the two penalties.
+
+        In a 血戰 room (R57) a winner who quits only leaves the table (see :meth:`leave`): no
+        penalty, and the hand goes on."""
+        seat = as_seat(seat)  # before anything changes: a bad seat must leave no trace
         if self.phase is Phase.ENDED:
             raise IllegalActionError(f"{seat} quit: the hand is over")
-        if not 0 <= seat < SEATS:
-            raise IllegalActionError(f"seat {seat} out of range 0..3")
+        if self.won[seat]:
+            return self.leave(seat)
         events: list[dict[str, Any]] = [{"type": "act", "seat": seat, "action": "quit"}]
         self._turn_legal = None
-        base = self.rules.base_points
-        units = self.rules.escape_penalty_units
-        flat = [
-            Payment(seat, other, units, units * base, "R45", f"escape: {units} × base")
-            for other in self._others(seat)
-        ]
-        da_jiao: list[Payment] = []
-        if self.wall_remaining <= LAST_TILES:
-            for other in self._others(seat):
-                row = self._payment_for_da_jiao(seat, other, "R45")
-                if row is not None:
-                    da_jiao.append(row)
-        chosen = flat
-        penalty = "flat"
-        if sum(r.points for r in da_jiao) > sum(r.points for r in flat):
-            chosen, penalty = da_jiao, "da_jiao"
+        self._self_draw_only = None
+        window = self.claims
+        if window is not None and window.source is ClaimSource.ADDED_KONG:
+            # R13, R45: the escape ends the hand before the chance to rob has passed, so the
+            # added kong never happens (no bean); its tile goes back to the kong player's hand
+            self.counts[window.from_seat][window.tile] += 1
+            self._invalidate(window.from_seat)
+            self.claims = None
+        others = self._payers(seat)  # R57: the other players still in the hand
+        da_jiao = (
+            {other: self.da_jiao(other) for other in others}
+            if self.wall_remaining <= LAST_TILES  # R45 (b)
+            else None
+        )
+        penalty, chosen = settlement.escape_rows(
+            self._table(),
+            seat,
+            others,
+            units=self.rules.escape_penalty_units,
+            da_jiao=da_jiao,
+        )
         events.append({"type": "escape", "seat": seat, "penalty": penalty})
         self._pay(chosen, events)
         self.claims = None
         self._finish("escape", (), None, seat, events)
         self.events.extend(events)
-        return events
+        return [copy_event(event) for event in events]
 
     def _finish(
         self,
@@ -1042,48 +1294,66 @@ class Round:
         loser: int | None,
         events: list[dict[str, Any]],
     ) -> None:
-        """R35, R36: the next dealer and streak."""
-        if result == "win":
-            next_dealer = winners[0] if len(winners) == 1 else loser
+        """R35, R36: the next dealer and streak; in a 血戰 room R53 and R55."""
+        first = self.wins[0] if self.wins else None
+        if self.bloody:
+            # R53: "escape" when an escape ended it, else "win" when anyone won, else "draw"
+            winners = tuple(self.winners)
+            if first is not None:
+                win_kind = first.kind
+                if result != "escape":
+                    result, loser = "win", first.from_seat
+        if (self.bloody and first is not None) or result == "win":
+            assert first is not None
+            # R35, R55: the (first) winner; after a multiple win, the discarder
+            next_dealer = first.seats[0] if len(first.seats) == 1 else first.from_seat
         elif result == "escape":
             next_dealer = (self.dealer + 1) % SEATS if loser == self.dealer else self.dealer
         else:
             next_dealer = self.dealer
         assert next_dealer is not None
-        next_streak = self.streak + 1 if next_dealer == self.dealer else 0
+        # R36; R55: no streak in a 血戰 room
+        kept = next_dealer == self.dealer and not self.bloody
+        next_streak = self.streak + 1 if kept else 0
         totals = tuple(net_points(self.ledger))
         self.phase = Phase.ENDED
         self.result = HandResult(
-            result, winners, win_kind, loser, tuple(self.ledger), totals, next_dealer, next_streak
+            result,
+            winners,
+            win_kind,
+            loser,
+            tuple(self.ledger),
+            totals,
+            next_dealer,
+            next_streak,
+            tuple(self.wins),
         )
-        events.append(
-            {
-                "type": "end",
-                "result": result,
-                "winners": list(winners),
-                "win_kind": win_kind.value if win_kind else None,
-                "loser": loser,
-                "totals": list(totals),
-                "next_dealer": next_dealer,
-                "next_streak": next_streak,
-                "hands": [str(self.hand_of(s)) for s in range(SEATS)],
-            }
-        )
+        end: dict[str, Any] = {
+            "type": "end",
+            "result": result,
+            "winners": list(winners),
+            "win_kind": win_kind.value if win_kind else None,
+            "loser": loser,
+            "totals": list(totals),
+            "next_dealer": next_dealer,
+            "next_streak": next_streak,
+            "hands": [str(self.hand_of(s)) for s in range(SEATS)],
+        }
+        if self.bloody:  # the normal room's events stay as they were (old logs replay)
+            end["wins"] = [win.to_json() for win in self.wins]
+            end["left"] = list(self.left)
+        events.append(end)
 
     # ------------------------------------------------------------------ inspection
 
     def tile_total(self) -> int:
-        """Every tile on the table: hands, melds, rivers, wall and a claimed winning tile."""
-        claimed = 1 if self.win_tile is not None and self._win_tile_off_table() else 0
+        """Every tile on the table: hands, melds, rivers, wall, a claimed winning tile and an
+        added kong's tile while it may be robbed."""
+        claimed = len(self.off_table)
+        window = self.claims
+        if window is not None and window.source is ClaimSource.ADDED_KONG:
+            claimed += 1  # the added tile awaits 搶槓 (R13): in no hand, meld or river yet
         return self._count_all_tiles() + claimed
-
-    def _win_tile_off_table(self) -> bool:
-        """A discard or robbed tile that won is held by nobody's counts (it is not duplicated
-        into several winners' hands)."""
-        return self.result is not None and self.result.win_kind in (
-            WinKind.DISCARD,
-            WinKind.ROB_KONG,
-        )
 
     def snapshot(self) -> dict[str, Any]:
         """The complete state as JSON-ready data, for replays and equality checks."""
@@ -1104,11 +1374,13 @@ class Round:
                 "next_dealer": self.result.next_dealer,
                 "next_streak": self.result.next_streak,
             },
+            **({"won": list(self.won), "left": list(self.left)} if self.bloody else {}),
         }
 
     def view(self, seat: int) -> SeatView:
-        """What ``seat`` may know (see :mod:`duyun.engine.view`)."""
-        return seat_view(self, seat)
+        """What ``seat`` may know (see :mod:`duyun.engine.view`); an invalid seat is an error,
+        never another seat's view."""
+        return seat_view(self, as_seat(seat))
 
 
 def new_round(
@@ -1126,10 +1398,12 @@ def new_round(
 __all__ = [
     "EVENT_LOG_VERSION",
     "HandResult",
+    "MatchLink",
     "Phase",
     "Round",
     "Setup",
     "TurnKind",
+    "Win",
     "WinKind",
     "deal_setup",
     "new_round",

@@ -13,7 +13,8 @@ The JSON input (a fixed contract)::
 Only ``hands``, ``wall`` and ``actions`` are required. With ``fill`` the tiles in no hand,
 meld, discard or listed wall complete the wall after ``wall``, shuffled by ``seed``; without
 it the wall is exactly ``wall`` + ``wall_back``. Draws and forced moves happen by themselves;
-a claim that is not listed is a pass.
+a claim that is not listed is a pass. ``"SEAT quit"`` is an escape (R45, R57) and, in a 血戰
+room (``"rules": {"bloody_battle": true}``), ``"SEAT leave"`` a winner leaving the table (R57).
 """
 
 from __future__ import annotations
@@ -175,13 +176,19 @@ def parse_scenario(data: Mapping[str, Any]) -> Scenario:
     return Scenario(setup, rules, tuple(actions))
 
 
-def _pass_pending(game: Round, keep: int | None = None) -> None:
-    """Unlisted claims are passes: answer PASS for every seat still asked (except ``keep``)."""
-    while game.phase is Phase.CLAIMS:
-        pending = [s for s in game.to_act if s != keep]
-        if not pending:
-            return
-        game.apply(Action(pending[0], ActionKind.PASS))
+def _pass_open_window(game: Round) -> None:
+    """An unlisted claim is a pass: answer PASS for every seat still asked in the claim window
+    open now -- only that one. A later window, opened by a forced move that follows (a 報聽
+    player's automatic discard, R26), waits for the next listed action."""
+    window = game.claims
+    while game.phase is Phase.CLAIMS and game.claims is window and game.to_act:
+        game.apply(Action(game.to_act[0], ActionKind.PASS))
+
+
+def _pass_pending(game: Round) -> None:
+    """At the end of the script every claim left is a pass, window after window."""
+    while game.phase is Phase.CLAIMS and game.to_act:
+        game.apply(Action(game.to_act[0], ActionKind.PASS))
 
 
 def run_scenario(scenario: Scenario) -> Round:
@@ -194,10 +201,13 @@ def run_scenario(scenario: Scenario) -> Round:
         try:
             action_text = text.strip()
             parts = action_text.split()
-            if len(parts) >= 2 and parts[1] == "quit":
+            if len(parts) >= 2 and parts[1] in ("quit", "leave"):
                 if len(parts) != 2 or parts[0] not in ("0", "1", "2", "3"):
-                    raise ScenarioError(f"action {number} {text!r}: expected 'SEAT quit'")
-                game.escape(int(parts[0]))
+                    raise ScenarioError(f"action {number} {text!r}: expected 'SEAT {parts[1]}'")
+                if parts[1] == "quit":
+                    game.escape(int(parts[0]))
+                else:
+                    game.leave(int(parts[0]))
                 continue
             action = Action.parse(action_text)
         except NotationError as error:
@@ -210,7 +220,7 @@ def run_scenario(scenario: Scenario) -> Round:
             action.kind.is_claim or action.kind is ActionKind.HU
         )
         if game.phase is Phase.CLAIMS and not answers_claim:
-            _pass_pending(game)
+            _pass_open_window(game)
         try:
             game.apply(action)
         except IllegalActionError as error:

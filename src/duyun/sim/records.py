@@ -47,7 +47,8 @@ class HandRecord:
     result: str
     winners: tuple[int, ...]
     feeder: int | None
-    """The player who paid for a discard win or a robbed kong (點炮), else None."""
+    """The player who paid for a discard win or a robbed kong (點炮), else None; in a 血戰
+    room (R53), the one who paid for the first win."""
     win_kind: str | None
     patterns: tuple[tuple[int, str], ...]
     """(player, pattern) for every winner."""
@@ -55,6 +56,9 @@ class HandRecord:
     player_events: tuple[dict[str, int], ...] = ()
     """Per player: baoting, kongs, ... (the same keys as rule_events where they apply)."""
     events: list[dict[str, Any]] | None = None
+    feeders: tuple[int, ...] = ()
+    """Every player who paid for a discard win or a robbed kong in this hand (a 血戰 hand,
+    R53, can have several), each once, in order."""
 
 
 def summarise_events(
@@ -71,6 +75,7 @@ def summarise_events(
     counts: Counter[str] = Counter()
     per_player: list[Counter[str]] = [Counter() for _ in range(SEATS)]
     patterns: list[tuple[int, str]] = []
+    feeders: list[int] = []
     end: dict[str, Any] | None = None
     wins = 0
     for event in events:
@@ -94,12 +99,19 @@ def summarise_events(
             key = {"self_draw": "self_draw", "discard": "discard_win", "rob_kong": "rob_kong"}[how]
             counts[key] += 1
             per_player[player][key] += 1
+            per_player[player]["win"] += 1
+            # events with an actor are counted for that player too (the winner)
+            if how != "self_draw" and player_at[event["from"]] not in feeders:
+                feeders.append(player_at[event["from"]])
             if event.get("auto"):
                 counts["auto_win"] += 1
+                per_player[player]["auto_win"] += 1
             if "槓上花" in event["extras"]:
                 counts["gang_shang_hua"] += 1
+                per_player[player]["gang_shang_hua"] += 1
             if "槓上炮" in event["extras"]:
                 counts["gang_shang_pao"] += 1
+                per_player[player]["gang_shang_pao"] += 1
         elif kind == "payment":
             if event["rule"] == "R30":
                 counts["cha_da_jiao"] += 1
@@ -113,12 +125,24 @@ def summarise_events(
         raise ValueError("the hand's event log has no 'end' event: it is not finished")
     if wins:
         counts["win"] += 1
-    if wins > 1:
-        counts["multi_win"] += 1
     totals = end["totals"]
     feeder = None
     if end["result"] == "win" and end["win_kind"] in ("discard", "rob_kong"):
         feeder = player_at[end["loser"]]
+    # 一炮多響 (R18): one discard or robbed kong won by several; a 血戰 hand (R53) lists its
+    # wins in the end event, and several wins one after another are not a multiple win.
+    # It is the discarder's (or robbed player's) event.
+    groups = end.get("wins")
+    if groups is None:
+        multi_from = [end["loser"]] if wins > 1 and feeder is not None else []
+        multi = wins > 1
+    else:
+        multi_from = [g["from"] for g in groups if len(g["seats"]) > 1]
+        multi = bool(multi_from)
+    if multi:
+        counts["multi_win"] += 1
+    for seat in multi_from:
+        per_player[player_at[seat]]["multi_win"] += 1
     return HandRecord(
         unit=unit,
         rotation=rotation,
@@ -133,4 +157,5 @@ def summarise_events(
         rule_events=dict(counts),
         player_events=tuple(dict(c) for c in per_player),
         events=events if keep_events else None,
+        feeders=tuple(feeders),
     )

@@ -83,6 +83,8 @@ class Summary:
     units: int = 0
     results: Counter[str] = field(default_factory=Counter)
     rule_events: Counter[str] = field(default_factory=Counter)
+    winners: Counter[int] = field(default_factory=Counter)
+    """Hands by their number of winners (0-1 in the normal room, 0-3 in a 血戰 room, R53)."""
     points_by_hand: list[tuple[int, ...]] = field(default_factory=list)
     """Points of every hand, by player, in order: for the distribution and cumulative plots
     (a few ints per hand, kept only when ``keep_points`` is set)."""
@@ -103,6 +105,7 @@ class Summary:
             unit_hands += 1
             self.hands += 1
             self.results[record.result] += 1
+            self.winners[len(record.winners)] += 1
             self.rule_events.update(record.rule_events)
             if self.keep_points:
                 self.points_by_hand.append(record.points)
@@ -113,9 +116,10 @@ class Summary:
                 stats.events.update(record.player_events[player])
                 if player in record.winners:
                     stats.wins += 1
-                    if record.win_kind == "self_draw":
+                    # per player: in a 血戰 hand (R53) each winner won in its own way
+                    if record.player_events[player].get("self_draw"):
                         stats.self_draws += 1
-                if record.feeder == player:
+                if player in record.feeders:
                     stats.feeds += 1
             for player, pattern in record.patterns:
                 self.players[player].patterns[pattern] += 1
@@ -130,6 +134,8 @@ class Summary:
             "hands": self.hands,
             "units": self.units,
             "results": dict(self.results),
+            "winners_per_hand": {str(n): count for n, count in sorted(self.winners.items())},
+            "mean_winners": sum(n * c for n, c in self.winners.items()) / max(1, self.hands),
             "rule_events": {key: self.rule_events.get(key, 0) for key, _ in RULE_EVENTS},
             "players": [
                 {

@@ -12,6 +12,8 @@ Accepted forms (case-insensitive, Chinese verbs too)::
     k  |  kong  |  槓  [tile]                       any kong (direct, added, concealed)
     h  |  hu  |  胡                                 win
     g  |  pass  |  guo  |  過                       pass
+    r  |  redraw  |  t  |  table                  show the table again
+    ?  |  help                                    what to type
     0 discard 5p                                  the engine's own action notation
 """
 
@@ -55,6 +57,10 @@ _VERBS: dict[str, str] = {
     "过": "pass",
     "?": "help",
     "help": "help",
+    "r": "redraw",
+    "redraw": "redraw",
+    "t": "redraw",
+    "table": "redraw",
 }
 
 LABELS: dict[ActionKind, str] = {
@@ -88,6 +94,10 @@ class HelpRequested(Exception):
     """The player typed ``?`` or ``help``."""
 
 
+class RedrawRequested(Exception):
+    """The player typed ``r`` (``redraw``, ``t``, ``table``): show the table again."""
+
+
 @dataclass(frozen=True, slots=True)
 class HandLayout:
     """The player's concealed tiles in display order: sorted, the drawn tile last and apart.
@@ -114,13 +124,26 @@ class HandLayout:
         return self.tiles[position - 1]
 
 
-def describe_action(action: Action) -> str:
+CHINESE_RANKS = "一二三四五六七八九"
+CHINESE_SUITS = {"萬": "m", "万": "m", "筒": "p", "條": "s", "条": "s"}
+CHINESE_SUIT_OF = {"m": "萬", "p": "筒", "s": "條"}
+
+
+def tile_word(tile: Tile, *, chinese: bool = False) -> str:
+    """A tile as the table writes it: ``5p``, or ``五筒`` with ``--chinese``."""
+    text = tile_to_str(tile)
+    if not chinese:
+        return text
+    return f"{CHINESE_RANKS[int(text[0]) - 1]}{CHINESE_SUIT_OF[text[1]]}"
+
+
+def describe_action(action: Action, *, chinese: bool = False) -> str:
     """Short human wording of one legal action, e.g. ``"槓 kong (暗槓) 5p"``."""
     label = LABELS[action.kind]
-    return label if action.tile is None else f"{label} {tile_to_str(action.tile)}"
+    return label if action.tile is None else f"{label} {tile_word(action.tile, chinese=chinese)}"
 
 
-def summarize_legal(legal: Sequence[Action]) -> list[str]:
+def summarize_legal(legal: Sequence[Action], *, chinese: bool = False) -> list[str]:
     """The legal actions as menu entries with their short forms, discards grouped in one line."""
     entries: list[str] = []
     discards = [a.tile for a in legal if a.kind is ActionKind.DISCARD and a.tile is not None]
@@ -128,18 +151,14 @@ def summarize_legal(legal: Sequence[Action]) -> list[str]:
     for action in legal:
         if action.kind in (ActionKind.DISCARD, ActionKind.BAOTING):
             continue
-        tile = "" if action.tile is None else f" {tile_to_str(action.tile)}"
-        entries.append(f"[{SHORT[action.kind]}{tile}] {describe_action(action)}")
+        tile = "" if action.tile is None else f" {tile_word(action.tile, chinese=chinese)}"
+        entries.append(f"[{SHORT[action.kind]}{tile}] {describe_action(action, chinese=chinese)}")
     if baoting:
-        tiles = " ".join(tile_to_str(t) for t in baoting)
+        tiles = " ".join(tile_word(t, chinese=chinese) for t in baoting)
         entries.append(f"[b TILE] 報聽 baoting with a discard of: {tiles}")
     if discards:
         entries.append("[TILE or position] discard")
     return entries
-
-
-CHINESE_RANKS = "一二三四五六七八九"
-CHINESE_SUITS = {"萬": "m", "万": "m", "筒": "p", "條": "s", "条": "s"}
 
 
 def _tile_argument(text: str, layout: HandLayout) -> Tile:
@@ -157,7 +176,11 @@ def _tile_argument(text: str, layout: HandLayout) -> Tile:
 
 
 def _choose(
-    legal: Sequence[Action], kinds: Sequence[ActionKind], tile: Tile | None, verb: str
+    legal: Sequence[Action],
+    kinds: Sequence[ActionKind],
+    tile: Tile | None,
+    verb: str,
+    chinese: bool = False,
 ) -> Action:
     """The one legal action of ``kinds`` (with ``tile`` when given), or an error saying why not."""
     matches = [a for a in legal if a.kind in kinds and (tile is None or a.tile == tile)]
@@ -165,22 +188,22 @@ def _choose(
         return matches[0]
     possible = [a for a in legal if a.kind in kinds]
     if not possible:
-        raise InputError(f"you cannot {verb} now; you may: {_menu(legal)}")
+        raise InputError(f"you cannot {verb} now; you may: {_menu(legal, chinese)}")
     if not matches:
-        name = tile_to_str(tile or 0)
+        name = tile_word(tile or 0, chinese=chinese)
         if kinds == (ActionKind.DISCARD,):
             raise InputError(f"you hold no {name}")
-        options = ", ".join(describe_action(a) for a in possible)
+        options = ", ".join(describe_action(a, chinese=chinese) for a in possible)
         raise InputError(f"you cannot {verb} with {name}; possible: {options}")
-    options = ", ".join(describe_action(a) for a in matches)
+    options = ", ".join(describe_action(a, chinese=chinese) for a in matches)
     raise InputError(f"which one? {options} (add the tile, e.g. '{verb[0]} 5p')")
 
 
-def _menu(legal: Sequence[Action]) -> str:
-    return "; ".join(summarize_legal(legal))
+def _menu(legal: Sequence[Action], chinese: bool = False) -> str:
+    return "; ".join(summarize_legal(legal, chinese=chinese))
 
 
-def parse_command(text: str, view: SeatView) -> Action:
+def parse_command(text: str, view: SeatView, *, chinese: bool = False) -> Action:
     """The legal action of ``view.seat`` that ``text`` names.
 
     Raises :class:`InputError` (with a message listing what is possible) for anything else, and
@@ -191,39 +214,43 @@ def parse_command(text: str, view: SeatView) -> Action:
         raise InputError("you have no decision to make now")
     words = text.strip().lower().split()
     if not words:
-        raise InputError(f"type an action; you may: {_menu(legal)}")
+        raise InputError(f"type an action; you may: {_menu(legal, chinese)}")
     layout = HandLayout.of(view)
     if len(words) >= 2 and words[0] in ("0", "1", "2", "3"):
-        return _engine_notation(text, view)
+        return _engine_notation(text, view, chinese)
     first, rest = words[0], words[1:]
     verb = _VERBS.get(first)
     if verb is None:
         # A bare tile or position means "discard it".
         if rest:
-            raise InputError(f"unknown command {first!r}; you may: {_menu(legal)}")
-        return _choose(legal, (ActionKind.DISCARD,), _tile_argument(first, layout), "discard")
+            raise InputError(f"unknown command {first!r}; you may: {_menu(legal, chinese)}")
+        return _choose(
+            legal, (ActionKind.DISCARD,), _tile_argument(first, layout), "discard", chinese
+        )
     if verb == "help":
         raise HelpRequested
+    if verb == "redraw":
+        raise RedrawRequested
     if len(rest) > 1:
         raise InputError(f"too many words in {text.strip()!r}")
     tile = _tile_argument(rest[0], layout) if rest else None
     if verb == "discard":
         if tile is None:
             raise InputError("discard what? e.g. 'd 5p' or 'd 3' (hand position)")
-        return _choose(legal, (ActionKind.DISCARD,), tile, "discard")
+        return _choose(legal, (ActionKind.DISCARD,), tile, "discard", chinese)
     if verb == "baoting":
         if tile is None:
             raise InputError("報聽 needs the discard that goes with it, e.g. 'b 5p' or 'b 3'")
-        return _choose(legal, (ActionKind.BAOTING,), tile, "declare 報聽")
+        return _choose(legal, (ActionKind.BAOTING,), tile, "declare 報聽", chinese)
     if verb == "kong":
-        return _choose(legal, KONG_KINDS, tile, "kong")
+        return _choose(legal, KONG_KINDS, tile, "kong", chinese)
     if tile is not None:
         raise InputError(f"{first} takes no tile")
     kind = {"pong": ActionKind.PONG, "hu": ActionKind.HU, "pass": ActionKind.PASS}[verb]
-    return _choose(legal, (kind,), None, verb)
+    return _choose(legal, (kind,), None, verb, chinese)
 
 
-def _engine_notation(text: str, view: SeatView) -> Action:
+def _engine_notation(text: str, view: SeatView, chinese: bool = False) -> Action:
     try:
         action = Action.parse(text.strip().lower())
     except (NotationError, ValueError) as error:
@@ -231,5 +258,5 @@ def _engine_notation(text: str, view: SeatView) -> Action:
     if action.seat != view.seat:
         raise InputError(f"you play seat {view.seat}, not seat {action.seat}")
     if action not in view.legal:
-        raise InputError(f"{action} is not possible now; you may: {_menu(view.legal)}")
+        raise InputError(f"{action} is not possible now; you may: {_menu(view.legal, chinese)}")
     return action

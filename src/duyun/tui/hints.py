@@ -41,6 +41,8 @@ class Hints:
     discards: tuple[DiscardHint, ...]
     can_win: bool = False
     has_bean: bool = False
+    #: when a pong is offered: the shanten of the hand after it (before its discard)
+    pong_shanten: int | None = None
 
 
 def _own_hand(view: SeatView, concealed: tuple[Tile, ...]) -> Hand:
@@ -66,7 +68,13 @@ def compute_hints(view: SeatView) -> Hints:
     can_win = any(action.kind is ActionKind.HU for action in view.legal)
     has_bean = view.has_bean[view.seat]
     if size % 3 == 1:
-        return Hints(shanten(counts), _waits_with_fan(view, view.hand), (), can_win, has_bean)
+        pong = None
+        claim = view.claim_tile
+        if claim is not None and any(a.kind is ActionKind.PONG for a in view.legal):
+            after = list(counts)
+            after[claim] -= 2  # the pair joins the meld; the hand then discards (3k+2)
+            pong = shanten(after)
+        return Hints(shanten(counts), _waits_with_fan(view, view.hand), (), can_win, has_bean, pong)
     visible = view.visible_counts()
     options = rank_discards(counts, visible)[:TOP_DISCARDS]
     discards = []

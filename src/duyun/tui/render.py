@@ -10,20 +10,21 @@ each suit has its own colour (萬 red, 筒 blue, 條 green) so a hand can be rea
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rich import box
-from rich.console import Group, RenderableType
-from rich.panel import Panel
+from rich.console import Console, Group, RenderableType
+from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
 from duyun.engine import HandResult, MeldView, SeatView
-from duyun.hand import MeldKind
-from duyun.tiles import SUIT_NAMES, SUITS, Tile, tile_from_str, tile_to_str
+from duyun.hand import Hand, MeldKind
+from duyun.tiles import SUIT_NAMES, SUITS, NotationError, Tile, tile_from_str, tile_to_str
 from duyun.tui.commands import HandLayout, summarize_legal
 from duyun.tui.hints import Hints
 
@@ -150,15 +151,22 @@ def _seat_marks(view: SeatView, seat: int) -> Text:
     return marks
 
 
-def render_seats(view: SeatView, info: TableInfo) -> Table:
-    """Each seat's name and marks, concealed count, melds, discards and scores."""
-    table = Table(box=box.SIMPLE_HEAD, expand=True, pad_edge=False, show_edge=False)
+def render_seats(view: SeatView, info: TableInfo, *, river_tail: int | None = None) -> Table:
+    """Each seat's name and marks, concealed count, melds, discards and match points.
+
+    One line per seat where the discards fit; the discards wrap within their column (never
+    the whole row) late in a hand at 80 columns. Coins get a column only when the stake
+    makes them differ from points (R41). ``river_tail`` keeps only the latest discards of
+    each river (``…7 5m 3p``: seven earlier ones left out) when the screen is short.
+    """
+    table = Table(box=None, expand=True, pad_edge=False, padding=(0, 1), show_edge=False)
     table.add_column("seat", no_wrap=True)
-    table.add_column("tiles", justify="right", no_wrap=True)
-    table.add_column("melds")
+    table.add_column("n", justify="right", no_wrap=True)
+    table.add_column("melds", no_wrap=False)
     table.add_column("discards", ratio=1)
     table.add_column("pts", justify="right", no_wrap=True)
-    table.add_column("coins", justify="right", no_wrap=True)
+    if info.stake != 1:
+        table.add_column("coins", justify="right", no_wrap=True)
     for seat in range(len(view.rivers)):
         name = Text(
             info.names[seat] if seat != info.human else "You",
@@ -167,20 +175,35 @@ def render_seats(view: SeatView, info: TableInfo) -> Table:
         name.append(f" {seat}", style="dim")
         name.append_text(_seat_marks(view, seat))
         melds = Text(" ").join(meld_text(m, chinese=info.chinese) for m in view.melds[seat])
-        river = tiles_text(view.rivers[seat], chinese=info.chinese)
+        if view.won[seat]:  # R53 血戰: a winner's hand lies open; it plays no more
+            opened = Text("胡 ", style="bold green") + tiles_text(
+                view.open_hands[seat], chinese=info.chinese
+            )
+            won_on = view.win_tiles[seat]
+            if won_on is not None and len(view.open_hands[seat]) % 3 == 1:  # won on a claim
+                opened.append(" +").append_text(tile_text(won_on, chinese=info.chinese))
+            melds = opened.append(" ").append_text(melds)
+        shown = view.rivers[seat]
+        river = Text()
+        if river_tail is not None and len(shown) > river_tail:
+            river.append(f"…{len(shown) - river_tail} ", style=HIDDEN_STYLE)
+            shown = shown[-river_tail:]
+        river.append_text(tiles_text(shown, chinese=info.chinese))
         if view.claim_tile is not None and view.claim_from == seat and not view.claim_is_rob:
             river.stylize(
                 "reverse", len(river) - len(tile_text(view.claim_tile, chinese=info.chinese))
             )
         points = info.match_points[seat] + view.points[seat]
-        table.add_row(
+        cells: list[RenderableType] = [
             name,
             str(view.concealed_sizes[seat]),
             melds,
             river,
             _signed(points),
-            _signed(points * info.stake),
-        )
+        ]
+        if info.stake != 1:
+            cells.append(_signed(points * info.stake))
+        table.add_row(*cells)
     return table
 
 
@@ -190,12 +213,14 @@ def _signed(value: int) -> Text:
 
 def render_header(view: SeatView, info: TableInfo) -> Text:
     header = Text(f"Hand {info.hand_number}/{info.hands_total}", style="bold")
-    header.append(f"   dealer 莊: {info.seat_label(view.dealer)}")
-    header.append(f"   streak 連莊: {view.streak}")
-    header.append("   wall: ")
+    header.append(f" · dealer 莊 {info.seat_label(view.dealer)}")
+    header.append(f" · streak 連莊 {view.streak}")
+    header.append(" · wall ")
     header.append(
         str(view.wall_remaining), style="bold yellow" if view.wall_remaining <= 4 else "bold"
     )
+    if info.stake != 1:
+        header.append(f" · {info.stake} coins/point")
     return header
 
 
@@ -209,7 +234,21 @@ def render_claim(view: SeatView, info: TableInfo) -> Text | None:
     return line
 
 
-def render_hints(hints: Hints, *, chinese: bool = False) -> Text:
+#: Settlement tables: no frame and no blank edge lines, so a settlement fits 80×24.
+_COMPACT: dict[str, Any] = {
+    "box": box.SIMPLE_HEAD,
+    "show_edge": False,
+    "pad_edge": False,
+    "padding": (0, 1),
+    "expand": False,
+}
+
+BEAN_NOTE = "(平胡 wins on a discard only with a bean 豆 or from a 報聽 player, R17)"
+
+
+def render_hints(hints: Hints, *, chinese: bool = False, note: bool = True) -> Text:
+    """The hint in two or three short lines: the state of the hand, the best discards (with
+    the waits each leaves), and the R17 reminder when a 平胡 wait depends on a bean."""
     text = Text("hint: ", style="italic")
     if hints.can_win:
         text.append("you can win: h 胡")
@@ -218,22 +257,29 @@ def render_hints(hints: Hints, *, chinese: bool = False) -> Text:
     elif hints.shanten == 0 and hints.waits:
         text.append("ready 聽; waits ")
         text.append_text(_waits_text(hints.waits, chinese))
+    elif hints.discards and hints.shanten == 0:
+        text.append("one discard from ready 聽")
     else:
         text.append(f"shanten 向聽 {hints.shanten}")
-    for option in hints.discards:
-        text.append("\n  discard ")
-        text.append_text(tile_text(option.tile, chinese=chinese))
-        if option.waits:
-            text.append(" → ready, waits ")
-            text.append_text(_waits_text(option.waits, chinese))
-        else:
-            text.append(f" → shanten {option.shanten}, {option.useful_count} useful tiles left")
+    if hints.pong_shanten is not None:
+        change = hints.pong_shanten - hints.shanten
+        effect = "keeps it" if change == 0 else "lowers it" if change < 0 else "raises it"
+        text.append(f"; 碰 pong → shanten {hints.pong_shanten} ({effect})")
+    if hints.discards:
+        text.append("\n  best discards: " if not hints.can_win else "\n  else discard: ")
+        parts = []
+        for option in hints.discards:
+            part = tile_text(option.tile, chinese=chinese)
+            if option.waits:
+                part.append(" → waits ")
+                part.append_text(_waits_text(option.waits, chinese))
+            else:
+                part.append(f" ({option.useful_count} useful)", style="dim")
+            parts.append(part)
+        text.append_text(Text(" · ").join(parts))
     waits = [*hints.waits, *(w for option in hints.discards for w in option.waits)]
-    if not hints.has_bean and any(fan == 1 for _, _, fan in waits):
-        text.append(
-            "\n  (平胡 wins on a discard only with a bean 豆 or from a 報聽 player, R17)",
-            style="dim",
-        )
+    if note and not hints.has_bean and any(fan == 1 for _, _, fan in waits):
+        text.append("\n  " + BEAN_NOTE, style="dim")
     return text
 
 
@@ -241,32 +287,137 @@ def _waits_text(waits: Sequence[tuple[Tile, str, int]], chinese: bool) -> Text:
     parts = []
     for tile, pattern, fan in waits:
         part = tile_text(tile, chinese=chinese)
-        part.append(f" {pattern} {fan}", style="dim")
+        part.append(f" {pattern}{fan}", style="dim")
         parts.append(part)
-    return Text(", ").join(parts)
+    return Text(" ").join(parts)
 
 
-def render_actions(view: SeatView) -> Text:
+def render_actions(view: SeatView, *, chinese: bool = False) -> Text:
     """The legal actions with the short forms that select them."""
-    return Text("you may: ", style="bold").append(" · ".join(summarize_legal(view.legal)))
+    return Text("you may: ", style="bold").append(
+        " · ".join(summarize_legal(view.legal, chinese=chinese))
+    )
 
 
-def render_table(view: SeatView, info: TableInfo, hints: Hints | None = None) -> RenderableType:
-    """Everything a player sees at the table, from their own view only."""
-    parts: list[RenderableType] = [render_header(view, info), render_seats(view, info)]
-    own = Text("Your hand", style="bold")
-    if view.own_melds:
-        own.append("   melds: ")
-        own.append_text(Text(" ").join(meld_text(m, chinese=info.chinese) for m in view.own_melds))
-    parts += [own, render_hand(view, chinese=info.chinese)]
+def _rule(title: Text) -> Rule:
+    return Rule(title, align="left", style="dim")
+
+
+def render_table(
+    view: SeatView,
+    info: TableInfo,
+    hints: Hints | None = None,
+    *,
+    width: int = 80,
+    height: int | None = None,
+) -> RenderableType:
+    """Everything a player sees at the table, from their own view only.
+
+    With ``height`` (the lines the table may take: the terminal's height less the prompt and
+    a few lines of the running log) the optional parts give way, least useful first, until
+    the table fits: the R17 reminder, then the detail of the hints, then the older discards
+    of long rivers (counted, ``…7``). The seats, the hand, the question being asked and the
+    legal actions always stay.
+    """
+    options: list[tuple[bool, bool, int | None]] = [
+        (True, True, None),
+        (False, True, None),
+        (False, False, None),
+        *((False, False, tail) for tail in (12, 8, 5)),
+    ]
+    if height is None:
+        options = options[:1]
+    renderable: RenderableType = Text("")
+    for note, detail, tail in options:
+        renderable = _table(view, info, hints, note=note, detail=detail, river_tail=tail)
+        if height is None or measure_height(renderable, width) <= height:
+            break
+    return renderable
+
+
+def _table(
+    view: SeatView,
+    info: TableInfo,
+    hints: Hints | None,
+    *,
+    note: bool,
+    detail: bool,
+    river_tail: int | None = None,
+) -> RenderableType:
+    parts: list[RenderableType] = [
+        _rule(render_header(view, info)),
+        render_seats(view, info, river_tail=river_tail),
+        render_hand(view, chinese=info.chinese),
+    ]
     claim = render_claim(view, info)
     if claim is not None:
         parts.append(claim)
+    for line in render_notices(view, info):
+        parts.append(line)
+    baoting_note = render_baoting_note(view, info)
     if hints is not None:
-        parts.append(render_hints(hints, chinese=info.chinese))
+        # the 報聽 note already says what the R17 reminder would
+        text = render_hints(hints, chinese=info.chinese, note=note and baoting_note is None)
+        if not detail:
+            text = text.split("\n")[0]
+        parts.append(text)
+    if baoting_note is not None:
+        parts.append(baoting_note)
     if view.legal:
-        parts.append(render_actions(view))
-    return Panel(Group(*parts), box=box.ROUNDED, padding=(0, 1))
+        parts.append(render_actions(view, chinese=info.chinese))
+    return Group(*parts)
+
+
+REFUSAL_REASONS = {
+    "R17": "平胡 wins on a discard only with a bean 豆 or from a 報聽 player (R17)",
+    "R9": "you passed a win since your last turn: 過水 blocks wins on discards until then (R9)",
+}
+
+
+def refusal_text(
+    tile: str, from_seat: int, reason: str, pattern: str, info: TableInfo, *, you: str = "your"
+) -> Text:
+    """Why a tile that completes the player's hand is no win (the engine's ``win_refused``)."""
+    line = Text("✗ ", style="bold yellow")
+    line.append_text(notation_text(tile, chinese=info.chinese))
+    line.append(
+        f" from {info.seat_label(from_seat)} completes {you} hand ({pattern}), but no win: ",
+        style="bold yellow",
+    )
+    return line.append(REFUSAL_REASONS.get(reason, reason), style="yellow")
+
+
+def render_notices(view: SeatView, info: TableInfo) -> list[Text]:
+    """A win just refused (R17, R9): the fact the player must not miss on the table."""
+    refused = view.refused_win
+    if refused is None:
+        return []
+    return [
+        refusal_text(
+            tile_to_str(refused.tile), refused.from_seat, refused.reason, refused.pattern, info
+        )
+    ]
+
+
+def render_baoting_note(view: SeatView, info: TableInfo) -> Text | None:
+    """Part of the 報聽 offer: the discards after which the hand could win only by self-draw
+    (every wait 平胡, no bean, and a 報聽 hand never gains one: R17, R26)."""
+    if not view.baoting_self_draw_only:
+        return None
+    line = Text("note: 報聽 with ", style="magenta")
+    line.append_text(tiles_text(view.baoting_self_draw_only, chinese=info.chinese, sep="/"))
+    line.append(
+        " leaves only 平胡 waits and no bean: you could then win only by self-draw 自摸, "
+        "搶槓 or a 報聽 player's discard (R17, R26)",
+        style="magenta",
+    )
+    return line
+
+
+def measure_height(renderable: RenderableType, width: int) -> int:
+    """The lines ``renderable`` takes at ``width`` columns (rendered off-screen)."""
+    console = Console(width=width, file=io.StringIO(), color_system=None, legacy_windows=False)
+    return len(console.render_lines(renderable, console.options, pad=False))
 
 
 # ---------------------------------------------------------------------------- the running log
@@ -295,6 +446,11 @@ def describe_event(event: Mapping[str, Any], info: TableInfo) -> Text | None:
         return Text("The wall is empty: 流局 exhaustive draw, 查叫", style="bold yellow")
     if not isinstance(seat, int):
         return None
+    if kind == "win_refused":
+        you = "your" if seat == info.human else f"{info.seat_label(seat)}'s"
+        return refusal_text(
+            event["tile"], event["from"], event["reason"], event["pattern"], info, you=you
+        )
     if kind == "draw":
         if seat != info.human:
             return None
@@ -343,6 +499,19 @@ def describe_event(event: Mapping[str, Any], info: TableInfo) -> Text | None:
 
 
 def _headline(result: HandResult, info: TableInfo) -> Text:
+    if len(result.wins) > 1 or (result.wins and result.result == "escape"):
+        # a 血戰 hand (R53): every win in order, then how the hand ended
+        text = Text(
+            "; ".join(
+                f"{info.seat_label(seat)} won by {WIN_HOW.get(win.kind.value, '')}"
+                for win in result.wins
+                for seat in win.seats
+            ),
+            style="bold green",
+        )
+        if result.result == "escape" and result.loser is not None:
+            text.append(f"; {info.seat_label(result.loser)} escaped (強退)", style="bold red")
+        return text
     if result.result == "win":
         winners = ", ".join(info.seat_label(s) for s in result.winners)
         how = WIN_HOW.get(result.win_kind.value, "") if result.win_kind else ""
@@ -355,79 +524,131 @@ def _headline(result: HandResult, info: TableInfo) -> Text:
     return Text("Exhaustive draw (流局)", style="bold yellow")
 
 
+def hand_notation_text(notation: str, *, chinese: bool = False) -> Text:
+    """A hand written in R2 notation (as events carry it), coloured, in the table's style."""
+    try:
+        hand = Hand.parse(notation)
+    except NotationError:
+        return Text(notation)
+    concealed = sorted(hand.concealed)
+    parts = [tiles_text(concealed, chinese=True) if chinese else _compact_tiles(concealed)]
+    parts += [meld_text(MeldView(m.kind, m.tile), chinese=chinese) for m in hand.melds]
+    return Text(" ").join(p for p in parts if p.plain)
+
+
+def _compact_tiles(tiles: Sequence[Tile]) -> Text:
+    """``123m55p`` with each suit in its colour: the notation of R2."""
+    text = Text()
+    for suit in range(3):
+        ranks = "".join(str(t % 9 + 1) for t in sorted(tiles) if t // 9 == suit)
+        if ranks:
+            text.append(ranks + SUITS[suit], style=SUIT_STYLES[suit])
+    return text
+
+
 def render_settlement(
     result: HandResult,
     info: TableInfo,
     *,
     hands: Sequence[str] | None = None,
     match_points: Sequence[int] | None = None,
+    wins: Sequence[Mapping[str, Any]] = (),
 ) -> RenderableType:
     """A hand's settlement: who paid whom, why (pattern and extras), fan, points and coins;
-    then every seat's net for the hand and, when given, the match totals and revealed hands."""
-    rows = Table(title="Payments", box=box.SIMPLE_HEAVY, expand=False, title_justify="left")
-    for column, justify in (
-        ("payer", "left"),
-        ("payee", "left"),
-        ("rule", "left"),
-        ("reason", "left"),
-        ("fan", "right"),
-        ("points", "right"),
-        ("coins", "right"),
-    ):
+    then every seat's net for the hand and, when given, the match totals and revealed hands.
+
+    ``wins`` are the hand's ``win`` events: a winner's hand is shown as it won, the winning
+    tile included (the end of a hand lists a discard winner's 13 tiles only) and named.
+    Coins get their own columns only when the stake makes them differ from points (R41).
+    """
+    coins = info.stake != 1
+    rows = Table(title="Payments", title_justify="left", **_COMPACT)
+    columns = [("payer", "left"), ("payee", "left"), ("rule", "left"), ("reason", "left")]
+    columns += [("fan", "right"), ("points", "right")]
+    if coins:
+        columns.append(("coins", "right"))
+    for column, justify in columns:
         # Only the reason may wrap: names and numbers stay on one line each.
         rows.add_column(column, justify=justify, no_wrap=column != "reason")  # type: ignore[arg-type]
     for row in result.payments:
-        rows.add_row(
+        cells = [
             info.seat_label(row.payer),
             info.seat_label(row.payee),
             row.rule,
             row.reason,
             str(row.fan),
             str(row.points),
-            str(row.points * info.stake),
-        )
-    if not result.payments:
-        rows.add_row("—", "—", "", "no payments", "", "", "")
-    net = Table(title="Result (points / coins)", box=box.SIMPLE_HEAVY, title_justify="left")
-    net.add_column("seat", no_wrap=True)
-    net.add_column("hand", justify="right", no_wrap=True)
-    net.add_column("coins", justify="right", no_wrap=True)
-    if match_points is not None:
-        net.add_column("match", justify="right", no_wrap=True)
-        net.add_column("coins", justify="right", no_wrap=True)
-    net.add_column("tiles at the end")
-    for seat, points in enumerate(result.totals):
-        cells: list[RenderableType] = [
-            info.seat_label(seat),
-            _signed(points),
-            _signed(points * info.stake),
         ]
+        if coins:
+            cells.append(str(row.points * info.stake))
+        rows.add_row(*cells)
+    if not result.payments:
+        rows.add_row("—", "—", "", "no payments", "", "", *([""] if coins else []))
+    title = "Result: this hand, the match" + (f" (coins = points × {info.stake})" if coins else "")
+    net = Table(title=title, title_justify="left", **_COMPACT)
+    net.add_column("seat", no_wrap=True)
+    net.add_column("pts", justify="right", no_wrap=True)
+    if coins:
+        net.add_column("coins", justify="right", no_wrap=True)
+    if match_points is not None:
+        net.add_column("match pts", justify="right", no_wrap=True)
+        if coins:
+            net.add_column("match coins", justify="right", no_wrap=True)
+    net.add_column("tiles at the end")
+    won = {int(event["seat"]): event for event in wins if isinstance(event.get("seat"), int)}
+    for seat, points in enumerate(result.totals):
+        cells_: list[RenderableType] = [info.seat_label(seat), _signed(points)]
+        if coins:
+            cells_.append(_signed(points * info.stake))
         if match_points is not None:
-            cells += [_signed(match_points[seat]), _signed(match_points[seat] * info.stake)]
-        cells.append(Text(hands[seat]) if hands is not None else Text(""))
-        net.add_row(*cells)
-    return Panel(
-        Group(_headline(result, info), rows, net),
-        title=f"Settlement of hand {info.hand_number}/{info.hands_total}",
-        box=box.DOUBLE,
+            cells_.append(_signed(match_points[seat]))
+            if coins:
+                cells_.append(_signed(match_points[seat] * info.stake))
+        cells_.append(_end_hand(seat, hands, won.get(seat), info.chinese))
+        net.add_row(*cells_)
+    heading = Text(f"Settlement of hand {info.hand_number}/{info.hands_total}", style="bold")
+    return Group(
+        Rule(heading, characters="═"), _headline(result, info), rows, net, Rule(characters="═")
     )
 
 
-def render_match_end(totals: Sequence[int], info: TableInfo, *, hands_played: int) -> Table:
+def _end_hand(
+    seat: int, hands: Sequence[str] | None, win: Mapping[str, Any] | None, chinese: bool
+) -> Text:
+    if win is not None and isinstance(win.get("hand"), str):
+        text = hand_notation_text(win["hand"], chinese=chinese)
+        if isinstance(win.get("tile"), str):
+            text.append("  胡 ", style="bold green")
+            text.append_text(notation_text(win["tile"], chinese=chinese))
+        return text
+    if hands is None:
+        return Text("")
+    return hand_notation_text(hands[seat], chinese=chinese)
+
+
+def render_match_end(
+    totals: Sequence[int], info: TableInfo, *, hands_played: int
+) -> RenderableType:
     """The final standings, best first, in points and coins."""
-    table = Table(title=f"Match over after {hands_played} hand(s)", box=box.SIMPLE_HEAVY)
+    table = Table(box=box.SIMPLE_HEAVY)
     table.add_column("seat")
     table.add_column("points", justify="right")
-    table.add_column(f"coins (×{info.stake})", justify="right")
+    if info.stake != 1:  # with 1 coin per point the coins repeat the points
+        table.add_column(f"coins (× {info.stake})", justify="right")
     order = sorted(range(len(totals)), key=lambda s: -totals[s])
     for seat in order:
-        table.add_row(
-            info.seat_label(seat), _signed(totals[seat]), _signed(totals[seat] * info.stake)
-        )
-    return table
+        cells: list[RenderableType] = [info.seat_label(seat), _signed(totals[seat])]
+        if info.stake != 1:
+            cells.append(_signed(totals[seat] * info.stake))
+        table.add_row(*cells)
+    # the title as a line of its own: a narrow table would wrap it
+    return Group(Text(f"Match over after {hands_played} hand(s)", style="bold"), table)
 
 
-def render_replay_note(replay: Path) -> Text:
-    """Where the replay went; print it with ``soft_wrap=True`` so the path stays one piece."""
+def render_replay_note(replay: Path, command: str = "duyun", *, chinese: bool = False) -> Text:
+    """Where the replay went and the command that shows it, as it can be typed here
+    (``command``: ``duyun`` when it is on PATH, else e.g. ``.venv/bin/duyun``); print it with
+    ``soft_wrap=True`` so the path stays one piece."""
     text = Text(f"Replay saved to {replay}", style="bold")
-    return text.append(f"\nWatch it with: duyun replay {replay}", style="dim")
+    option = " --chinese" if chinese else ""
+    return text.append(f"\nWatch it with: {command} replay{option} {replay}", style="dim")

@@ -27,9 +27,25 @@ from rich.console import Console
 from rich.text import Text
 
 from duyun.bots.base import Bot
-from duyun.engine import Action, EngineError, Match, Round, dump_events, events_for
-from duyun.tui.commands import HelpRequested, InputError, parse_command, summarize_legal
-from duyun.tui.hints import compute_hints
+from duyun.engine import (
+    Action,
+    EngineError,
+    Match,
+    Round,
+    SeatView,
+    dump_events,
+    events_for,
+)
+from duyun.engine.round import LAST_TILES
+from duyun.rules import DUYUN, RuleSet
+from duyun.tui.commands import (
+    HelpRequested,
+    InputError,
+    RedrawRequested,
+    parse_command,
+    summarize_legal,
+)
+from duyun.tui.hints import Hints, compute_hints
 from duyun.tui.render import (
     TableInfo,
     describe_event,
@@ -42,6 +58,7 @@ from duyun.tui.render import (
 SEATS = 4
 BotFactory = Callable[[str, int], Bot]
 ReadLine = Callable[[str], str]
+ScreenSize = Callable[[], tuple[int, int]]
 
 HELP = """\
 Type one of the actions listed under "you may":
@@ -51,7 +68,10 @@ Type one of the actions listed under "you may":
   k / kong / 槓      kong (add the tile when several kongs are possible: k 5p)
   h / hu / 胡        win
   g / pass / 過      pass
+  r / redraw         show the table again (also: t, table)
 Ctrl-C or Ctrl-D: leave the match (leaving during a hand costs the escape penalty, R45)."""
+#: Lines of the running log that stay visible above the table at the terminal's height.
+LOG_LINES = 3
 
 
 class QuitRequested(Exception):
@@ -75,6 +95,9 @@ class PlayOptions:
     hints: bool = False
     replay_dir: Path = Path("replays")
     chinese: bool = False
+    #: how the player runs this program, for the replay hint (``duyun`` or ``.venv/bin/duyun``)
+    command: str = "duyun"
+    rules: RuleSet = DUYUN  # e.g. RuleSet(bloody_battle=True): 血戰 rooms, R52-R57
 
     def bot_seats(self) -> list[int]:
         return [s for s in range(SEATS) if s != self.seat]
@@ -120,6 +143,11 @@ class Session:
     console: Console
     bot_factory: BotFactory
     read_line: ReadLine = input
+    #: Drops what was typed before a prompt appeared (a terminal's pending input), so that a
+    #: fast key press never answers a question the player has not seen.
+    discard_typeahead: Callable[[], None] = lambda: None
+    #: The terminal's (width, height); None: the table is drawn without a height limit.
+    screen_size: ScreenSize | None = None
     match: Match = field(init=False)
     bots: dict[int, Bot] = field(init=False)
     replay_path: Path = field(init=False)
@@ -129,7 +157,9 @@ class Session:
 
     def __post_init__(self) -> None:
         options = self.options
-        self.match = Match(hands=options.hands, seed=options.seed, stake=options.stake)
+        self.match = Match(
+            hands=options.hands, seed=options.seed, stake=options.stake, rules=options.rules
+        )
         self.bots = {
             seat: self.bot_factory(name, bot_seed(options.seed, seat))
             for seat, name in zip(options.bot_seats(), options.bots, strict=True)
@@ -169,9 +199,9 @@ class Session:
         """Play the match; returns 0, also after the player left it (their choice)."""
         self.console.print(
             Text(
-                f"Duyun mahjong 都勻麻將 — seed {self.options.seed} "
-                f"(replay the same deal with --seed {self.options.seed}); "
-                "type ? for help.",
+                # one line at 80 columns
+                f"Duyun mahjong 都勻麻將 · seed {self.options.seed} (--seed: same deal) "
+                "· ? help · r redraw",
                 style="bold",
             )
         )
@@ -197,7 +227,12 @@ class Session:
                 )
             )
             if self.replay_path.exists():
-                self.console.print(render_replay_note(self.replay_path), soft_wrap=True)
+                self.console.print(
+                    render_replay_note(
+                        self.replay_path, self.options.command, chinese=self.options.chinese
+                    ),
+                    soft_wrap=True,
+                )
         return status
 
     def play_hand(self) -> None:
@@ -224,6 +259,7 @@ class Session:
                 self.info(before),
                 hands=hands,
                 match_points=self.match.totals,
+                wins=[event for event in game.events if event.get("type") == "win"],
             )
         )
         self.finished_events.extend(game.events)
@@ -235,6 +271,11 @@ class Session:
         if game is None or game.is_over:
             return
         self.show_events(game.escape(self.options.seat))
+        # R57: a player who has won a 血戰 hand leaves without penalty and the hand goes on;
+        # the bots play it out so that the match records a whole hand
+        while not game.is_over:
+            seat = game.to_act[0]
+            self.show_events(game.apply(self.ask_bot(game, seat)))
         self.finish_hand(game)
 
     def check_interrupt(self) -> None:
@@ -267,28 +308,45 @@ class Session:
             )
         return action
 
+    def draw_table(self, view: SeatView, hints: Hints | None) -> None:
+        """The table at the foot of the screen; at the terminal's size it leaves room for the
+        prompt and the last lines of the running log (80×24 included)."""
+        if self.screen_size is None:
+            self.console.print(render_table(view, self.info(), hints))
+            return
+        width, height = self.screen_size()
+        table = render_table(
+            view, self.info(), hints, width=width, height=max(8, height - 1 - LOG_LINES)
+        )
+        self.console.print(table)
+
     def ask_player(self, game: Round) -> Action:
         view = game.view(self.options.seat)
         hints = compute_hints(view) if self.options.hints else None
-        self.console.print(render_table(view, self.info(), hints))
+        chinese = self.options.chinese
+        self.draw_table(view, hints)
         while True:
             text = self.read("your move> ")
             try:
-                return parse_command(text, view)
+                return parse_command(text, view, chinese=chinese)
             except HelpRequested:
                 self.console.print(HELP, markup=False, highlight=False)
                 self.console.print(
-                    "you may: " + " · ".join(summarize_legal(view.legal)),
+                    "you may: " + " · ".join(summarize_legal(view.legal, chinese=chinese)),
                     markup=False,
                     highlight=False,
                 )
+            except RedrawRequested:
+                self.draw_table(view, hints)
             except InputError as error:
-                self.console.print(Text(f"✗ {error}", style="bold red"))
+                # one line of text: the terminal wraps it, Rich does not break it
+                self.console.print(Text(f"✗ {error}", style="bold red"), soft_wrap=True)
 
     def read(self, prompt: str) -> str:
         """One line from the player. Ctrl-C asks to confirm quitting; end of input quits."""
         while True:
             try:
+                self.discard_typeahead()
                 with self.gate.prompt():
                     return self.read_line(prompt)
             except EOFError:
@@ -300,12 +358,40 @@ class Session:
                     raise QuitRequested from None
                 self.console.print("Resuming.")
 
+    def quit_cost(self) -> str:
+        """What quitting costs at this moment (R45), in the words of the confirmation.
+
+        Only what the player may know: the flat penalty is exact; when the wall holds four
+        tiles or fewer the 查大叫 alternative depends on the others' concealed hands, so it is
+        named, not computed.
+        """
+        game = self.game
+        if game is None or game.is_over:
+            left = self.match.hands - self.match.hands_played
+            return f"Between hands quitting costs nothing ({left} hand(s) not played)."
+        if game.won[self.options.seat]:
+            return "You have won this hand: leaving the table now costs nothing (R57)."
+        rules = self.match.rules
+        each = rules.escape_penalty_units * rules.base_points
+        # R45 (a), R57: each other player still in the hand is paid
+        others = sum(1 for s in range(SEATS) if s != self.options.seat and not game.won[s])
+        total = each * others
+        coins = f", {total * self.options.stake} coins" if self.options.stake != 1 else ""
+        text = (
+            f"Quitting now is an escape (強退, R45): you pay {rules.escape_penalty_units} × "
+            f"{rules.base_points} = {each} points to each other player ({total} points{coins})"
+        )
+        if game.wall_remaining <= LAST_TILES:
+            text += ", or 查大叫 to each ready player if that is more"
+        return text + "."
+
     def confirm_quit(self) -> bool:
-        in_hand = self.game is not None and not self.game.is_over
-        cost = " You will pay the escape penalty for this hand (強退, R45)." if in_hand else ""
         try:
+            # soft_wrap: the terminal wraps it, so the sentence stays one line of text
+            self.console.print(Text(self.quit_cost(), style="bold"), soft_wrap=True)
+            self.discard_typeahead()
             with self.gate.prompt():
-                answer = self.read_line(f"Quit the match?{cost} [y/N] ")
+                answer = self.read_line("Quit the match? [y/N] ")
         except (EOFError, KeyboardInterrupt):
             self.console.print()
             return True
@@ -327,6 +413,11 @@ class Session:
             events.extend(self.game.events)
         if not events:
             return
-        self.replay_path.parent.mkdir(parents=True, exist_ok=True)
-        with self.replay_path.open("w", encoding="utf-8") as stream:
-            dump_events(events, stream)
+        try:
+            self.replay_path.parent.mkdir(parents=True, exist_ok=True)
+            with self.replay_path.open("w", encoding="utf-8") as stream:
+                dump_events(events, stream)
+        except OSError as error:  # a full disk or a folder removed mid-match: keep playing
+            self.console.print(
+                Text(f"could not save the replay to {self.replay_path}: {error}", style="red")
+            )
