@@ -173,10 +173,14 @@ def replay_steps(events: Sequence[dict[str, Any]]) -> Iterator[tuple[Round, list
         yield game, produced
 
 
-def verify_replay(game: Round, events: Sequence[dict[str, Any]]) -> None:
+def verify_replay(
+    game: Round, events: Sequence[dict[str, Any]], *, require_end: bool = True
+) -> None:
     """Check that replaying produced exactly the logged events, naming the first difference.
 
-    A log that reproduces but stops before the hand ended raises :class:`UnfinishedLogError`.
+    A log that reproduces but stops before the hand ended raises :class:`UnfinishedLogError`,
+    unless ``require_end`` is false: a server resuming a hand in progress after a restart
+    needs the same exact check on a log that is unfinished by nature.
     """
     produced = json.loads(json.dumps(game.events, ensure_ascii=False))
     for index, (got, want) in enumerate(zip(produced, events, strict=False)):
@@ -186,23 +190,30 @@ def verify_replay(game: Round, events: Sequence[dict[str, Any]]) -> None:
             )
     if len(produced) < len(events):
         raise ReplayError(f"the log has {len(events)} events but replaying gives {len(produced)}")
-    if len(produced) > len(events) or not game.is_over:  # a true prefix: cut short
+    if len(produced) > len(events):  # a true prefix: cut short
+        raise UnfinishedLogError(
+            f"unfinished: the log stops after {len(events)} events, in the middle of the "
+            f"events of its last decision (replaying gives {len(produced)})"
+        )
+    if require_end and not game.is_over:
         raise UnfinishedLogError(
             f"unfinished: the log stops after {len(events)} events, before the hand ended "
             f"(seats to act: {', '.join(map(str, game.to_act))})"
         )
 
 
-def replay(events: Sequence[dict[str, Any]], *, verify: bool = True) -> Round:
+def replay(
+    events: Sequence[dict[str, Any]], *, verify: bool = True, require_end: bool = True
+) -> Round:
     """Replay one hand's events; with ``verify`` the regenerated events must match exactly and
-    the hand must have ended (see :func:`verify_replay`). Without it, a log cut anywhere gives
-    the position at its end."""
+    (with ``require_end``) the hand must have ended (see :func:`verify_replay`). Without
+    ``verify``, a log cut anywhere gives the position at its end."""
     steps = replay_steps(events)
     game, _ = next(steps)
     for _ in steps:
         pass  # each step advances the same Round
     if verify:
-        verify_replay(game, events)
+        verify_replay(game, events, require_end=require_end)
     return game
 
 

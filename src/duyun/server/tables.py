@@ -35,7 +35,6 @@ from duyun.engine import (
     IllegalActionError,
     Phase,
     Round,
-    SeatView,
     deal_setup,
     events_for,
     replay,
@@ -71,10 +70,6 @@ class Client(Protocol):
     def send_text(self, text: str) -> None: ...
 
     def close(self, code: int, reason: str) -> None: ...
-
-
-#: SeatView.baoting_self_draw_only comes with the engine's 報聽 warnings (branch engine)
-_VIEW_HAS_SELF_DRAW_ONLY = "baoting_self_draw_only" in getattr(SeatView, "__dataclass_fields__", {})
 
 
 def hand_seed(match_seed: int, index: int) -> int:
@@ -875,11 +870,10 @@ class Table:
             protocol.legal_to_json(game.legal_actions(index)),
             time.monotonic() + self.config.turn_timer,
         )
-        if _VIEW_HAS_SELF_DRAW_ONLY:  # the engine's 報聽 warning, when it reports one
-            tiles = getattr(game.view(index), "baoting_self_draw_only", None) or ()
-            prompt.extra["baoting_self_draw_only"] = [
-                tile_to_str(t) if isinstance(t, int) else str(t) for t in tiles
-            ]
+        # R17/R25-R27: 報聽 discards after which the hand could win only by self-draw
+        prompt.extra["baoting_self_draw_only"] = [
+            tile_to_str(t) for t in game.view(index).baoting_self_draw_only
+        ]
         self.prompts[index] = prompt
         if seat.client is not None:
             seat.client.send(prompt.to_json(self.hand_id))
@@ -1178,7 +1172,7 @@ class Table:
         self.dealer, self.streak = live.hand.dealer, live.hand.streak
         self.hand_id = live.hand.hand_id
         self.round = (
-            replay(events)
+            replay(events, require_end=False)  # exact, but a hand in progress
             if events
             else Round(
                 deal_setup(live.hand.seed, dealer=self.dealer, streak=self.streak),
