@@ -183,3 +183,27 @@ def test_a_match_log_cut_inside_a_hand_is_unfinished() -> None:
         check_match_links([hands[0], hands[1], hands[2][:10]])
     with pytest.raises(ReplayError, match="no 'end' event"):
         check_match_links([hands[0], hands[1][:10], hands[2]])
+
+
+def test_a_hand_in_progress_resumes_exactly_with_require_end_false() -> None:
+    """A server restarted mid-hand resumes from its stored log: the prefix of a log up to any
+    decision replays to the same position, while an edited prefix is still refused."""
+    game = deal_setup(seed=5)
+    live = Round(game)
+    rng = random.Random(3)
+    for _ in range(25):
+        if live.is_over:
+            break
+        live.apply(rng.choice(list(live.legal_actions(live.to_act[0]))))
+    assert not live.is_over
+    log = json.loads(json.dumps(live.events, ensure_ascii=False))
+    with pytest.raises(UnfinishedLogError):
+        replay(log)  # the default still reports an unfinished hand
+    resumed = replay(log, require_end=False)
+    assert resumed.snapshot() == live.snapshot()
+    assert resumed.to_act == live.to_act
+    edited = [dict(event) for event in log]
+    last_draw = max(i for i, event in enumerate(edited) if event["type"] == "draw")
+    edited[last_draw]["tile"] = "1m" if edited[last_draw]["tile"] != "1m" else "2m"
+    with pytest.raises(ReplayError, match="differs on replay"):
+        replay(edited, require_end=False)
