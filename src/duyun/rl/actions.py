@@ -94,7 +94,9 @@ def check_index(action: object) -> int:
     ever sees plain ints); anything else is a TypeError, an out-of-range value an
     :class:`ActionIndexError`.
     """
-    if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+    if isinstance(action, np.integer):  # the usual case after np.flatnonzero(mask)
+        action = int(action)
+    elif isinstance(action, bool) or not isinstance(action, numbers.Integral):
         raise TypeError(
             f"an action is an integer index 0..{NUM_ACTIONS - 1}, not {type(action).__name__} "
             f"{action!r}"

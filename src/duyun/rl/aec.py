@@ -24,7 +24,7 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from duyun.engine import HandResult, IllegalActionError, Round, SeatView, new_round
+from duyun.engine import Action, HandResult, IllegalActionError, Round, SeatView, new_round
 from duyun.rl.actions import (
     NUM_ACTIONS,
     PASS,
@@ -307,9 +307,15 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         index = action if plain else check_index(action)
         legal = game.legal_actions(seat)
         # hand the engine its own action object: it recognises it by identity at once
-        chosen = engine_action(index, seat)
+        chosen: Action | None = engine_action(index, seat)
         penalty = 0.0
-        if chosen not in legal:
+        for offered in legal:  # by identity: an equality test per action would cost more
+            if offered is chosen:
+                break
+        else:
+            # an engine that built its actions afresh would still be understood, by equality
+            chosen = next((offered for offered in legal if offered == chosen), None)
+        if chosen is None:
             if self.illegal_action == "raise":
                 allowed = ", ".join(f"{i} ({decode_action(i)})" for i in self.legal_indices(agent))
                 raise IllegalEnvActionError(
