@@ -37,7 +37,6 @@ from duyun.engine import Phase, Round, WinKind, net_points
 from duyun.engine.phases import ClaimSource
 from duyun.hand import MeldKind
 from duyun.rl.observation import (
-    FIELDS,
     MELD_KINDS,
     MELD_SLOTS,
     MELD_WIDTH,
@@ -67,51 +66,27 @@ _MELD_STRIDE: Final = MELD_SLOTS * MELD_WIDTH
 _RIVER_STRIDE: Final = RIVER_SLOTS * NUM_KINDS
 _MELD_TILE: Final = len(MELD_KINDS)
 
-# The per-step blocks: own tiles and drawn tile at the start, everything from
-# ``concealed_sizes`` to the end; between them the event-driven blocks.
-_HEAD_END: Final = OFFSETS["drawn_tile"] + NUM_KINDS
-_TAIL: Final = OFFSETS["concealed_sizes"]
-if _HEAD_END != _MELDS or OFFSETS["river_counts"] + SEATS * NUM_KINDS != _TAIL:  # pragma: no cover
-    raise AssertionError("observation layout changed: update duyun.rl.incremental")
-
-
-def _tail(name: str) -> int:
-    return OFFSETS[name] - _TAIL
-
-
-_T_DEALER: Final = _tail("dealer")
-_T_CLAIM_TILE: Final = _tail("claim_tile")
-_T_CLAIM_FROM: Final = _tail("claim_from")
-_T_CLAIM_ROB: Final = _tail("claim_is_rob")
-_T_PHASE: Final = _tail("phase")
-_T_CURRENT: Final = _tail("current")
-_T_SEAT: Final = _tail("seat")
-# the fields before ``dealer`` and between ``dealer`` and ``claim_tile`` are filled in one
-# list (see observation()); their order is fixed here and checked against the layout
-_NUMERIC_ORDER: Final = (
-    "concealed_sizes",
-    "baoting",
-    "has_bean",
-    "wall_remaining",
-    "dealer",
-    "streak",
-    "points",
-    "claim_tile",
-    "claim_from",
-    "claim_is_rob",
-    "phase",
-    "current",
-    "seat",
-    "match_points",
-    "hands_left",
-)
-if tuple(f.name for f in FIELDS if OFFSETS[f.name] >= _TAIL) != _NUMERIC_ORDER:  # pragma: no cover
-    raise AssertionError("observation layout changed: update duyun.rl.incremental")
-_CLAIM_TO_SEAT_BLANK: Final = (0,) * (NUM_KINDS + SEATS + 1 + 3 + SEATS + SEATS)
-# concealed_sizes .. points (22 numbers), the blank run, match_points and hands_left (5)
-if 22 + len(_CLAIM_TO_SEAT_BLANK) + 5 != OBS_SIZE - _TAIL:  # pragma: no cover
-    raise AssertionError("observation layout changed: update duyun.rl.incremental")
+# where each small block starts (the blocks rewritten per observation, when they changed)
+_DRAWN_AT: Final = OFFSETS["drawn_tile"]
+_SIZES_AT: Final = OFFSETS["concealed_sizes"]
+_BAOTING_AT: Final = OFFSETS["baoting"]
+_BEAN_AT: Final = OFFSETS["has_bean"]
+_WALL_AT: Final = OFFSETS["wall_remaining"]
+_DEALER_AT: Final = OFFSETS["dealer"]
+_STREAK_AT: Final = OFFSETS["streak"]
+_POINTS_AT: Final = OFFSETS["points"]
+_CLAIM_TILE_AT: Final = OFFSETS["claim_tile"]
+_CLAIM_FROM_AT: Final = OFFSETS["claim_from"]
+_CLAIM_ROB_AT: Final = OFFSETS["claim_is_rob"]
+_PHASE_AT: Final = OFFSETS["phase"]
+_CURRENT_AT: Final = OFFSETS["current"]
+_SEAT_AT: Final = OFFSETS["seat"]
+_MATCH_AT: Final = OFFSETS["match_points"]
+_HANDS_LEFT_AT: Final = OFFSETS["hands_left"]
 _PHASE_INDEX: Final = {Phase.TURN: 0, Phase.CLAIMS: 1, Phase.ENDED: 2}
+# enum members as module constants: reading one off its class costs a descriptor call
+_TURN: Final = Phase.TURN
+_ROB: Final = ClaimSource.ADDED_KONG
 
 # absolute seats in relative order for each observer, and each owner's relative position
 _ORDER: Final = tuple(tuple((seat + rel) % SEATS for rel in range(SEATS)) for seat in range(SEATS))
@@ -135,6 +110,41 @@ _MELD_BASE: Final = tuple(
 _SEATS: Final = range(SEATS)
 
 
+class _Written:
+    """What one seat's vector holds now in its small blocks, so that an observation rewrites
+    only what changed (a numpy element write costs more than comparing two tuples)."""
+
+    __slots__ = (
+        "baoting",
+        "bean",
+        "claim",
+        "current",
+        "drawn",
+        "hand",
+        "hands_left",
+        "match",
+        "phase",
+        "points",
+        "sizes",
+        "wall",
+    )
+
+    def __init__(self) -> None:
+        # the values an all-zero block stands for; None: no one-hot entry set
+        self.hand: list[int] = [0] * NUM_KINDS
+        self.drawn: int | None = None
+        self.sizes: tuple[int, ...] = (0,) * SEATS
+        self.baoting: list[bool] = [False] * SEATS  # absolute seat order, as the round has it
+        self.bean: list[bool] = [False] * SEATS
+        self.points: list[int] = [0] * SEATS
+        self.match: list[int] = [0] * SEATS
+        self.wall = 0
+        self.claim: tuple[int, int, bool] | None = None
+        self.phase: int | None = None
+        self.current: int | None = None
+        self.hands_left = 0
+
+
 class TableEncoder:
     """The four seats' observation vectors of one hand, kept up to date from its event log.
 
@@ -143,15 +153,24 @@ class TableEncoder:
     observing seat's own tiles only (see the module docstring).
     """
 
-    __slots__ = ("_melds", "_obs", "_points", "_rivers", "_seen", "game")
+    __slots__ = ("_melds", "_obs", "_points", "_rivers", "_seen", "_views", "_written", "game")
 
     def __init__(self, game: Round) -> None:
         self.game = game
         self._obs = [np.zeros(OBS_SIZE, dtype=np.float32) for _ in _SEATS]
+        # element writes through a memoryview cost a third of numpy's own
+        self._views = [obs.data for obs in self._obs]
+        self._written = [_Written() for _ in _SEATS]
         self._rivers: list[list[int]] = [[] for _ in _SEATS]
         # (kind index, tile) per meld in the order made; the tile of a concealed kong is
         # written into its owner's vector only
         self._melds: list[list[tuple[int, int]]] = [[] for _ in _SEATS]
+        # what does not change during a hand: the seat, the dealer and the streak (R36)
+        for seat in _SEATS:
+            view = self._views[seat]
+            view[_SEAT_AT + seat] = 1
+            view[_DEALER_AT + _REL[seat][game.dealer]] = 1
+            view[_STREAK_AT] = game.streak
         # the table as it is now: rivers and melds (a fresh deal has none) and the ledger
         for owner in _SEATS:
             for tile in game.rivers[owner]:
@@ -201,9 +220,9 @@ class TableEncoder:
             melds[slot] = (_ADDED, tile)
             for seat in _SEATS:
                 start = _MELD_BASE[seat][owner] + slot * MELD_WIDTH
-                obs = self._obs[seat]
-                obs[start + _PONG] = 0
-                obs[start + _ADDED] = 1
+                view = self._views[seat]
+                view[start + _PONG] = 0
+                view[start + _ADDED] = 1
             return
         meld_kind = _MELD_KIND_BY_NAME[kind]
         if meld_kind == _DIRECT:
@@ -220,9 +239,9 @@ class TableEncoder:
         river.append(tile)
         offset = slot * NUM_KINDS + tile
         for seat in _SEATS:
-            obs = self._obs[seat]
-            obs[_RIVER_BASE[seat][owner] + offset] = 1
-            obs[_COUNT_BASE[seat][owner] + tile] += 1
+            view = self._views[seat]
+            view[_RIVER_BASE[seat][owner] + offset] = 1
+            view[_COUNT_BASE[seat][owner] + tile] += 1
 
     def _take_discard(self, owner: int) -> None:
         """A claimed discard leaves its owner's river (R6), as at the table."""
@@ -230,9 +249,9 @@ class TableEncoder:
         tile = river.pop()
         offset = len(river) * NUM_KINDS + tile
         for seat in _SEATS:
-            obs = self._obs[seat]
-            obs[_RIVER_BASE[seat][owner] + offset] = 0
-            obs[_COUNT_BASE[seat][owner] + tile] -= 1
+            view = self._views[seat]
+            view[_RIVER_BASE[seat][owner] + offset] = 0
+            view[_COUNT_BASE[seat][owner] + tile] -= 1
 
     def _add_meld(self, owner: int, kind: int, tile: int) -> None:
         melds = self._melds[owner]
@@ -243,10 +262,10 @@ class TableEncoder:
         hidden = kind == _CONCEALED  # R12: face down to the other seats
         for seat in _SEATS:
             start = _MELD_BASE[seat][owner] + slot * MELD_WIDTH
-            obs = self._obs[seat]
-            obs[start + kind] = 1
+            view = self._views[seat]
+            view[start + kind] = 1
             if not hidden or seat == owner:
-                obs[start + _MELD_TILE + tile] = 1
+                view[start + _MELD_TILE + tile] = 1
 
     # ------------------------------------------------------------------ one seat's vector
 
@@ -254,43 +273,94 @@ class TableEncoder:
         self, seat: int, match_points: Sequence[int] = (0, 0, 0, 0), hands_left: int = 0
     ) -> npt.NDArray[np.float32]:
         """``seat``'s observation now, as :func:`~duyun.rl.observation.encode_view` of its view
-        would give it; a fresh array (callers may keep or edit it)."""
-        self.sync()
+        would give it; a fresh array (callers may keep or edit it).
+
+        ``match_points`` (absolute seat order) and ``hands_left`` describe the episode around
+        the hand, as for ``encode_view``. Each small block is compared with what the vector
+        holds and rewritten only when it changed.
+        """
         game = self.game
-        obs = self._obs[seat]
-        counts = game.counts
+        if len(game.events) != self._seen:
+            self.sync()
+        view = self._views[seat]
+        written = self._written[seat]
+        order = _ORDER[seat]
+        rel = _REL[seat]
+        # own concealed tiles: the observing seat's own, never another's
+        counts = game.counts[seat]
+        if counts != written.hand:
+            old = written.hand
+            for tile in range(NUM_KINDS):
+                if counts[tile] != old[tile]:
+                    view[_HAND + tile] = counts[tile]
+            written.hand = counts.copy()
         phase = game.phase
         current = game.current
-        # own tiles (the seat's own, never another's) and the drawn tile on its own turn
-        head = counts[seat] + [0] * NUM_KINDS
-        drawn = game.drawn_tile
-        if drawn is not None and current == seat and phase is Phase.TURN:
-            head[NUM_KINDS + drawn] = 1
-        obs[_HAND:_HEAD_END] = head
-        a, b, c, d = _ORDER[seat]
-        baoting, bean, points = game.baoting, game.has_bean, self._points
-        tail = [
-            sum(counts[a]), sum(counts[b]), sum(counts[c]), sum(counts[d]),
-            baoting[a], baoting[b], baoting[c], baoting[d],
-            bean[a], bean[b], bean[c], bean[d],
-            game.wall_remaining,
-            0, 0, 0, 0,  # dealer
-            game.streak,
-            points[a], points[b], points[c], points[d],
-            *_CLAIM_TO_SEAT_BLANK,  # claim tile, claim from, robbing, phase, current, seat
-            match_points[a], match_points[b], match_points[c], match_points[d],
-            hands_left,
-        ]  # fmt: skip
-        rel = _REL[seat]
-        tail[_T_DEALER + rel[game.dealer]] = 1
+        drawn = game.drawn_tile if phase is _TURN and current == seat else None
+        if drawn != written.drawn:
+            if written.drawn is not None:
+                view[_DRAWN_AT + written.drawn] = 0
+            if drawn is not None:
+                view[_DRAWN_AT + drawn] = 1
+            written.drawn = drawn
+        # other seats' concealed tiles: only how many there are
+        every = game.counts
+        sizes = (sum(every[0]), sum(every[1]), sum(every[2]), sum(every[3]))
+        if sizes != written.sizes:
+            for position, owner in enumerate(order):
+                view[_SIZES_AT + position] = sizes[owner]
+            written.sizes = sizes
+        if game.baoting != written.baoting:
+            written.baoting = _write_seats(view, _BAOTING_AT, order, game.baoting)
+        if game.has_bean != written.bean:
+            written.bean = _write_seats(view, _BEAN_AT, order, game.has_bean)
+        if self._points != written.points:
+            written.points = _write_seats(view, _POINTS_AT, order, self._points)
+        if match_points != written.match:
+            written.match = _write_seats(view, _MATCH_AT, order, match_points)
+        if hands_left != written.hands_left:
+            view[_HANDS_LEFT_AT] = hands_left
+            written.hands_left = hands_left
+        wall = game.wall_remaining
+        if wall != written.wall:
+            view[_WALL_AT] = wall
+            written.wall = wall
         claims = game.claims
-        if claims is not None:
-            tail[_T_CLAIM_TILE + claims.tile] = 1
-            tail[_T_CLAIM_FROM + rel[claims.from_seat]] = 1
-            if claims.source is ClaimSource.ADDED_KONG:
-                tail[_T_CLAIM_ROB] = 1
-        tail[_T_PHASE + _PHASE_INDEX[phase]] = 1
-        tail[_T_CURRENT + rel[current]] = 1
-        tail[_T_SEAT + seat] = 1
-        obs[_TAIL:] = tail
-        return obs.copy()
+        claim = (
+            None if claims is None else (claims.tile, rel[claims.from_seat], claims.source is _ROB)
+        )
+        if claim != written.claim:
+            if written.claim is not None:
+                tile, source, rob = written.claim
+                view[_CLAIM_TILE_AT + tile] = 0
+                view[_CLAIM_FROM_AT + source] = 0
+                view[_CLAIM_ROB_AT] = 0
+            if claim is not None:
+                tile, source, rob = claim
+                view[_CLAIM_TILE_AT + tile] = 1
+                view[_CLAIM_FROM_AT + source] = 1
+                view[_CLAIM_ROB_AT] = rob
+            written.claim = claim
+        index = _PHASE_INDEX[phase]
+        if index != written.phase:
+            if written.phase is not None:
+                view[_PHASE_AT + written.phase] = 0
+            view[_PHASE_AT + index] = 1
+            written.phase = index
+        position = rel[current]
+        if position != written.current:
+            if written.current is not None:
+                view[_CURRENT_AT + written.current] = 0
+            view[_CURRENT_AT + position] = 1
+            written.current = position
+        return self._obs[seat].copy()
+
+
+def _write_seats(
+    view: memoryview, start: int, order: tuple[int, ...], values: Sequence[Any]
+) -> list[Any]:
+    """Write a per-seat block in the observer's relative ``order``; return a copy of
+    ``values`` (absolute order) to compare the next observation with."""
+    for position, owner in enumerate(order):
+        view[start + position] = values[owner]
+    return list(values)
