@@ -10,6 +10,7 @@ no-leak counterfactuals on this path itself.
 from __future__ import annotations
 
 import random
+import warnings
 from collections import Counter
 from typing import Any
 
@@ -17,6 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pettingzoo.test import api_test
 
 from duyun import rl
 from duyun.rl.actions import ADDED_KONG, CONCEALED_KONG, HU, KONG, PONG
@@ -261,3 +263,39 @@ def test_no_leak_incremental_redeal_at_the_deal_then_replay(seed: int, other: in
         second.step(action)
         steps += 1
     assert steps >= 1
+
+
+def test_copy_observations_false_gives_read_only_views_equal_to_the_copies() -> None:
+    """``copy_observations=False``: every observation is a read-only view equal to what the
+    copying environment returns at the same step; writing to it is refused."""
+    fast, safe = rl.raw_env(copy_observations=False), rl.raw_env()
+    fast.reset(seed=11)
+    safe.reset(seed=11)
+    rng = random.Random(11)
+    steps = 0
+    while not safe.terminations["player_0"]:
+        agent = safe.agent_selection
+        assert fast.agent_selection == agent
+        view, copy = fast.observe(agent), safe.observe(agent)
+        assert not view["observation"].flags.writeable
+        assert np.array_equal(view["observation"], copy["observation"])
+        assert np.array_equal(view["action_mask"], copy["action_mask"])
+        with pytest.raises(ValueError, match="read-only"):
+            view["observation"][0] = 1
+        action = _eager_choice(safe.legal_indices(agent), rng)
+        fast.step(action)
+        safe.step(action)
+        steps += 1
+    assert steps > 10
+
+
+def test_copy_observations_false_passes_the_pettingzoo_api_test() -> None:
+    # as in test_rl: api_test warns about any Dict observation and passes an unknown option
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(rl.env(copy_observations=False), num_cycles=300)
+
+
+def test_copy_observations_must_be_a_bool() -> None:
+    with pytest.raises(rl.EnvOptionError, match="copy_observations"):
+        rl.raw_env(copy_observations="yes")

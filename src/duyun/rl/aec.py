@@ -115,6 +115,10 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
       masked-out action; ``"penalize"`` plays the fallback action (pass when it is legal, else
       the lowest legal index) and charges the agent ``illegal_penalty`` (scaled reward units).
     * ``render_mode``: ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+    * ``copy_observations``: True (default) returns a fresh observation vector from every
+      ``observe``; False returns a read-only view of the seat's vector that the next ``step``
+      overwrites (a little faster, for loops that use each observation before stepping and
+      never keep it).
 
     ``reset(seed=..., options={"dealer": 2, "streak": 1, "wall_order": [...]})`` deals a given
     position (the wall order as in :func:`duyun.engine.new_round`); those options apply to the
@@ -139,6 +143,7 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         illegal_action: str = "raise",
         illegal_penalty: float = 1.0,
         render_mode: str | None = None,
+        copy_observations: bool = True,
     ) -> None:
         super().__init__()
         self.rules = _rules_from(rules)
@@ -170,6 +175,11 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.render_mode = render_mode
+        if not isinstance(copy_observations, bool):
+            raise EnvOptionError(
+                f"copy_observations must be True or False, not {copy_observations!r}"
+            )
+        self.copy_observations = copy_observations
 
         self.possible_agents = list(AGENTS)
         self.agent_name_mapping = {agent: seat for seat, agent in enumerate(AGENTS)}
@@ -285,7 +295,9 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         if encoder is None or encoder.game is not game:
             encoder = self._encoder = TableEncoder(game)
         return {
-            "observation": encoder.observation(seat, self._match_points, self._hands_left),
+            "observation": encoder.observation(
+                seat, self._match_points, self._hands_left, copy=self.copy_observations
+            ),
             "action_mask": action_mask(game.legal_actions(seat)),
         }
 

@@ -153,13 +153,26 @@ class TableEncoder:
     observing seat's own tiles only (see the module docstring).
     """
 
-    __slots__ = ("_melds", "_obs", "_points", "_rivers", "_seen", "_views", "_written", "game")
+    __slots__ = (
+        "_melds",
+        "_obs",
+        "_points",
+        "_read_only",
+        "_rivers",
+        "_seen",
+        "_views",
+        "_written",
+        "game",
+    )
 
     def __init__(self, game: Round) -> None:
         self.game = game
         self._obs = [np.zeros(OBS_SIZE, dtype=np.float32) for _ in _SEATS]
         # element writes through a memoryview cost a third of numpy's own
         self._views = [obs.data for obs in self._obs]
+        self._read_only = [obs.view() for obs in self._obs]
+        for read_only in self._read_only:
+            read_only.flags.writeable = False
         self._written = [_Written() for _ in _SEATS]
         self._rivers: list[list[int]] = [[] for _ in _SEATS]
         # (kind index, tile) per meld in the order made; the tile of a concealed kong is
@@ -270,10 +283,16 @@ class TableEncoder:
     # ------------------------------------------------------------------ one seat's vector
 
     def observation(
-        self, seat: int, match_points: Sequence[int] = (0, 0, 0, 0), hands_left: int = 0
+        self,
+        seat: int,
+        match_points: Sequence[int] = (0, 0, 0, 0),
+        hands_left: int = 0,
+        *,
+        copy: bool = True,
     ) -> npt.NDArray[np.float32]:
         """``seat``'s observation now, as :func:`~duyun.rl.observation.encode_view` of its view
-        would give it; a fresh array (callers may keep or edit it).
+        would give it: a fresh array (callers may keep or edit it), or with ``copy=False`` a
+        read-only view of the seat's vector, which later observations and steps overwrite.
 
         ``match_points`` (absolute seat order) and ``hands_left`` describe the episode around
         the hand, as for ``encode_view``. Each small block is compared with what the vector
@@ -353,7 +372,7 @@ class TableEncoder:
                 view[_CURRENT_AT + written.current] = 0
             view[_CURRENT_AT + position] = 1
             written.current = position
-        return self._obs[seat].copy()
+        return self._obs[seat].copy() if copy else self._read_only[seat]
 
 
 def _write_seats(
