@@ -13,7 +13,9 @@ Rates are per second of this process's CPU time (``time.process_time``): on the 
 machines wall-clock rates swing with other processes' load, CPU time much less; every loop is
 single-threaded. The environments are measured in alternating rounds, seconds apart, and the
 figure to read is the median of the rounds' paired ratios (each round's ``duyun_v0`` rate over
-the RLCard rate measured right after it); the best round of each is shown too. The same loop
+the RLCard rate measured right after it); the best round of each is shown too. Also measured
+in every round: the PettingZoo-wrapped ``env()`` and ``raw_env(copy_observations=False)``
+(read-only views instead of a copy per observation). The same loop
 over the bare engine (``legal_actions`` and ``apply``, no observation at all) is measured
 alongside: it is the ceiling that any encoding of the engine's state can approach.
 
@@ -37,9 +39,11 @@ RLCARD_EPISODES = 25  # RLCard hands per round (about 94 decisions each)
 GYM_EPISODES = 100
 
 
-def duyun_rate(episodes: int, *, wrapped: bool, first: int = 0) -> tuple[float, float, int]:
+def duyun_rate(
+    episodes: int, *, wrapped: bool, first: int = 0, copy: bool = True
+) -> tuple[float, float, int]:
     """(decisions/CPU s, episodes/CPU s, failures) over ``episodes`` hands of random play."""
-    env = rl.env() if wrapped else rl.raw_env()
+    env = rl.env(copy_observations=copy) if wrapped else rl.raw_env(copy_observations=copy)
     rng = random.Random(first)
     steps = 0
     failures = 0
@@ -127,6 +131,8 @@ def main() -> int:
     raw: list[tuple[float, float]] = []
     engine: list[tuple[float, float]] = []
     reference: list[tuple[float, float]] = []
+    wrapped_rates: list[tuple[float, float]] = []
+    view_rates: list[tuple[float, float]] = []
     failures = 0
     for round_ in range(ROUNDS):
         rate, hands, failed = duyun_rate(EPISODES, wrapped=False, first=round_ * EPISODES)
@@ -136,8 +142,16 @@ def main() -> int:
         if measured is not None:
             reference.append(measured)
         engine.append(engine_rate(EPISODES, first=round_ * EPISODES))
-    wrapped, wrapped_hands, wrapped_failures = duyun_rate(EPISODES, wrapped=True)
-    failures += wrapped_failures
+        rate, hands, failed = duyun_rate(EPISODES, wrapped=True, first=round_ * EPISODES)
+        wrapped_rates.append((rate, hands))
+        failures += failed
+        rate, hands, failed = duyun_rate(
+            EPISODES, wrapped=False, first=round_ * EPISODES, copy=False
+        )
+        view_rates.append((rate, hands))
+        failures += failed
+    wrapped, wrapped_hands = max(wrapped_rates)
+    views, views_hands = max(view_rates)
     gym, gym_hands = gym_rate(GYM_EPISODES)
     best, best_hands = max(raw)
     bare, bare_hands = max(engine)
@@ -145,7 +159,14 @@ def main() -> int:
         f"  duyun_v0 raw_env()        {best:10,.0f} steps/s  ({best_hands:6,.1f} hands/s)  "
         f"rounds: {_rounds(raw)}"
     )
-    print(f"  duyun_v0 env() (wrapped)  {wrapped:10,.0f} steps/s  ({wrapped_hands:6,.1f} hands/s)")
+    print(
+        f"  duyun_v0 env() (wrapped)  {wrapped:10,.0f} steps/s  ({wrapped_hands:6,.1f} hands/s)  "
+        f"rounds: {_rounds(wrapped_rates)}"
+    )
+    print(
+        f"  raw_env, no obs copies    {views:10,.0f} steps/s  ({views_hands:6,.1f} hands/s)  "
+        f"rounds: {_rounds(view_rates)}  (copy_observations=False)"
+    )
     print(f"  gym_env vs 3 random bots  {gym:10,.0f} learner steps/s  ({gym_hands:6,.1f} hands/s)")
     print(
         f"  bare engine (no obs)      {bare:10,.0f} steps/s  ({bare_hands:6,.1f} hands/s)  "
