@@ -160,6 +160,7 @@ class TableEncoder:
         "_read_only",
         "_rivers",
         "_seen",
+        "_targets",
         "_views",
         "_written",
         "game",
@@ -174,6 +175,14 @@ class TableEncoder:
         for read_only in self._read_only:
             read_only.flags.writeable = False
         self._written = [_Written() for _ in _SEATS]
+        # per owner, each seat's vector with where the owner's river and river counts start
+        self._targets = [
+            [
+                (self._views[seat], _RIVER_BASE[seat][owner], _COUNT_BASE[seat][owner])
+                for seat in _SEATS
+            ]
+            for owner in _SEATS
+        ]
         self._rivers: list[list[int]] = [[] for _ in _SEATS]
         # (kind index, tile) per meld in the order made; the tile of a concealed kong is
         # written into its owner's vector only
@@ -203,8 +212,7 @@ class TableEncoder:
             return
         start, self._seen = self._seen, end
         river_taken = False  # a discard won by several seats leaves the river once
-        for index in range(start, end):
-            event = log[index]
+        for event in log[start:end]:
             kind = event["type"]
             if kind == "discard":
                 self._discard(event["seat"], _TILE[event["tile"]])
@@ -251,20 +259,18 @@ class TableEncoder:
             )
         river.append(tile)
         offset = slot * NUM_KINDS + tile
-        for seat in _SEATS:
-            view = self._views[seat]
-            view[_RIVER_BASE[seat][owner] + offset] = 1
-            view[_COUNT_BASE[seat][owner] + tile] += 1
+        for view, river_at, count_at in self._targets[owner]:
+            view[river_at + offset] = 1
+            view[count_at + tile] += 1
 
     def _take_discard(self, owner: int) -> None:
         """A claimed discard leaves its owner's river (R6), as at the table."""
         river = self._rivers[owner]
         tile = river.pop()
         offset = len(river) * NUM_KINDS + tile
-        for seat in _SEATS:
-            view = self._views[seat]
-            view[_RIVER_BASE[seat][owner] + offset] = 0
-            view[_COUNT_BASE[seat][owner] + tile] -= 1
+        for view, river_at, count_at in self._targets[owner]:
+            view[river_at + offset] = 0
+            view[count_at + tile] -= 1
 
     def _add_meld(self, owner: int, kind: int, tile: int) -> None:
         melds = self._melds[owner]
