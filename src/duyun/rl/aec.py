@@ -7,8 +7,10 @@ while a discard or an added kong's tile awaits claims -- each seat that may clai
 another; the engine resolves the claims once all have answered (R6, R16, R18). Forced moves
 (R19 last four, R26 報聽 discards and wins) are played by the engine and never asked.
 
-Observations are built from :meth:`duyun.engine.Round.view` only (see
-:mod:`duyun.rl.observation`); the action space is :mod:`duyun.rl.actions`. Rewards are the
+Observations hold exactly what :meth:`duyun.engine.Round.view` shows the seat (the layout is
+:mod:`duyun.rl.observation`); they are kept up to date step by step from the hand's public
+events and the seat's own tiles (:mod:`duyun.rl.incremental`) and always equal the view's
+encoding. The action space is :mod:`duyun.rl.actions`. Rewards are the
 points each seat wins or loses (R40), times ``reward_scale``: zero-sum over the four agents.
 """
 
@@ -267,7 +269,8 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
 
     @property
     def game(self) -> Round:
-        """The current hand. Observations never read it directly: they use ``view(seat)``."""
+        """The current hand. Observations read only its public state and event log and the
+        observing seat's own tiles (:mod:`duyun.rl.incremental`), never another seat's."""
         if self._game is None:
             raise RuntimeError("call reset() before using the environment")
         return self._game
