@@ -58,7 +58,6 @@ _MELD_KIND_BY_NAME: Final = {"direct_kong": _DIRECT, "concealed_kong": _CONCEALE
 _DISCARD_WIN: Final = WinKind.DISCARD.value
 
 _HAND: Final = OFFSETS["hand"]
-_DRAWN: Final = OFFSETS["drawn_tile"]
 _MELDS: Final = OFFSETS["melds"]
 _RIVERS: Final = OFFSETS["rivers"]
 _RIVER_COUNTS: Final = OFFSETS["river_counts"]
