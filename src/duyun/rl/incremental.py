@@ -210,11 +210,12 @@ class TableEncoder:
         if end == self._seen:
             return
         start, self._seen = self._seen, end
-        river_taken = False  # a discard won by several seats leaves the river once
+        river_taken = False  # a discard won by several seats (R18) leaves the river once
         for event in log[start:end]:
             kind = event["type"]
             if kind == "discard":
                 self._discard(event["seat"], _TILE[event["tile"]])
+                river_taken = False  # a new discard, a new claim window
             elif kind == "pong":
                 self._take_discard(event["from"])
                 self._add_meld(event["seat"], _PONG, _TILE[event["tile"]])
