@@ -1,37 +1,50 @@
 """RL environment speed: decisions per second of ``duyun_v0`` with random masked actions,
 against RLCard's mahjong environment measured in the same run (issue target: >= 10×).
 
-Both loops do what a training loop does on every decision: read the observation and the legal
-actions, pick one uniformly at random, step. For ``duyun_v0`` that is ``env.last()`` (the seat's
-view encoded as the observation vector and action mask) and ``env.step(index)``; for RLCard it
-is ``env.step(action)``, which returns the next player's state with its observation array and
-legal actions. Rates are per second of this process's CPU time (``time.process_time``): on
-the small shared machines wall-clock rates swing with other processes' load, CPU time much
-less; both loops are single-threaded. The two are measured in alternating rounds and each
-one's best round is kept: the ratio of the bests, measured seconds apart in one process, is
-the figure to read.
+Both environments are driven by the same loop, the one a training loop runs on every
+decision: read the next observation and the legal actions as a user gets them, pick one
+uniformly at random with the same chooser (``random.Random.randrange``), step. For
+``duyun_v0`` that is ``env.last()`` (observation vector and action mask), ``np.flatnonzero`` of
+the mask, ``env.step(index)``; for RLCard ``env.step(action)``, which returns the next player's
+state with its observation array and legal actions. Each hand starts with a reset (a fresh
+deal), counted in the time, as in training.
+
+Rates are per second of this process's CPU time (``time.process_time``): on the small shared
+machines wall-clock rates swing with other processes' load, CPU time much less; every loop is
+single-threaded. The environments are measured in alternating rounds, seconds apart, and the
+figure to read is the median of the rounds' paired ratios (each round's ``duyun_v0`` rate over
+the RLCard rate measured right after it); the best round of each is shown too. Also measured
+in every round: the PettingZoo-wrapped ``env()`` and ``raw_env(copy_observations=False)``
+(read-only views instead of a copy per observation). The same loop
+over the bare engine (``legal_actions`` and ``apply``, no observation at all) is measured
+alongside: it is the ceiling that any encoding of the engine's state can approach.
 
 Checks (the exit status): every ``duyun_v0`` episode ends and its rewards sum to zero.
 """
 
 from __future__ import annotations
 
+import random
+import statistics
 import time
 
 import numpy as np
 
 from duyun import rl
+from duyun.engine import new_round
 
-ROUNDS = 3
-EPISODES = 150  # per round
-RLCARD_EPISODES = 40  # per round
+ROUNDS = 5
+EPISODES = 100  # duyun_v0 hands per round (about 68 decisions each)
+RLCARD_EPISODES = 25  # RLCard hands per round (about 94 decisions each)
 GYM_EPISODES = 100
 
 
-def duyun_rate(episodes: int, *, wrapped: bool, first: int = 0) -> tuple[float, float, int]:
+def duyun_rate(
+    episodes: int, *, wrapped: bool, first: int = 0, copy: bool = True
+) -> tuple[float, float, int]:
     """(decisions/CPU s, episodes/CPU s, failures) over ``episodes`` hands of random play."""
-    env = rl.env() if wrapped else rl.raw_env()
-    rng = np.random.default_rng(first)
+    env = rl.env(copy_observations=copy) if wrapped else rl.raw_env(copy_observations=copy)
+    rng = random.Random(first)
     steps = 0
     failures = 0
     start = time.process_time()
@@ -45,7 +58,7 @@ def duyun_rate(episodes: int, *, wrapped: bool, first: int = 0) -> tuple[float, 
                 env.step(None)
                 continue
             legal = np.flatnonzero(obs["action_mask"])
-            env.step(legal[rng.integers(len(legal))])
+            env.step(legal[rng.randrange(len(legal))])
             steps += 1
         if env.agents or abs(total) > 1e-9:
             failures += 1
@@ -53,10 +66,25 @@ def duyun_rate(episodes: int, *, wrapped: bool, first: int = 0) -> tuple[float, 
     return steps / elapsed, episodes / elapsed, failures
 
 
+def engine_rate(episodes: int, *, first: int = 0) -> tuple[float, float]:
+    """(decisions/CPU s, hands/CPU s) of the bare engine: deal, legal actions, apply."""
+    rng = random.Random(first)
+    steps = 0
+    start = time.process_time()
+    for episode in range(first, first + episodes):
+        game = new_round(episode)
+        while not game.is_over:
+            legal = game.legal_actions(game.to_act[0])
+            game.apply(legal[rng.randrange(len(legal))])
+            steps += 1
+    elapsed = time.process_time() - start
+    return steps / elapsed, episodes / elapsed
+
+
 def gym_rate(episodes: int) -> tuple[float, float]:
     """(learner decisions/CPU s, episodes/CPU s) of the Gymnasium env vs three random bots."""
     env = rl.gym_env(opponents="random")
-    rng = np.random.default_rng(0)
+    rng = random.Random(0)
     steps = 0
     start = time.process_time()
     for episode in range(episodes):
@@ -64,7 +92,7 @@ def gym_rate(episodes: int) -> tuple[float, float]:
         terminated = False
         while not terminated:
             legal = np.flatnonzero(obs["action_mask"])
-            obs, _, terminated, _, _ = env.step(legal[rng.integers(len(legal))])
+            obs, _, terminated, _, _ = env.step(legal[rng.randrange(len(legal))])
             steps += 1
     elapsed = time.process_time() - start
     return steps / elapsed, episodes / elapsed
@@ -77,27 +105,34 @@ def rlcard_rate(episodes: int, seed: int = 0) -> tuple[float, float] | None:
     except ImportError:
         return None
     env = rlcard.make("mahjong", config={"seed": seed})
-    rng = np.random.default_rng(seed)
+    rng = random.Random(seed)
     steps = 0
     start = time.process_time()
     for _ in range(episodes):
         state, _ = env.reset()
         while not env.is_over():
             legal = list(state["legal_actions"])
-            state, _ = env.step(legal[rng.integers(len(legal))])
+            state, _ = env.step(legal[rng.randrange(len(legal))])
             steps += 1
     elapsed = time.process_time() - start
     return steps / elapsed, episodes / elapsed
 
 
+def _rounds(rates: list[tuple[float, float]]) -> str:
+    return ", ".join(f"{rate:,.0f}" for rate, _ in rates)
+
+
 def main() -> int:
     print(
         f"== rl: duyun_v0 with random masked actions vs RLCard mahjong, {ROUNDS} alternating "
-        f"rounds of {EPISODES} and {RLCARD_EPISODES} hands, best round of each, per CPU second"
+        f"rounds of {EPISODES} and {RLCARD_EPISODES} hands, per CPU second"
     )
     duyun_rate(20, wrapped=False)  # warm the analysis tables
     raw: list[tuple[float, float]] = []
+    engine: list[tuple[float, float]] = []
     reference: list[tuple[float, float]] = []
+    wrapped_rates: list[tuple[float, float]] = []
+    view_rates: list[tuple[float, float]] = []
     failures = 0
     for round_ in range(ROUNDS):
         rate, hands, failed = duyun_rate(EPISODES, wrapped=False, first=round_ * EPISODES)
@@ -106,29 +141,55 @@ def main() -> int:
         measured = rlcard_rate(RLCARD_EPISODES, seed=round_)
         if measured is not None:
             reference.append(measured)
-    wrapped, wrapped_hands, wrapped_failures = duyun_rate(EPISODES, wrapped=True)
-    failures += wrapped_failures
+        engine.append(engine_rate(EPISODES, first=round_ * EPISODES))
+        rate, hands, failed = duyun_rate(EPISODES, wrapped=True, first=round_ * EPISODES)
+        wrapped_rates.append((rate, hands))
+        failures += failed
+        rate, hands, failed = duyun_rate(
+            EPISODES, wrapped=False, first=round_ * EPISODES, copy=False
+        )
+        view_rates.append((rate, hands))
+        failures += failed
+    wrapped, wrapped_hands = max(wrapped_rates)
+    views, views_hands = max(view_rates)
     gym, gym_hands = gym_rate(GYM_EPISODES)
     best, best_hands = max(raw)
-    rounds = ", ".join(f"{rate:,.0f}" for rate, _ in raw)
+    bare, bare_hands = max(engine)
     print(
         f"  duyun_v0 raw_env()        {best:10,.0f} steps/s  ({best_hands:6,.1f} hands/s)  "
-        f"rounds: {rounds}"
+        f"rounds: {_rounds(raw)}"
     )
-    print(f"  duyun_v0 env() (wrapped)  {wrapped:10,.0f} steps/s  ({wrapped_hands:6,.1f} hands/s)")
+    print(
+        f"  duyun_v0 env() (wrapped)  {wrapped:10,.0f} steps/s  ({wrapped_hands:6,.1f} hands/s)  "
+        f"rounds: {_rounds(wrapped_rates)}"
+    )
+    print(
+        f"  raw_env, no obs copies    {views:10,.0f} steps/s  ({views_hands:6,.1f} hands/s)  "
+        f"rounds: {_rounds(view_rates)}  (copy_observations=False)"
+    )
     print(f"  gym_env vs 3 random bots  {gym:10,.0f} learner steps/s  ({gym_hands:6,.1f} hands/s)")
+    print(
+        f"  bare engine (no obs)      {bare:10,.0f} steps/s  ({bare_hands:6,.1f} hands/s)  "
+        f"rounds: {_rounds(engine)}"
+    )
     if not reference:
         print("  RLCard mahjong            not installed (pip install 'duyun[rl]'): no ratio")
     else:
         rate, hands = max(reference)
-        rounds = ", ".join(f"{r:,.0f}" for r, _ in reference)
         print(
             f"  RLCard mahjong            {rate:10,.0f} steps/s  ({hands:6,.1f} hands/s)  "
-            f"rounds: {rounds}"
+            f"rounds: {_rounds(reference)}"
+        )
+        steps_ratio = statistics.median(d[0] / r[0] for d, r in zip(raw, reference, strict=True))
+        hands_ratio = statistics.median(d[1] / r[1] for d, r in zip(raw, reference, strict=True))
+        ceiling = statistics.median(e[0] / r[0] for e, r in zip(engine, reference, strict=True))
+        print(
+            f"  ratio duyun_v0 / RLCard   {steps_ratio:10.1f} × steps/s, {hands_ratio:.1f} × "
+            f"hands/s  (median of paired rounds; best/best {best / rate:.1f} ×; "
+            f"issue target >= 10 ×)"
         )
         print(
-            f"  ratio duyun_v0 / RLCard   {best / rate:10.1f} × steps/s, "
-            f"{best_hands / hands:.1f} × hands/s  (issue target >= 10 ×)"
+            f"  ratio bare engine/RLCard  {ceiling:10.1f} × steps/s  (the ceiling of any encoding)"
         )
     if failures:
         print(f"  {failures} episodes did not end or had rewards not summing to zero")

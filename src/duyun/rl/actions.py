@@ -25,9 +25,20 @@ readable notation of an index is the engine's action notation without the seat
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterable
 from typing import Final
 
+import numpy as np
+import numpy.typing as npt
+
 from duyun.engine import Action, ActionKind
+from duyun.engine.actions import (
+    ADDED_KONG_ACTIONS,
+    BAOTING_ACTIONS,
+    CLAIM_ACTIONS,
+    CONCEALED_KONG_ACTIONS,
+    DISCARD_ACTIONS,
+)
 from duyun.tiles import NUM_KINDS, NotationError, tile_from_str, tile_to_str
 
 DISCARD: Final = 0
@@ -83,7 +94,9 @@ def check_index(action: object) -> int:
     ever sees plain ints); anything else is a TypeError, an out-of-range value an
     :class:`ActionIndexError`.
     """
-    if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+    if isinstance(action, np.integer):  # the usual case after np.flatnonzero(mask)
+        action = int(action)
+    elif isinstance(action, bool) or not isinstance(action, numbers.Integral):
         raise TypeError(
             f"an action is an integer index 0..{NUM_ACTIONS - 1}, not {type(action).__name__} "
             f"{action!r}"
@@ -106,10 +119,62 @@ def index_of(action: Action) -> int:
     """The index of an engine action (any seat).
 
     Computed from the kind and tile rather than looked up by the action: hashing and comparing
-    the action dataclass would cost more than the arithmetic on this hot path.
+    the action dataclass would cost more than the arithmetic on this hot path; the engine's
+    own action objects are looked up by identity first, cheaper still.
     """
+    index = _INDEX_BY_ID.get(id(action))
+    if index is not None:
+        return index
     tile = action.tile
     return _BASE_OF_KIND[action.kind] + (0 if tile is None else tile)
+
+
+# The engine hands out its own module-level Action objects (one per seat, kind and tile), and
+# they live as long as the process: their id() is a safe and cheap key. Any other Action (one a
+# caller built) falls back to index_of.
+_ENGINE_TABLES: Final = (
+    (DISCARD, DISCARD_ACTIONS),
+    (BAOTING, BAOTING_ACTIONS),
+    (CONCEALED_KONG, CONCEALED_KONG_ACTIONS),
+    (ADDED_KONG, ADDED_KONG_ACTIONS),
+)
+_ENGINE_ACTIONS: Final[tuple[list[Action], ...]] = tuple(list(_ACTIONS[seat]) for seat in range(4))
+for _base, _table in _ENGINE_TABLES:
+    for _seat in range(4):
+        for _tile, _action in enumerate(_table[_seat]):
+            _ENGINE_ACTIONS[_seat][_base + _tile] = _action
+for _kind, _simple_index in _SIMPLE.items():
+    for _seat in range(4):
+        _ENGINE_ACTIONS[_seat][_simple_index] = CLAIM_ACTIONS[_kind][_seat]
+_INDEX_BY_ID: Final[dict[int, int]] = {
+    id(action): index
+    for seat_actions in _ENGINE_ACTIONS
+    for index, action in enumerate(seat_actions)
+}
+for _seat in range(4):  # every engine object must stand for the index it is filed under
+    for _index, _action in enumerate(_ENGINE_ACTIONS[_seat]):
+        if _action != _ACTIONS[_seat][_index]:  # pragma: no cover - an engine table changed
+            raise AssertionError(f"engine action {_action} filed under index {_index}")
+del _base, _table, _seat, _tile, _action, _kind, _simple_index, _index
+
+
+def engine_action(index: int, seat: int) -> Action:
+    """The engine's own Action object for ``index`` (a plain int in range, unchecked).
+
+    The engine recognises its own objects by identity when it checks legality, so handing it
+    this one rather than an equal copy saves comparisons on every step.
+    """
+    return _ENGINE_ACTIONS[seat][index]
+
+
+def action_mask(legal: Iterable[Action]) -> npt.NDArray[np.int8]:
+    """The ``int8`` mask (1 = legal) of the actions ``legal``: a fresh, writable array."""
+    by_id = _INDEX_BY_ID
+    mask = bytearray(NUM_ACTIONS)
+    for action in legal:
+        index = by_id.get(id(action))
+        mask[index_of(action) if index is None else index] = 1
+    return np.frombuffer(mask, dtype=np.int8)
 
 
 def decode_action(index: int) -> str:

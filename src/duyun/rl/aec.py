@@ -7,8 +7,10 @@ while a discard or an added kong's tile awaits claims -- each seat that may clai
 another; the engine resolves the claims once all have answered (R6, R16, R18). Forced moves
 (R19 last four, R26 報聽 discards and wins) are played by the engine and never asked.
 
-Observations are built from :meth:`duyun.engine.Round.view` only (see
-:mod:`duyun.rl.observation`); the action space is :mod:`duyun.rl.actions`. Rewards are the
+Observations hold exactly what :meth:`duyun.engine.Round.view` shows the seat (the layout is
+:mod:`duyun.rl.observation`); they are kept up to date step by step from the hand's public
+events and the seat's own tiles (:mod:`duyun.rl.incremental`) and always equal the view's
+encoding. The action space is :mod:`duyun.rl.actions`. Rewards are the
 points each seat wins or loses (R40), times ``reward_scale``: zero-sum over the four agents.
 """
 
@@ -24,16 +26,18 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from duyun.engine import HandResult, IllegalActionError, Round, SeatView, new_round
+from duyun.engine import Action, HandResult, IllegalActionError, Round, SeatView, new_round
 from duyun.rl.actions import (
     NUM_ACTIONS,
     PASS,
-    action_for,
+    action_mask,
     check_index,
     decode_action,
+    engine_action,
     index_of,
 )
-from duyun.rl.observation import HIGH, LOW, OBS_SIZE, encode_view
+from duyun.rl.incremental import TableEncoder
+from duyun.rl.observation import HIGH, LOW, OBS_SIZE
 from duyun.rl.render import render_table
 from duyun.rules import DUYUN, RuleSet
 from duyun.tiles import TOTAL_TILES, NotationError, parse_tiles
@@ -113,6 +117,10 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
       masked-out action; ``"penalize"`` plays the fallback action (pass when it is legal, else
       the lowest legal index) and charges the agent ``illegal_penalty`` (scaled reward units).
     * ``render_mode``: ``"ansi"`` (``render()`` returns text) or ``"human"`` (prints it).
+    * ``copy_observations``: True (default) returns a fresh observation vector from every
+      ``observe``; False returns a read-only view of the seat's vector that the next ``step``
+      overwrites (a little faster, for loops that use each observation before stepping and
+      never keep it).
 
     ``reset(seed=..., options={"dealer": 2, "streak": 1, "wall_order": [...]})`` deals a given
     position (the wall order as in :func:`duyun.engine.new_round`); those options apply to the
@@ -137,6 +145,7 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         illegal_action: str = "raise",
         illegal_penalty: float = 1.0,
         render_mode: str | None = None,
+        copy_observations: bool = True,
     ) -> None:
         super().__init__()
         self.rules = _rules_from(rules)
@@ -168,6 +177,11 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         self.illegal_action = illegal_action
         self.illegal_penalty = float(illegal_penalty)
         self.render_mode = render_mode
+        if not isinstance(copy_observations, bool):
+            raise EnvOptionError(
+                f"copy_observations must be True or False, not {copy_observations!r}"
+            )
+        self.copy_observations = copy_observations
 
         self.possible_agents = list(AGENTS)
         self.agent_name_mapping = {agent: seat for seat, agent in enumerate(AGENTS)}
@@ -182,6 +196,8 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
 
         self._rng = random.Random()
         self._game: Round | None = None
+        self._encoder: TableEncoder | None = None  # the current hand's observation vectors
+        self._rewards_zero = True  # self.rewards holds only zeros (no reset needed)
         self._match_points = [0] * SEATS
         self._hand_paid = [0] * SEATS  # points already paid out as rewards this hand
         self._hands_left = 0
@@ -225,6 +241,7 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
 
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._rewards_zero = True
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
@@ -246,12 +263,14 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
             wall_order=wall,
         )
         self._hand_paid = [0] * SEATS
+        self._encoder = TableEncoder(self._game)
         # a fresh deal always asks the dealer first (R4): no hand ends before a decision
         self.agent_selection = AGENTS[self._game.to_act[0]]
 
     @property
     def game(self) -> Round:
-        """The current hand. Observations never read it directly: they use ``view(seat)``."""
+        """The current hand. Observations read only its public state and event log and the
+        observing seat's own tiles (:mod:`duyun.rl.incremental`), never another seat's."""
         if self._game is None:
             raise RuntimeError("call reset() before using the environment")
         return self._game
@@ -266,18 +285,24 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         return self.game.view(self.agent_name_mapping[agent])
 
     def observe(self, agent: str) -> Observation:
-        view = self.seat_view(agent)
-        return {
-            "observation": encode_view(view, self._match_points, self._hands_left),
-            "action_mask": self._mask(view),
-        }
+        """``agent``'s observation vector and action mask (fresh arrays on every call).
 
-    @staticmethod
-    def _mask(view: SeatView) -> npt.NDArray[np.int8]:
-        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if view.legal:
-            mask[[index_of(action) for action in view.legal]] = 1
-        return mask
+        The vector comes from the hand's :class:`~duyun.rl.incremental.TableEncoder`, which
+        keeps each seat's vector up to date from the public events and rewrites only the
+        small, changing blocks (and the seat's own tiles) here; it equals
+        ``encode_view(self.seat_view(agent), ...)`` at every step, at a fraction of the cost.
+        """
+        seat = self.agent_name_mapping[agent]
+        game = self.game
+        encoder = self._encoder
+        if encoder is None or encoder.game is not game:
+            encoder = self._encoder = TableEncoder(game)
+        return {
+            "observation": encoder.observation(
+                seat, self._match_points, self._hands_left, copy=self.copy_observations
+            ),
+            "action_mask": action_mask(game.legal_actions(seat)),
+        }
 
     def legal_indices(self, agent: str) -> list[int]:
         """The action indices ``agent`` may take now, ascending (empty when not asked)."""
@@ -292,11 +317,19 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
             return
         game = self.game
         seat = self.agent_name_mapping[agent]
-        index = check_index(action)
+        # the hot path is a plain int in range; anything else is checked and converted
+        plain = type(action) is int and 0 <= action < NUM_ACTIONS
+        index = action if plain else check_index(action)
         legal = game.legal_actions(seat)
         # hand the engine its own action object: it recognises it by identity at once
-        chosen = next((a for a in legal if index_of(a) == index), None)
+        chosen: Action | None = engine_action(index, seat)
         penalty = 0.0
+        for offered in legal:  # by identity: an equality test per action would cost more
+            if offered is chosen:
+                break
+        else:
+            # an engine that built its actions afresh would still be understood, by equality
+            chosen = next((offered for offered in legal if offered == chosen), None)
         if chosen is None:
             if self.illegal_action == "raise":
                 allowed = ", ".join(f"{i} ({decode_action(i)})" for i in self.legal_indices(agent))
@@ -307,28 +340,41 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
             fallback = min(index_of(a) for a in legal)
             if any(index_of(a) == PASS for a in legal):
                 fallback = PASS
-            chosen = action_for(fallback, seat)
+            chosen = engine_action(fallback, seat)
             penalty = self.illegal_penalty
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {"illegal_action": True} if penalty else {}
-        rewards = dict.fromkeys(AGENTS, 0.0)
         events = game.apply(chosen)
+        rewards: dict[str, float] | None = None  # None: nobody is rewarded on this step
         if self.reward_timing == "payments":
             for event in events:
                 if event["type"] == "payment":
+                    if rewards is None:
+                        rewards = dict.fromkeys(AGENTS, 0.0)
                     points = int(event["points"])
                     rewards[AGENTS[event["payer"]]] -= points * self.reward_scale
                     rewards[AGENTS[event["payee"]]] += points * self.reward_scale
                     self._hand_paid[event["payer"]] -= points
                     self._hand_paid[event["payee"]] += points
         if penalty:
+            if rewards is None:
+                rewards = dict.fromkeys(AGENTS, 0.0)
             rewards[agent] -= penalty
         if game.is_over:
+            if rewards is None:
+                rewards = dict.fromkeys(AGENTS, 0.0)
             self._end_hand(rewards)
         else:
             self.agent_selection = AGENTS[game.to_act[0]]
-        self.rewards = rewards
-        self._accumulate_rewards()
+        if rewards is not None:
+            self.rewards = rewards
+            self._rewards_zero = False
+            self._accumulate_rewards()
+        elif not self._rewards_zero:
+            # most steps pay nothing: the zero rewards (and the unchanged cumulative rewards)
+            # are left as they are instead of being rebuilt and added up on every step
+            self.rewards = dict.fromkeys(AGENTS, 0.0)
+            self._rewards_zero = True
         if self.render_mode == "human":
             self.render()
 

@@ -4,6 +4,8 @@ The engine's view is the single place that decides what a seat may know (its own
 tiles, never another seat's, nor the wall order); encoding nothing but the view keeps the
 environment from leaking hidden state by construction. The encoding is a flat ``float32``
 vector of fixed length whose fields are listed in :data:`FIELDS` (and in docs/rl.md).
+:func:`encode_view` is the reference: the environment keeps its vectors up to date step by
+step instead (:mod:`duyun.rl.incremental`, much cheaper), and tests hold the two equal.
 
 Every per-seat field is in *relative* seat order: position 0 is the observing seat, 1 the next
 seat in play order (下家), 2 the seat opposite (對家), 3 the previous seat (上家). The seat's
