@@ -436,3 +436,44 @@ def test_replay_viewer_steps_through_a_finished_hand(
     tab.page.click("#replay-close")
     tab.page.wait_for_selector("#history-card")
     tab.close()
+
+
+def test_spectator_sees_public_information_only(
+    browser: Any, web_server: WebServer, screenshots: Path
+) -> None:
+    """觀戰 by table code: every seat's plate shows only backs, no hand is known, no action bar
+    offers anything; leaving returns to the lobby."""
+    host = Tab(browser, web_server, DESKTOP)
+    host.goto()
+    host.guest()
+    host.page.click("#create-btn")
+    host.page.wait_for_selector("#table-code")
+    code = host.page.text_content("#table-code").strip()
+    for seated in (2, 3, 4):
+        host.page.click("#waiting-room [data-do=add-bot]")
+        host.page.wait_for_function(
+            f"() => window.__duyun.table.seats.filter(Boolean).length === {seated}"
+        )
+    host.page.click("#ready-btn")
+    host.page.wait_for_selector("#hand button.tile")
+
+    watcher = Tab(browser, web_server, PHONE)
+    watcher.goto()
+    watcher.guest()
+    watcher.page.fill("#join-code", code)
+    watcher.page.click("[data-do=spectate]")
+    watcher.page.wait_for_selector("#board .plate .concealed")
+    assert watcher.app("app.seat") is None
+    assert watcher.app("app.hand.hands") == [None, None, None, None]
+    assert watcher.page.query_selector("#hand") is None
+    for seat in range(4):
+        backs = watcher.page.eval_on_selector_all(
+            f".plate[data-seat='{seat}'] .concealed .tile", "els => els.map(e => e.dataset.tile)"
+        )
+        assert backs and set(backs) == {"?"}
+    assert_no_sideways_scroll(watcher)
+    shot(watcher, screenshots, "spectator-phone.png")
+    watcher.page.click("#leave-btn")
+    watcher.page.wait_for_selector("#rooms-card")
+    watcher.close()
+    host.close()
