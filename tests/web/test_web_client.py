@@ -48,9 +48,18 @@ HAND_DEADLINE = 150.0
 class Tab:
     """One browser context (its own localStorage: its own account) and page."""
 
-    def __init__(self, browser: Any, server: WebServer, viewport: dict[str, int]) -> None:
-        self.context = browser.new_context(viewport=viewport, device_scale_factor=1)
+    def __init__(
+        self, browser: Any, server: WebServer, viewport: dict[str, int], *, touch: bool = False
+    ) -> None:
+        #: a touch screen: the first tap raises a tile, the second discards it
+        self.touch = touch
+        self.context = browser.new_context(
+            viewport=viewport, device_scale_factor=1, has_touch=touch, is_mobile=touch
+        )
         self.page = self.context.new_page()
+        # generous: the machine may be busy with other test processes; waits end as soon as
+        # their condition holds
+        self.page.set_default_timeout(60_000)
         self.server = server
         self.errors: list[str] = []
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
@@ -121,6 +130,10 @@ def play_until_settlement(tab: Tab, on_claim: Any = None, on_turn: Any = None) -
             drawn = "#hand.can-discard button.tile.drawn:not([aria-disabled])"
             last = "#hand.can-discard button.tile:not([aria-disabled]):last-child"
             if click(page, drawn) or click(page, last):
+                if tab.touch:  # the first tap only raised the tile: tap it again
+                    page.wait_for_selector("#hand.can-discard button.tile.sel")
+                    done["raised"] += 1
+                    click(page, "#hand.can-discard button.tile.sel")
                 done["discard"] += 1
                 # the click is answered by the server's events; wait for the turn to pass
                 page.wait_for_selector("#hand.can-discard", state="detached", timeout=10_000)
@@ -176,7 +189,7 @@ def test_guest_quick_match_plays_a_whole_hand_by_clicking(
 ) -> None:
     """Guest in one click, quick match into a table with three bots, play the hand by clicking
     tiles and action buttons until the settlement panel shows who paid whom (R28-R31, R41)."""
-    tab = Tab(browser, web_server, PHONE if size == "phone" else DESKTOP)
+    tab = Tab(browser, web_server, PHONE if size == "phone" else DESKTOP, touch=size == "phone")
     held = hold_after_claim_prompt(tab.page)
     tab.goto()
     tab.page.wait_for_selector("#guest-btn")
@@ -211,6 +224,7 @@ def test_guest_quick_match_plays_a_whole_hand_by_clicking(
 
     done = play_until_settlement(tab, on_claim, on_turn)
     assert done.get("discard", 0) >= 1
+    assert done.get("raised", 0) == (done["discard"] if tab.touch else 0)
     tab.page.wait_for_selector("#settlement #hand-totals")
     assert_no_sideways_scroll(tab)
     shot(tab, screenshots, f"settlement-{size}.png")
@@ -422,3 +436,44 @@ def test_replay_viewer_steps_through_a_finished_hand(
     tab.page.click("#replay-close")
     tab.page.wait_for_selector("#history-card")
     tab.close()
+
+
+def test_spectator_sees_public_information_only(
+    browser: Any, web_server: WebServer, screenshots: Path
+) -> None:
+    """觀戰 by table code: every seat's plate shows only backs, no hand is known, no action bar
+    offers anything; leaving returns to the lobby."""
+    host = Tab(browser, web_server, DESKTOP)
+    host.goto()
+    host.guest()
+    host.page.click("#create-btn")
+    host.page.wait_for_selector("#table-code")
+    code = host.page.text_content("#table-code").strip()
+    for seated in (2, 3, 4):
+        host.page.click("#waiting-room [data-do=add-bot]")
+        host.page.wait_for_function(
+            f"() => window.__duyun.table.seats.filter(Boolean).length === {seated}"
+        )
+    host.page.click("#ready-btn")
+    host.page.wait_for_selector("#hand button.tile")
+
+    watcher = Tab(browser, web_server, PHONE)
+    watcher.goto()
+    watcher.guest()
+    watcher.page.fill("#join-code", code)
+    watcher.page.click("[data-do=spectate]")
+    watcher.page.wait_for_selector("#board .plate .concealed")
+    assert watcher.app("app.seat") is None
+    assert watcher.app("app.hand.hands") == [None, None, None, None]
+    assert watcher.page.query_selector("#hand") is None
+    for seat in range(4):
+        backs = watcher.page.eval_on_selector_all(
+            f".plate[data-seat='{seat}'] .concealed .tile", "els => els.map(e => e.dataset.tile)"
+        )
+        assert backs and set(backs) == {"?"}
+    assert_no_sideways_scroll(watcher)
+    shot(watcher, screenshots, "spectator-phone.png")
+    watcher.page.click("#leave-btn")
+    watcher.page.wait_for_selector("#rooms-card")
+    watcher.close()
+    host.close()

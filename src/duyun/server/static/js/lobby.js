@@ -38,7 +38,8 @@ function head() {
   const acc = app.account;
   const langBtn = `<button class="icon-btn" data-do="lang" id="lang-toggle">${t("lang_toggle")}</button>`;
   const accountBox = acc
-    ? `<span class="muted" id="account-name">${esc(acc.name)}</span>
+    ? `<span class="conn ${app.status}" title="${app.status === "open" ? t("connected") : t("reconnecting")}"></span>
+       <span class="muted" id="account-name">${esc(acc.name)}</span>
        <span class="coin-pill" id="balance" title="${t("balance")}"><span class="coin"></span>${coinsText(acc.balance)}</span>
        <button class="icon-btn" data-do="logout">${t("logout")}</button>`
     : "";

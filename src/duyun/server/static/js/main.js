@@ -111,8 +111,18 @@ function setPrompt(prompt, fromSnapshot = false) {
   if (prompt.kind === "turn") {
     const discards = prompt.legal.filter((a) => a.action === "discard").map((a) => a.tile);
     const drawn = app.hand?.drawn?.[app.seat];
-    if (app.selected == null || !discards.includes(app.selected)) app.selected = drawn && discards.includes(drawn) ? drawn : null;
+    // keyboard and mouse: the drawn tile starts selected (Enter discards it); on a touch
+    // screen nothing is raised until the player taps, so every discard takes two taps
+    const coarse = window.matchMedia?.("(pointer: coarse)").matches;
+    app.selected = null;
+    if (!coarse && drawn && discards.includes(drawn)) app.selected = drawnIndex();
   }
+}
+
+/** The drawn tile's index in the own hand as displayed (it is shown last, apart). */
+function drawnIndex() {
+  const hand = app.hand?.hands?.[app.seat];
+  return hand ? hand.length - 1 : null;
 }
 
 function readView(view) {

@@ -105,9 +105,11 @@ function plate(tb, st, seat, base) {
   }
   const points = st.started ? signed(st.points[seat]) : "";
   const balance = info?.balance != null ? coinsText(info.balance) : null;
-  const melds = pos === 0 ? "" : `<div class="melds">${st.melds[seat].map((m) => meldHTML(m)).join("")}</div>`;
+  // the own seat's melds and hand are drawn below the board; a spectator sees every seat here
+  const own = seat === app.seat;
+  const melds = own ? "" : `<div class="melds">${st.melds[seat].map((m) => meldHTML(m)).join("")}</div>`;
   let concealed = "";
-  if (pos !== 0 && st.started && st.phase !== "ended") {
+  if (!own && st.started && st.phase !== "ended") {
     const n = st.sizes[seat];
     concealed = `<div class="concealed" aria-label="${n}">${Array.from({ length: Math.min(n, 14) }, () => tile("?")).join("")}<span class="count">${n}</span></div>`;
   }
