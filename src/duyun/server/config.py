@@ -29,7 +29,7 @@ Example file (every key optional)::
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ class Room:
     stake: int
     entry: int
     hands: int = 8
-    rules: RuleSet = RuleSet()
+    rules: RuleSet = field(default_factory=RuleSet)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -378,9 +378,11 @@ def fold_view(events: Sequence[dict[str, Any]], seat: int | None) -> dict[str, A
             # the engine keeps it) or draw; a 血戰 winner's is cleared by the win
             if kind == "win_refused":
                 refused = {key: event[key] for key in ("tile", "from", "reason", "pattern")}
-            elif kind == "draw" or (kind == "act" and event.get("action") not in ("quit",)):
-                refused = None
-            elif kind == "win" and bloody:
+            elif (
+                kind == "draw"
+                or (kind == "act" and event.get("action") != "quit")
+                or (kind == "win" and bloody)
+            ):
                 refused = None
         if kind == "draw":
             sizes[who] += 1
