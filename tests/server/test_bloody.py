@@ -1,0 +1,218 @@
+"""血戰 rooms on the server (issue 14, R52-R57): room config, whole matches, winners leaving.
+
+The matches here are made deterministic: the table's match seed is set before the match
+starts, the bots are seeded from it, and the websocket player follows a fixed policy (win when
+offered, else pass, else discard the last legal discard), so the same hands are played
+whatever the timing: a late claim answer is a pass, which is what the policy answers anyway
+except for a win. SEED was chosen offline: its first hand has two winners (the player at seat
+0 second, with the hand going on after it), its second hand three.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from duyun.engine import events_for
+from duyun.rules import RuleSet
+from duyun.server.config import DEFAULT_ROOMS, ConfigError, Room, config_from_mapping
+from duyun.server.protocol import fold_view
+
+SEED = 3
+BLOODY = {"bloody_battle": True}
+
+
+def policy(prompt: dict[str, Any]) -> dict[str, Any]:
+    """Deterministic play: win when offered, pass a claim, else the last legal discard."""
+    legal = prompt["legal"]
+    for wanted in ("hu", "pass"):
+        for action in legal:
+            if action["action"] == wanted:
+                return dict(action)
+    return dict([a for a in legal if a["action"] == "discard"][-1])
+
+
+def test_rooms_carry_rule_options_checked_by_ruleset_r52() -> None:
+    ids = {room.id: room for room in DEFAULT_ROOMS}
+    assert ids["bloody-novice"].rules == RuleSet(bloody_battle=True)
+    assert (ids["bloody-novice"].stake, ids["bloody-novice"].entry) == (1, 100)
+    assert (ids["bloody-junior"].stake, ids["bloody-junior"].entry) == (5, 1000)
+    assert ids["novice"].rules == RuleSet()
+    assert ids["bloody-junior"].to_json()["rules"]["bloody_battle"] is True
+    config = config_from_mapping(
+        {
+            "rooms": [
+                {"id": "a", "stake": 1, "rules": {"bloody_battle": True, "base_points": 2}},
+                {"id": "b", "stake": 2},
+            ]
+        }
+    )
+    room_a, room_b = config.room("a"), config.room("b")
+    assert room_a is not None and room_b is not None
+    assert room_a.rules == RuleSet(bloody_battle=True, base_points=2)
+    assert room_b.rules == RuleSet()
+    with pytest.raises(ConfigError, match=r"rooms\[0\]\.rules: unknown rule option\(s\) blody"):
+        config_from_mapping({"rooms": [{"id": "x", "stake": 1, "rules": {"blody": True}}]})
+    with pytest.raises(ConfigError, match=r"rooms\[1\]\.rules: .*'bloody_battle' must be bool"):
+        config_from_mapping(
+            {
+                "rooms": [
+                    {"id": "x", "stake": 1},
+                    {"id": "y", "stake": 1, "rules": {"bloody_battle": 1}},
+                ]
+            }
+        )
+    with pytest.raises(ConfigError, match=r"rooms\[0\]\.rules must be a table"):
+        config_from_mapping({"rooms": [{"id": "x", "stake": 1, "rules": "bloody"}]})
+    with pytest.raises(ConfigError, match=r"rooms\[0\]\.rules: flower_pig"):
+        config_from_mapping({"rooms": [{"id": "x", "stake": 1, "rules": {"flower_pig": True}}]})
+
+
+def test_room_rules_from_a_toml_file(tmp_path: Any) -> None:
+    from duyun.server.config import load_config
+
+    path = tmp_path / "duyun.toml"
+    path.write_text(
+        '[[rooms]]\nid = "bloody"\nname = "血戰場"\nstake = 3\nrules = {bloody_battle = true}\n',
+        encoding="utf-8",
+    )
+    room = load_config(path).room("bloody")
+    assert room == Room("bloody", "血戰場", stake=3, entry=0, rules=RuleSet(bloody_battle=True))
+
+
+async def _seeded_table(server: Any, ws_client: Any, session: dict[str, Any], hands: int) -> Any:
+    """A private 血戰 table: the websocket player at seat 0, three house bots, SEED."""
+    answer = server.http.post(
+        "/api/tables",
+        json={"hands": hands, "rules": BLOODY, "bot": "efficient"},
+        headers=server.auth(session["token"]),
+    )
+    assert answer.status_code == 201, answer.text
+    code = answer.json()["code"]
+    assert answer.json()["table"]["rules"]["bloody_battle"] is True
+    server.manager.tables[code].seed = SEED  # before the match starts (it is stored with it)
+    client = await ws_client.connect(server.ws_url, session["token"], name="p0")
+    await client.send(type="join", code=code)
+    await client.expect("table", lambda m: m["table"] and m["table"]["you"] == 0)
+    for seat in (1, 2, 3):
+        await client.send(type="add_bot", seat=seat)
+    await client.send(type="ready")
+    return client
+
+
+def _check_coins(server: Any, session: dict[str, Any], coins: int) -> None:
+    """R41: the balance is the starting balance plus the match's coins, and equals the ledger."""
+    assert server.store.audit().ok
+    me = server.http.get("/api/me", headers=server.auth(session["token"])).json()
+    assert me["balance"] == 1000 + coins
+    ledger = server.http.get("/api/ledger", headers=server.auth(session["token"])).json()
+    own = session["account"]["id"]
+    assert ledger["balance"] == me["balance"]
+    net = sum(r["coins"] * (1 if r["payee"] == own else -1) for r in ledger["rows"])
+    assert net == me["balance"]  # the starting grant is a ledger row too
+
+
+def test_whole_bloody_match_several_winners_balances_equal_ledger_r53_r54_r55(
+    live_server: Any, ws_client: Any, play: Any
+) -> None:
+    server = live_server(claim_window=0.08, turn_timer=10.0)
+    rooms = server.http.get("/api/rooms").json()
+    listed = {room["id"]: room["rules"]["bloody_battle"] for room in rooms}
+    assert listed["bloody-novice"] is True and listed["novice"] is False
+    session = server.guest()
+
+    async def main() -> tuple[list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
+        client = await _seeded_table(server, ws_client, session, hands=2)
+        end = await play(client, choose=policy)
+        ends = client.of_type("hand_end")
+        snapshots = client.of_type("snapshot")
+        await client.close()
+        return ends, end, snapshots
+
+    hand_ends, end, snapshots = asyncio.run(main())
+    assert end["reason"] == "completed" and end["hands_played"] == 2
+    assert [len(h["winners"]) for h in hand_ends] == [2, 3]  # R53: the hand goes on after a win
+    assert 0 in hand_ends[0]["winners"] and 0 in hand_ends[1]["winners"]
+    for hand_end in hand_ends:
+        assert hand_end["result"] == "win"
+        # every win with its hand and tile, in the order they happened
+        assert [w["seat"] for w in hand_end["wins"]] == hand_end["winners"]
+        for win in hand_end["wins"]:
+            assert (
+                win["tile"] and win["hand"] and win["how"] in ("self_draw", "discard", "rob_kong")
+            )
+        assert hand_end["next_streak"] == 0  # R55
+        assert hand_end["next_dealer"] == hand_end["winners"][0]  # R55: the first winner
+        assert sum(hand_end["coins"]) == 0 and sum(hand_end["points"]) == 0
+        log = server.store.hand_log(hand_end["hand_id"]).events
+        stored = [p for e in log if e["type"] == "payment" for p in [e]]
+        assert len(stored) == len(hand_end["payments"])  # every payment of the hand settled
+        for row in hand_end["payments"]:
+            assert row["paid"] <= row["coins"]  # a cut is recorded, never more than asked
+    assert hand_ends[1]["hands"] and snapshots[1]["hand_index"] == 1
+    assert snapshots[1]["view"]["won"] == [False] * 4  # a new hand starts with nobody out
+    assert sum(end["coins"]) == 0
+    _check_coins(server, session, end["coins"][0])
+
+
+@pytest.mark.parametrize("how", ["disconnect", "leave"])
+def test_a_winner_leaving_mid_hand_pays_nothing_and_the_hand_goes_on_r57(
+    live_server: Any, ws_client: Any, how: str
+) -> None:
+    server = live_server(claim_window=0.08, turn_timer=10.0, reconnect_grace=0.05)
+    session, watcher = server.guest(), server.guest()
+
+    async def main() -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+        client = await _seeded_table(server, ws_client, session, hands=1)
+        code = next(iter(server.manager.tables))
+        spectator = await ws_client.connect(server.ws_url, watcher["token"], name="watcher")
+        await spectator.send(type="spectate", code=code)
+        received: list[dict[str, Any]] = []
+        while True:
+            message = await client.expect(
+                where=lambda m: m["type"] in ("prompt", "snapshot", "events", "hand_end")
+            )
+            assert message["type"] != "hand_end", "seat 0 did not win in the seeded hand"
+            if message["type"] == "prompt":
+                await client.send(type="act", prompt=message["id"], **policy(message))
+            elif message["type"] == "snapshot":
+                received = list(message["events"])
+            else:
+                received += message["events"]
+                if any(e["type"] == "win" and e["seat"] == 0 for e in message["events"]):
+                    break
+        # what a reconnecting client of seat 0 would be shown now (R53)
+        view = fold_view(received, 0)
+        if how == "leave":
+            await client.send(type="leave")
+            await client.expect("table", lambda m: m["table"] is None)
+        await client.close()
+        # the hand goes on without seat 0 (托管 afterwards) and the match ends
+        match_end = await spectator.expect("match_end", timeout=60)
+        seen = [e for m in spectator.of_type("events") for e in m["events"]]
+        snapshot = spectator.of_type("snapshot")[0]
+        await spectator.close()
+        return view, match_end, [*snapshot["events"], *seen]
+
+    view, match_end, spectator_events = asyncio.run(main())
+    assert view["won"][0] and 0 not in view["in_hand"] and len(view["in_hand"]) == 2
+    assert view["open_hands"][0] and view["win_tiles"][0] is not None
+    hand_id = match_end["results"][0]["hand_id"]
+    log = list(server.store.hand_log(hand_id).events)
+    assert spectator_events == events_for(log, None)  # public facts only, every one of them
+    kinds = [e["type"] for e in log]
+    leave = kinds.index("leave")
+    assert log[leave]["seat"] == 0 and "escape" not in kinds  # R57: a leave, not an escape
+    assert log[leave - 1] == {"type": "act", "seat": 0, "action": "leave"}
+    won_at = next(i for i, e in enumerate(log) if e["type"] == "win" and e["seat"] == 0)
+    assert won_at < leave
+    after = log[leave + 1 :]
+    assert any(e["type"] == "draw" for e in after)  # the hand went on
+    assert all(0 not in (e["payer"], e["payee"]) for e in after if e["type"] == "payment")
+    end = log[-1]
+    assert end["type"] == "end" and end["left"] == [True, False, False, False]
+    assert end["winners"][:2] == [1, 0] and end["result"] == "win"
+    assert sum(match_end["coins"]) == 0
+    _check_coins(server, session, match_end["coins"][0])
