@@ -21,6 +21,7 @@ from duyun.server.config import DEFAULT_ROOMS, ConfigError, Room, config_from_ma
 from duyun.server.protocol import fold_view
 
 SEED = 3
+STARTING = 1000
 BLOODY = {"bloody_battle": True}
 
 
@@ -82,8 +83,16 @@ def test_room_rules_from_a_toml_file(tmp_path: Any) -> None:
     assert room == Room("bloody", "血戰場", stake=3, entry=0, rules=RuleSet(bloody_battle=True))
 
 
-async def _seeded_table(server: Any, ws_client: Any, session: dict[str, Any], hands: int) -> Any:
-    """A private 血戰 table: the websocket player at seat 0, three house bots, SEED."""
+async def _seeded_table(
+    server: Any,
+    ws_client: Any,
+    session: dict[str, Any],
+    hands: int,
+    seed: int = SEED,
+    others: tuple[Any, ...] = (),
+) -> Any:
+    """A private 血戰 table: the websocket player at seat 0, house bots on the other seats
+    except seat 2 when ``others`` holds a second player's client, and the match seed."""
     answer = server.http.post(
         "/api/tables",
         json={"hands": hands, "rules": BLOODY, "bot": "efficient"},
@@ -92,21 +101,30 @@ async def _seeded_table(server: Any, ws_client: Any, session: dict[str, Any], ha
     assert answer.status_code == 201, answer.text
     code = answer.json()["code"]
     assert answer.json()["table"]["rules"]["bloody_battle"] is True
-    server.manager.tables[code].seed = SEED  # before the match starts (it is stored with it)
+    server.manager.tables[code].seed = seed  # before the match starts (it is stored with it)
     client = await ws_client.connect(server.ws_url, session["token"], name="p0")
     await client.send(type="join", code=code)
     await client.expect("table", lambda m: m["table"] and m["table"]["you"] == 0)
-    for seat in (1, 2, 3):
+    for other in others:
+        await other.send(type="join", code=code)
+        await other.expect("table", lambda m: m["table"] and m["table"]["you"] == 1)
+        await other.send(type="sit", seat=2)
+        await other.expect("table", lambda m: m["table"] and m["table"]["you"] == 2)
+    for seat in (1, 3) if others else (1, 2, 3):
         await client.send(type="add_bot", seat=seat)
     await client.send(type="ready")
+    for other in others:
+        await other.send(type="ready")
     return client
 
 
-def _check_coins(server: Any, session: dict[str, Any], coins: int) -> None:
+def _check_coins(
+    server: Any, session: dict[str, Any], coins: int, starting: int = STARTING
+) -> None:
     """R41: the balance is the starting balance plus the match's coins, and equals the ledger."""
     assert server.store.audit().ok
     me = server.http.get("/api/me", headers=server.auth(session["token"])).json()
-    assert me["balance"] == 1000 + coins
+    assert me["balance"] == starting + coins
     ledger = server.http.get("/api/ledger", headers=server.auth(session["token"])).json()
     own = session["account"]["id"]
     assert ledger["balance"] == me["balance"]
@@ -117,7 +135,7 @@ def _check_coins(server: Any, session: dict[str, Any], coins: int) -> None:
 def test_whole_bloody_match_several_winners_balances_equal_ledger_r53_r54_r55(
     live_server: Any, ws_client: Any, play: Any
 ) -> None:
-    server = live_server(claim_window=0.08, turn_timer=10.0)
+    server = live_server(claim_window=0.08, turn_timer=10.0, starting_balance=STARTING)
     rooms = server.http.get("/api/rooms").json()
     listed = {room["id"]: room["rules"]["bloody_battle"] for room in rooms}
     assert listed["bloody-novice"] is True and listed["novice"] is False
@@ -216,3 +234,35 @@ def test_a_winner_leaving_mid_hand_pays_nothing_and_the_hand_goes_on_r57(
     assert end["winners"][:2] == [1, 0] and end["result"] == "win"
     assert sum(match_end["coins"]) == 0
     _check_coins(server, session, match_end["coins"][0])
+
+
+def test_several_winners_with_payers_short_of_coins_cuts_are_recorded_r41_r53(
+    live_server: Any, ws_client: Any, play: Any
+) -> None:
+    """Seed 41 (found offline): bots at seats 1 and 3 both win; the players at seats 0 and 2
+    owe more than their 40 coins (84 and 42 points at stake 1): payments are cut to what they
+    hold, the cuts recorded, and every balance still equals its ledger."""
+    starting = 40
+    server = live_server(claim_window=0.08, turn_timer=10.0, starting_balance=starting)
+    ann, bob = server.guest(), server.guest()
+
+    async def main() -> list[dict[str, Any]]:
+        b = await ws_client.connect(server.ws_url, bob["token"], name="p2")
+        a = await _seeded_table(server, ws_client, ann, hands=1, seed=41, others=(b,))
+        ends = await asyncio.gather(play(a, choose=policy), play(b, choose=policy))
+        hand_end = a.of_type("hand_end")[0]
+        assert hand_end == b.of_type("hand_end")[0]
+        await a.close()
+        await b.close()
+        return [hand_end, ends[0]]
+
+    hand_end, match_end = asyncio.run(main())
+    assert hand_end["winners"] == [1, 3] and hand_end["result"] == "win"
+    assert {w["seat"] for w in hand_end["wins"]} == {1, 3}
+    cut = [row for row in hand_end["payments"] if row["paid"] < row["coins"]]
+    assert {row["payer"] for row in cut} == {0, 2}  # R41: cut to the payer's balance
+    assert all(row["paid"] <= row["coins"] for row in hand_end["payments"])
+    assert hand_end["balances"][0] == 0 and hand_end["balances"][2] >= 0
+    assert sum(hand_end["coins"]) == 0 and sum(match_end["coins"]) == 0
+    for seat, session in ((0, ann), (2, bob)):
+        _check_coins(server, session, match_end["coins"][seat], starting)
