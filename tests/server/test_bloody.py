@@ -11,12 +11,16 @@ except for a win. SEED was chosen offline: its first hand has two winners (the p
 from __future__ import annotations
 
 import asyncio
+import itertools
+import json
+import time
 from typing import Any
 
 import pytest
 
-from duyun.engine import events_for
+from duyun.engine import events_for, redact_event
 from duyun.rules import RuleSet
+from duyun.server import app as server_app
 from duyun.server.config import DEFAULT_ROOMS, ConfigError, Room, config_from_mapping
 from duyun.server.protocol import fold_view
 
@@ -266,3 +270,96 @@ def test_several_winners_with_payers_short_of_coins_cuts_are_recorded_r41_r53(
     assert sum(hand_end["coins"]) == 0 and sum(match_end["coins"]) == 0
     for seat, session in ((0, ann), (2, bob)):
         _check_coins(server, session, match_end["coins"][seat], starting)
+
+
+LEAK_WINDOW = 0.06
+
+
+def test_leak_scan_over_whole_bloody_matches_r53(
+    live_server: Any, ws_client: Any, play: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 9 §4 in a 血戰 room: every message sent to a seat, over whole matches with wins
+    that do not end the hand, is exactly the seat's redaction of the stored log; snapshots fold
+    to the view; and after every discard the next batch waits one full claim window whether
+    or not anyone could claim (winners are never asked, so that must not show either)."""
+    sent: list[tuple[float, int | None, dict[str, Any]]] = []
+    original = server_app.Connection.send_text
+
+    def recording(self: Any, text: str) -> None:
+        account = self.account.id if self.account is not None else None
+        sent.append((time.monotonic(), account, json.loads(text)))
+        original(self, text)
+
+    monkeypatch.setattr(server_app.Connection, "send_text", recording)
+    server = live_server(claim_window=LEAK_WINDOW, turn_timer=30.0)
+    sessions = [server.guest() for _ in range(2)]
+    created = server.http.post(
+        "/api/tables",
+        json={"hands": 3, "rules": BLOODY, "bot": "efficient"},
+        headers=server.auth(sessions[0]["token"]),
+    )
+    code = created.json()["code"]
+
+    async def main() -> dict[str, Any]:
+        clients = []
+        for index, session in enumerate(sessions):
+            client = await ws_client.connect(server.ws_url, session["token"], name=f"p{index}")
+            await client.send(type="join", code=code)
+            await client.expect("table", lambda m, i=index: m["table"] and m["table"]["you"] == i)
+            clients.append(client)
+        await clients[0].send(type="add_bot", seat=2)
+        await clients[0].send(type="add_bot", seat=3)
+        for client in clients:
+            await client.send(type="ready")
+        ends = await asyncio.gather(*(play(c, 20 + i) for i, c in enumerate(clients)))
+        for client in clients:
+            await client.close()
+        return ends[0]
+
+    end = asyncio.run(main())
+    assert end["reason"] == "completed"
+    seat_of = {session["account"]["id"]: seat for seat, session in enumerate(sessions)}
+    gaps: dict[bool, list[float]] = {True: [], False: []}
+    wins = 0
+    for result in end["results"]:
+        hand_id = result["hand_id"]
+        log = list(server.store.hand_log(hand_id).events)
+        wins += sum(e["type"] == "win" for e in log)
+        for account, seat in seat_of.items():
+            mine = [(t, m) for t, a, m in sent if a == account and m.get("hand_id") == hand_id]
+            assert {m["type"] for _, m in mine} <= {"snapshot", "events", "prompt", "hand_end"}
+            received: list[dict[str, Any]] = []
+            for _, message in mine:
+                if message["type"] == "snapshot":
+                    assert message["seat"] == seat
+                    received = list(message["events"])
+                    assert message["view"] == fold_view(received, seat)
+                elif message["type"] == "events":
+                    assert message["seq"] == len(received)
+                    received.extend(message["events"])
+            assert received == events_for(log, seat)
+            # winners (R53) are never prompted: no prompt after the seat's own win
+            won_at = next((t for t, m in mine if _wins(m, seat)), None)
+            if won_at is not None:
+                assert not [m for t, m in mine if m["type"] == "prompt" and t > won_at]
+            positions = [i for i, e in enumerate(log) if redact_event(e, seat) is not None]
+            seen = 0
+            batches: list[tuple[float, int]] = []
+            for t, message in mine:
+                if message["type"] == "snapshot":
+                    seen = len(message["events"])
+                elif message["type"] == "events":
+                    seen += len(message["events"])
+                    batches.append((t, positions[seen - 1]))
+            for (t0, last), (t1, _) in itertools.pairwise(batches):
+                if log[last]["type"] == "discard":
+                    gaps[log[last + 1]["type"] in ("act", "claim")].append(t1 - t0)
+    assert wins >= 2, "the matches had no 血戰 wins to scan"
+    assert gaps[True] and gaps[False], "no claimable discard to compare"
+    assert min(gaps[True]) >= LEAK_WINDOW - 0.003 and min(gaps[False]) >= LEAK_WINDOW - 0.003
+
+
+def _wins(message: dict[str, Any], seat: int) -> bool:
+    return message["type"] == "events" and any(
+        e["type"] == "win" and e["seat"] == seat for e in message["events"]
+    )
