@@ -1078,6 +1078,8 @@ class Table:
             "loser": result.loser,
             "wins": wins,
             "hands": end["hands"],
+            # 血戰 (R57): the winners who left the table during the hand
+            "left": list(end.get("left", [False] * SEATS)),
             "payments": payments,
             "points": list(result.totals),
             "coins": coins,
