@@ -186,7 +186,7 @@ def test_a_winner_leaving_mid_hand_pays_nothing_and_the_hand_goes_on_r57(
     server = live_server(claim_window=0.08, turn_timer=10.0, reconnect_grace=0.05)
     session, watcher = server.guest(), server.guest()
 
-    async def main() -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+    async def main() -> tuple[Any, ...]:
         client = await _seeded_table(server, ws_client, session, hands=1)
         code = next(iter(server.manager.tables))
         spectator = await ws_client.connect(server.ws_url, watcher["token"], name="watcher")
@@ -215,10 +215,13 @@ def test_a_winner_leaving_mid_hand_pays_nothing_and_the_hand_goes_on_r57(
         match_end = await spectator.expect("match_end", timeout=60)
         seen = [e for m in spectator.of_type("events") for e in m["events"]]
         snapshot = spectator.of_type("snapshot")[0]
+        hand_end = spectator.of_type("hand_end")[0]
         await spectator.close()
-        return view, match_end, [*snapshot["events"], *seen]
+        return view, match_end, [*snapshot["events"], *seen], hand_end
 
-    view, match_end, spectator_events = asyncio.run(main())
+    view, match_end, spectator_events, hand_end = asyncio.run(main())
+    assert hand_end["left"] == [True, False, False, False]
+    assert hand_end["winners"] == match_end["results"][0]["winners"]
     assert view["won"][0] and 0 not in view["in_hand"] and len(view["in_hand"]) == 2
     assert view["open_hands"][0] and view["win_tiles"][0] is not None
     hand_id = match_end["results"][0]["hand_id"]
@@ -363,3 +366,41 @@ def _wins(message: dict[str, Any], seat: int) -> bool:
     return message["type"] == "events" and any(
         e["type"] == "win" and e["seat"] == seat for e in message["events"]
     )
+
+
+def test_quick_match_in_a_bloody_room_an_escape_still_ends_the_hand_r57(
+    live_server: Any, ws_client: Any
+) -> None:
+    """Quick match plays the room's rules; a player still in the hand who leaves escapes
+    (R45), which ends a 血戰 hand too (R57), and its penalty is settled as usual."""
+    room = Room("bloody-novice", "血戰新手場", stake=1, entry=100, hands=1, rules=RuleSet(**BLOODY))
+    server = live_server(rooms=(room,), turn_timer=30.0)
+    session, watcher = server.guest(), server.guest()
+
+    async def main() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        client = await ws_client.connect(server.ws_url, session["token"], name="p")
+        await client.send(type="quick_match", room="bloody-novice")
+        table = await client.expect(
+            "table", lambda m: m["table"] and m["table"]["status"] == "playing"
+        )
+        spectator = await ws_client.connect(server.ws_url, watcher["token"], name="watcher")
+        await spectator.send(type="spectate", code=table["table"]["code"])
+        await client.expect("prompt")  # a winner is never prompted: this seat is in the hand
+        await client.send(type="leave")
+        await client.expect("table", lambda m: m["table"] is None)
+        await client.close()
+        match_end = await spectator.expect("match_end", timeout=60)
+        hand_end = spectator.of_type("hand_end")[0]
+        await spectator.close()
+        return table["table"], hand_end, match_end
+
+    table, hand_end, match_end = asyncio.run(main())
+    assert table["rules"]["bloody_battle"] is True and table["kind"] == "room"
+    seat = table["you"]
+    assert hand_end["result"] == "escape" and hand_end["loser"] == seat
+    assert seat not in hand_end["winners"]
+    log = server.store.hand_log(hand_end["hand_id"]).events
+    escape = next(e for e in log if e["type"] == "escape")
+    assert escape["seat"] == seat and log[-1]["type"] == "end"
+    assert hand_end["coins"][seat] < 0 and sum(hand_end["coins"]) == 0  # R45 penalty paid
+    _check_coins(server, session, match_end["coins"][seat])
