@@ -9,53 +9,67 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from duyun.bots import make_bot
 from duyun.engine import ActionKind, events_for, new_round
+from duyun.rules import RuleSet
 from duyun.server.config import ConfigError, config_from_mapping, load_config
 from duyun.server.protocol import ProtocolError, fold_view, parse_client_message, view_to_json
 
 _MELDS = (ActionKind.PONG, ActionKind.KONG, ActionKind.ADDED_KONG, ActionKind.CONCEALED_KONG)
 
 
-@settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32), eager=st.floats(0.0, 1.0), quit_at=st.integers(0, 200))
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    eager=st.floats(0.0, 1.0),
+    quit_at=st.integers(0, 200),
+    bloody=st.booleans(),
+    skill=st.floats(0.0, 1.0),
+)
 def test_folded_view_equals_engine_view_at_every_step(
-    seed: int, eager: float, quit_at: int
+    seed: int, eager: float, quit_at: int, bloody: bool, skill: float
 ) -> None:
+    """Normal and 血戰 rooms (R53-R57): wins that do not end the hand, winners leaving (R57),
+    refused wins (R17, R9) and escapes at any step all fold to the engine's view."""
     rng = random.Random(seed)
-    game = new_round(seed=seed)
+    game = new_round(seed=seed, rules=RuleSet(bloody_battle=bloody, pass_blocks_ron=eager > 0.5))
+    bots = [make_bot("efficient", seed=seed + s) for s in range(4)]  # they win: 血戰 play on
     step = 0
-    while not game.is_over:
+
+    def check() -> None:
         for seat in range(4):
             assert fold_view(events_for(game.events, seat), seat) == view_to_json(game.view(seat))
         spectator = fold_view(events_for(game.events, None), None)
         assert spectator["hand"] == [] and spectator["drawn_tile"] is None
+        assert spectator["refused_win"] is None
+        engine = view_to_json(game.view(0))
+        for key in ("won", "left", "in_hand", "open_hands", "win_tiles", "off_table"):
+            assert spectator[key] == engine[key]  # public facts (R53)
+
+    while not game.is_over:
+        check()
         if step == quit_at:
-            game.escape(rng.randrange(4))  # R45 in the middle of anything
-            break
+            # R45 in the middle of anything; a winner's is a leave (R57), once
+            game.escape(rng.choice([s for s in range(4) if not game.left[s]]))
+            step += 1
+            continue
+        winners = [s for s in range(4) if game.won[s] and not game.left[s]]
+        if winners and rng.random() < 0.1:
+            game.leave(rng.choice(winners))  # R57
+            continue
         seat = game.to_act[0]
         legal = list(game.legal_actions(seat))
+        wins = [a for a in legal if a.kind is ActionKind.HU]
         melds = [a for a in legal if a.kind in _MELDS or a.kind is ActionKind.BAOTING]
-        game.apply(rng.choice(melds) if melds and rng.random() < eager else rng.choice(legal))
+        if rng.random() < skill:
+            game.apply(bots[seat].choose(game.view(seat)))
+        elif wins and rng.random() < 0.7:
+            game.apply(wins[0])
+        else:
+            game.apply(rng.choice(melds) if melds and rng.random() < eager else rng.choice(legal))
         step += 1
-    for seat in range(4):
-        assert fold_view(events_for(game.events, seat), seat) == view_to_json(game.view(seat))
-
-
-def test_client_messages_are_validated_with_clear_errors() -> None:
-    assert parse_client_message('{"type": "ping"}').type == "ping"  # type: ignore[attr-defined]
-    for text, code, words in (
-        ("{", "bad_json", "not JSON"),
-        ('"hi"', "bad_json", "object"),
-        ("{}", "bad_message", "type"),
-        ('{"type": "x"}', "unknown_type", "'x'"),
-        ('{"type": "join", "code": "12"}', "bad_message", "code"),
-        ('{"type": "act", "action": "chow"}', "bad_message", "action"),
-        ('{"type": "ready", "ready": "yes"}', "bad_message", "ready"),
-        ('{"type": "ping", "extra": 1}', "bad_message", "extra"),
-    ):
-        with pytest.raises(ProtocolError) as caught:
-            parse_client_message(text)
-        assert caught.value.code == code and words in caught.value.message
+    check_end = [fold_view(events_for(game.events, s), s) for s in range(4)]
+    assert check_end == [view_to_json(game.view(s)) for s in range(4)]
 
 
 def test_config_file_keys_are_checked(tmp_path: object) -> None:

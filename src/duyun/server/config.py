@@ -17,16 +17,24 @@ Example file (every key optional)::
     name = "新手場"
     stake = 1
     entry = 100
+
+    [[rooms]]
+    id = "bloody-novice"
+    name = "血戰新手場"
+    stake = 1
+    entry = 100
+    rules = {bloody_battle = true}     # any RuleSet option (RULES.md), checked at load
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from duyun.bots import BOT_NAMES
+from duyun.rules import RuleSet
 
 
 class ConfigError(ValueError):
@@ -35,13 +43,15 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Room:
-    """A stake room (R41): coins per point and the balance needed to sit down."""
+    """A stake room (R41): coins per point, the balance needed to sit down, and the rules its
+    tables play (a 血戰 room is ``RuleSet(bloody_battle=True)``, R52-R57)."""
 
     id: str
     name: str
     stake: int
     entry: int
     hands: int = 8
+    rules: RuleSet = field(default_factory=RuleSet)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -50,13 +60,19 @@ class Room:
             "stake": self.stake,
             "entry": self.entry,
             "hands": self.hands,
+            "rules": self.rules.to_mapping(),
         }
+
+
+BLOODY_BATTLE = RuleSet(bloody_battle=True)
 
 
 DEFAULT_ROOMS: tuple[Room, ...] = (
     Room("novice", "新手場", stake=1, entry=100),
     Room("junior", "初級場", stake=5, entry=1000),
     Room("senior", "高級場", stake=20, entry=10000),
+    Room("bloody-novice", "血戰新手場", stake=1, entry=100, rules=BLOODY_BATTLE),
+    Room("bloody-junior", "血戰初級場", stake=5, entry=1000, rules=BLOODY_BATTLE),
 )
 
 
@@ -169,9 +185,21 @@ def _room_from(data: object, index: int) -> Room:
             stake=_int(data["stake"], f"rooms[{index}].stake"),
             entry=_int(data.get("entry", 0), f"rooms[{index}].entry"),
             hands=_int(data.get("hands", 8), f"rooms[{index}].hands"),
+            rules=_rules(data.get("rules", {}), f"rooms[{index}].rules"),
         )
     except KeyError as error:
         raise ConfigError(f"rooms[{index}]: missing key {error.args[0]!r}") from None
+
+
+def _rules(value: object, key: str) -> RuleSet:
+    """A room's rule options (``rules = {bloody_battle = true}``), checked by the engine's own
+    :meth:`RuleSet.from_mapping` so that a room never plays rules it did not ask for."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{key} must be a table of rule options, e.g. {{bloody_battle = true}}")
+    try:
+        return RuleSet.from_mapping(value)
+    except (ValueError, TypeError) as error:
+        raise ConfigError(f"{key}: {error}") from None
 
 
 def _int(value: object, key: str) -> int:

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from duyun.engine import Action, ActionKind, LegalActions, SeatView
+from duyun.engine.view import RefusedWin
 from duyun.hand import Hand
 from duyun.tiles import NotationError, tile_from_str, tile_to_str
 
@@ -285,6 +286,24 @@ def view_to_json(view: SeatView) -> dict[str, Any]:
         "claim_is_rob": view.claim_is_rob,
         "payments": [p.to_json() for p in view.payments],
         "points": list(view.points),
+        "refused_win": None if view.refused_win is None else _refused_json(view.refused_win),
+        # 血戰 rooms (R53-R57); in a normal room nobody is ever marked won and no hand opens
+        "won": list(view.won),
+        "left": list(view.left),
+        "in_hand": list(view.in_hand),
+        "open_hands": [[tile_to_str(t) for t in tiles] for tiles in view.open_hands],
+        "win_tiles": [None if t is None else tile_to_str(t) for t in view.win_tiles],
+        "off_table": [tile_to_str(t) for t in view.off_table],
+    }
+
+
+def _refused_json(refused: RefusedWin) -> dict[str, Any]:
+    """A refused win (R17, R9) as the ``win_refused`` event tells it."""
+    return {
+        "tile": tile_to_str(refused.tile),
+        "from": refused.from_seat,
+        "reason": refused.reason,
+        "pattern": refused.pattern,
     }
 
 
@@ -313,6 +332,15 @@ def fold_view(events: Sequence[dict[str, Any]], seat: int | None) -> dict[str, A
         sizes[owner] = len(own)
         melds[owner] = [{"kind": m.kind.value, "tile": tile_to_str(m.tile)} for m in hand.melds]
     wall = start["wall"]
+    rules = start.get("rules")
+    bloody = isinstance(rules, dict) and bool(rules.get("bloody_battle"))
+    won = [False] * 4
+    left = [False] * 4
+    open_hands: list[list[str]] = [[], [], [], []]
+    win_tiles: list[str | None] = [None] * 4
+    off_table: list[str] = []
+    refused: dict[str, Any] | None = None
+    taken = False  # the claimed tile of the open window has gone to its winner(s)
     state: dict[str, Any] = {
         "seat": seat,
         "dealer": dealer,
@@ -345,6 +373,17 @@ def fold_view(events: Sequence[dict[str, Any]], seat: int | None) -> dict[str, A
     for event in events[1:]:
         kind = event.get("type")
         who: Any = event.get("seat")
+        if who == seat and seat is not None:
+            # SeatView.refused_win: kept until the seat's next own act (an escape is none:
+            # the engine keeps it) or draw; a 血戰 winner's is cleared by the win
+            if kind == "win_refused":
+                refused = {key: event[key] for key in ("tile", "from", "reason", "pattern")}
+            elif (
+                kind == "draw"
+                or (kind == "act" and event.get("action") != "quit")
+                or (kind == "win" and bloody)
+            ):
+                refused = None
         if kind == "draw":
             sizes[who] += 1
             state["wall_remaining"] -= 1
@@ -360,6 +399,7 @@ def fold_view(events: Sequence[dict[str, Any]], seat: int | None) -> dict[str, A
                 state["baoting"][who] = True
             state["phase"], state["current"] = "claims", who
             state["claim_tile"], state["claim_from"] = event["tile"], who
+            taken = False
             if who == seat:
                 state["drawn_tile"] = None
         elif kind == "baoting":
@@ -369,6 +409,7 @@ def fold_view(events: Sequence[dict[str, Any]], seat: int | None) -> dict[str, A
             state["phase"] = "claims"
             state["claim_tile"], state["claim_from"] = event["tile"], who
             state["claim_is_rob"] = True
+            taken = False
             if who == seat:
                 state["drawn_tile"] = None
         elif kind == "pong":
@@ -407,10 +448,27 @@ def fold_view(events: Sequence[dict[str, Any]], seat: int | None) -> dict[str, A
             state["points"][row["payer"]] -= row["points"]
             state["points"][row["payee"]] += row["points"]
         elif kind == "win":
-            if event.get("how") == "discard" and state["claim_from"] is not None:
-                river = state["rivers"][state["claim_from"]]
-                if river and river[-1] == event["tile"]:
-                    river.pop()
+            how = event.get("how")
+            tile = event["tile"]
+            if how in ("discard", "rob_kong") and not taken:
+                # one tile per claim window, shared by every winner of a 一炮多響 (R18)
+                taken = True
+                off_table.append(tile)
+                if how == "discard" and state["claim_from"] is not None:
+                    river = state["rivers"][state["claim_from"]]
+                    if river and river[-1] == tile:
+                        river.pop()
+            win_tiles[who] = tile
+            if bloody:  # R53: the winner leaves play, its hand laid open
+                won[who] = True
+                concealed = [tile_to_str(t) for t in Hand.parse(event["hand"]).concealed]
+                if how != "self_draw":
+                    concealed.remove(tile)  # the claimed tile is off the table
+                open_hands[who] = _sorted_tiles(concealed)
+                state["drawn_tile"] = None
+                clear_claim()
+        elif kind == "leave":
+            left[who] = True  # R57
         elif kind == "end":
             state["phase"] = "ended"
             state["drawn_tile"] = None
@@ -438,6 +496,13 @@ def fold_view(events: Sequence[dict[str, Any]], seat: int | None) -> dict[str, A
         "claim_is_rob": state["claim_is_rob"],
         "payments": state["payments"],
         "points": state["points"],
+        "refused_win": refused,
+        "won": won,
+        "left": left,
+        "in_hand": [s for s in range(4) if not won[s]],
+        "open_hands": open_hands,
+        "win_tiles": win_tiles,
+        "off_table": off_table,
     }
 
 

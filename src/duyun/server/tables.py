@@ -208,6 +208,9 @@ class Table:
         self.answers: dict[int, Action] = {}
         self.prompts: dict[int, Prompt] = {}
         self.dissolve_votes: set[int] | None = None
+        # 血戰 winners who left the table (R57) while events were held back (a claim window):
+        # their leave is applied once every event before it has gone out
+        self.pending_leaves: set[int] = set()
         # timers: name -> (id, handle); a firing timer whose id is stale is ignored
         self._timers: dict[str, tuple[int, asyncio.TimerHandle]] = {}
         self._timer_ids = itertools.count(1)
@@ -542,6 +545,13 @@ class Table:
         game = self.round
         if self.status != "playing" or game is None or game.is_over:
             return
+        if game.won[index]:
+            # R57: a 血戰 winner leaves the table without penalty and the hand goes on; nobody
+            # else's prompt, timer or claim window is touched (a winner is never prompted)
+            self.pending_leaves.add(index)
+            if not self.window_open and self.released == len(game.events):
+                await self._apply_leaves()
+            return
         game.escape(index)
         self.prompts.clear()
         self.answers.clear()
@@ -756,6 +766,7 @@ class Table:
         self.seen = {viewer: 0 for viewer in (0, 1, 2, 3, None)}
         self.prompts.clear()
         self.answers.clear()
+        self.pending_leaves.clear()
         self.window_open = False
         await self._store_events()
         self.status = "playing"
@@ -818,12 +829,29 @@ class Table:
             self._release(hold + 1)
             self._open_window()
             return
+        if self.pending_leaves:
+            await self._apply_leaves()
         if game.is_over:
             await self._finish_hand()
         elif game.phase is Phase.TURN:
             self._prompt_turn(game.current)
         elif game.phase is Phase.CLAIMS and not self.window_open:
             self._open_window()  # restored in the middle of a claim window
+
+    async def _apply_leaves(self) -> None:
+        """Apply the R57 leaves of 血戰 winners (``Round.leave``), store and release them.
+
+        Called only when every event has been released and no claim window is open, so the
+        ``leave`` events go out in log order. A leave still pending when the hand ends is
+        dropped: the hand is over, and the seat is 托管 for the rest of the match anyway."""
+        game = self.round
+        assert game is not None
+        leaving, self.pending_leaves = sorted(self.pending_leaves), set()
+        for index in leaving:
+            if not game.is_over and game.won[index] and not game.left[index]:
+                game.leave(index)
+        await self._store_events()
+        self._release(len(game.events))
 
     def _open_window(self) -> None:
         """Start one claim window. The timer starts first and bots decide now, not at its
@@ -1050,6 +1078,8 @@ class Table:
             "loser": result.loser,
             "wins": wins,
             "hands": end["hands"],
+            # 血戰 (R57): the winners who left the table during the hand
+            "left": list(end.get("left", [False] * SEATS)),
             "payments": payments,
             "points": list(result.totals),
             "coins": coins,
@@ -1296,7 +1326,7 @@ class TableManager:
                     room.id,
                     room.stake,
                     room.hands,
-                    RuleSet(),
+                    room.rules,  # a 血戰 room plays RuleSet(bloody_battle=True), R52-R57
                     True,
                     self.config.default_bot,
                     True,
