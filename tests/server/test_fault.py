@@ -169,3 +169,105 @@ def test_sigkill_mid_hand_then_restart_resumes_the_hand(
         assert hand.status == "finished" and events_for(hand.events, 0)[: len(received)] == received
     finally:
         store.close()
+
+
+def test_sigkill_after_a_win_in_a_bloody_room_resumes_with_the_winner_out_of_play(
+    database_url: str, tmp_path: Path, ws_client: Any, play: Any
+) -> None:
+    """R53 and issue 9 §6 together: a 血戰 hand goes on after a win, so a restart can land in
+    a hand that already has a winner. Killed right after the first win is announced, the
+    restarted server resumes that hand with the winner still out of play (their hand open,
+    never prompted) and finishes the match with every balance equal to its ledger."""
+    config = tmp_path / "server.toml"
+    config.write_text(SERVER_CONFIG.format(claim_window=0.02), encoding="utf-8")
+    log = tmp_path / "server.log"
+    port = _free_port()
+    url, ws_url = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/ws"
+    process = _start(database_url, config, port, log)
+    hands = 3  # a 血戰 hand without any win is rare (about 1 in 20); three make a win certain
+    try:
+        _wait_healthy(url, process, log)
+        token = httpx.post(f"{url}/api/guest").json()["token"]
+        created = httpx.post(
+            f"{url}/api/tables",
+            json={"hands": hands, "bot": "efficient", "rules": {"bloody_battle": True}},
+            headers={"Authorization": f"Bearer {token}"},
+        ).json()
+
+        async def until_first_win() -> tuple[int, list[dict[str, Any]]]:
+            ann = await ws_client.connect(ws_url, token, name="before")
+            await ann.send(type="join", code=created["code"])
+            for seat in (1, 2, 3):
+                await ann.send(type="add_bot", seat=seat)
+            await ann.send(type="ready")
+            while True:
+                message = await ann.expect(
+                    where=lambda m: m["type"] in ("prompt", "events"), timeout=60
+                )
+                if message["type"] == "events" and any(
+                    e["type"] == "win" for e in message["events"]
+                ):
+                    break
+                if message["type"] == "prompt":
+                    legal = message["legal"]
+                    move = next(
+                        (a for a in legal if a["action"] == "hu"),
+                        next(a for a in legal if a["action"] in ("discard", "pass")),
+                    )
+                    await ann.send(type="act", **move)
+            hand_id = message["hand_id"]
+            received: list[dict[str, Any]] = []
+            for seen in ann.messages:
+                if seen["type"] == "snapshot" and seen["hand_id"] == hand_id:
+                    received = list(seen["events"])
+                elif seen["type"] == "events" and seen["hand_id"] == hand_id:
+                    received.extend(seen["events"])
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+            return hand_id, received
+
+        hand_id, received = asyncio.run(until_first_win())
+        winners = [e["seat"] for e in received if e["type"] == "win"]
+        assert winners
+
+        process = _start(database_url, config, port, log)
+        _wait_healthy(url, process, log)
+
+        async def after_restart() -> dict[str, Any]:
+            ann = await ws_client.connect(ws_url, token, name="after")
+            snapshot = await ann.expect("snapshot")
+            assert snapshot["hand_id"] == hand_id
+            assert snapshot["events"][: len(received)] == received
+            view = snapshot["view"]
+            for seat in winners:  # R53: out of play, hand laid open
+                assert view["won"][seat] and view["open_hands"][seat]
+            if snapshot["seat"] in winners:
+                assert snapshot["prompt"] is None  # a winner is never asked again
+            if snapshot["prompt"] is not None:
+                legal = snapshot["prompt"]["legal"]
+                move = next(a for a in legal if a["action"] in ("hu", "discard", "pass"))
+                await ann.send(type="act", **move)
+            end = await play(ann, 5, until="match_end")
+            await ann.close()
+            return end
+
+        end = asyncio.run(after_restart())
+        assert end["reason"] == "completed" and end["hands_played"] == hands
+        assert sum(end["coins"]) == 0
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    store = Store.open(database_url)
+    try:
+        audit = store.audit()
+        assert audit.ok, audit
+        assert store.live_matches() == []
+        stored = store.hand_log(hand_id)
+        assert stored.status == "finished"
+        assert events_for(stored.events, 0)[: len(received)] == received
+    finally:
+        store.close()
