@@ -129,6 +129,9 @@ function readView(view) {
   if (!view) return;
   if (Array.isArray(view.baoting_self_draw_only)) app.selfDrawOnly = view.baoting_self_draw_only;
   if (view.refused_win) app.refused = view.refused_win;
+  // 血戰 (R57): who has left the table, when the server's VIEW says so (the `leave` events
+  // say it too; a VIEW without the field changes nothing)
+  if (app.hand && Array.isArray(view.left)) view.left.forEach((gone, s) => gone && (app.hand.left[s] = true));
 }
 
 const MOVES = new Set(["discard", "pong", "kong", "win", "end", "escape", "draw"]);
