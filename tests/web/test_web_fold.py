@@ -150,9 +150,11 @@ FOLD = """async (text) => {
                     check(`seat ${s} sees other hands`, known,
                           [...cp.winners].filter(o => o !== s).sort());
                     for (const o of cp.winners) {
-                        check(`seat ${s} sees winner ${o}`, [...own[s].hands[o]].sort(), cp.hands[o]);
+                        const open = [...own[s].hands[o]].sort();
+                        check(`seat ${s} sees winner ${o}`, open, cp.hands[o]);
                         const w = own[s].won[o];
-                        check(`seat ${s} winner ${o} order`, w && w.order, cp.winners.indexOf(o) + 1);
+                        const order = cp.winners.indexOf(o) + 1;
+                        check(`seat ${s} winner ${o} order`, w && w.order, order);
                     }
                 }
             }

@@ -11,6 +11,8 @@ import { parseHand, sortTiles, tileName } from "./tiles.js";
 import { COIN, coinsText, esc, meldHTML, seatName, signed, tile } from "./ui.js";
 
 const coarse = () => window.matchMedia?.("(pointer: coarse)").matches;
+/** Phone-sized screens: no side panels, small corners on the board. */
+const narrow = () => window.innerWidth < 700;
 
 /** Seat → screen position: 0 bottom (you), 1 right, 2 top, 3 left. */
 function posOf(seat, base) {
@@ -63,7 +65,7 @@ export function isBloody(tb, st) {
 
 /** A winner's laid-open hand (R53): the concealed tiles sorted, the winning tile apart and
  * marked, then the melds. `won` is the fold's record ({hand, tile}). */
-export function openHandHTML(won, cls = "") {
+export function openHandHTML(won, cls = "", withMelds = true) {
   const { concealed, melds } = parseHand(won.hand || "");
   const rest = [...concealed];
   let win = "";
@@ -72,7 +74,7 @@ export function openHandHTML(won, cls = "") {
     rest.splice(at, 1);
     win = tile(won.tile, "win-tile", `title="${esc(t("win"))}"`);
   }
-  const meldHTMLs = melds.map((m) => meldHTML(m)).join("");
+  const meldHTMLs = withMelds ? melds.map((m) => meldHTML(m)).join("") : "";
   return `<div class="open-hand ${cls}" aria-label="${t("open_hand")}">${sortTiles(rest).map((x) => tile(x)).join("")}${win}${meldHTMLs}</div>`;
 }
 
@@ -141,8 +143,11 @@ function plate(tb, st, seat, base) {
   let concealed = "";
   const won = st.won?.[seat];
   if (!own && won && st.phase !== "ended") {
-    // R53: a 血戰 winner's hand lies open at the seat, the winning tile marked
-    concealed = openHandHTML(won);
+    // R53: a 血戰 winner's hand lies open at the seat, the winning tile marked (the melds are
+    // on the plate already). A phone's corner is too small for 14 readable tiles: there the
+    // seat shows the winning tile and the whole hand lies open in the strip under the board
+    if (narrow()) concealed = `<div class="open-hand compact">${tile(won.tile ?? "?", "win-tile")}</div>`;
+    else concealed = openHandHTML(won, "", false);
   } else if (!own && st.started && st.phase !== "ended") {
     const n = st.sizes[seat];
     concealed = `<div class="concealed" aria-label="${n}">${Array.from({ length: Math.min(n, 14) }, () => tile("?")).join("")}<span class="count">${n}</span></div>`;
@@ -363,6 +368,24 @@ function logLines(tb, count) {
     .join("");
 }
 
+/** Narrow screens: the 血戰 winners' open hands (R53) in a strip under the board, in the
+ * order they won (the own hand lies open in the own area below). */
+function winnersStrip(st) {
+  if (!narrow() || st.phase === "ended" || !st.winners?.length) return "";
+  const rows = st.winners
+    .filter((s) => s !== app.seat && st.won[s])
+    .map((s) => {
+      const won = st.won[s];
+      const name = seatName(app.table?.seats?.[s], s);
+      return `<div class="winner-row" data-seat="${s}">
+          <div class="winner-head">${wonBadge(won)}<b>${esc(name)}</b><span>${esc(patternName(won.pattern))} · ${won.fan} ${t("fan")}</span>${st.left?.[s] ? `<span class="tag left">${t("left_table")}</span>` : ""}</div>
+          ${openHandHTML(won, "strip")}
+        </div>`;
+    })
+    .join("");
+  return rows ? `<section class="winners-strip" id="winners-strip" aria-label="${t("open_hand")}">${rows}</section>` : "";
+}
+
 /** Narrow screens (no side panels): the last few moves under the board. */
 function recentLog(tb) {
   const lines = logLines(tb, 3);
@@ -424,6 +447,7 @@ export function renderTable(root, appState) {
   const parts = {
     "part-top": topbar(tb, st) + banner,
     "part-main": `<main class="board-wrap">${scorePanel(tb, st)}<div class="board" id="board">${board}</div>${logPanel(tb)}</main>`,
+    "part-winners": winnersStrip(st),
     "part-recent": recentLog(tb),
     "part-dissolve": overlay ? "" : dissolveBox(tb),
     "part-me": myArea(st, legal),
@@ -441,7 +465,7 @@ export function renderTable(root, appState) {
   if (log) log.scrollTop = log.scrollHeight;
 }
 
-const TABLE_PARTS = ["part-top", "part-main", "part-recent", "part-dissolve", "part-me", "part-react", "part-overlay"];
+const TABLE_PARTS = ["part-top", "part-main", "part-winners", "part-recent", "part-dissolve", "part-me", "part-react", "part-overlay"];
 
 // ------------------------------------------------------------------ highlights
 
