@@ -149,8 +149,10 @@ function onEvents(events) {
         if (!keep) app.prompt = null;
       }
       // a refusal stays on screen until the player's own next discard (it is about a tile
-      // they could not take; the claim window and the next draws are too quick to read it)
-      if (ev.type === "discard" && ev.seat === app.seat) {
+      // they could not take; the claim window and the next draws are too quick to read it).
+      // After 報聽 the discards are automatic (R26) and follow each other in a moment: the
+      // refusal then stays until the next one, or the end of the hand
+      if (ev.type === "discard" && ev.seat === app.seat && !ev.auto) {
         app.btMode = false;
         app.refused = null;
       }
