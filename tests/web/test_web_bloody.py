@@ -269,3 +269,54 @@ def test_bloody_battle_table_shows_open_winners_and_settles_every_win(
     assert_no_sideways_scroll(tab)
     shot(tab, screenshots, "bloody-settlement-phone.png")
     tab.close()
+
+
+#: hand the client a 血戰 win of its own seat (the next event in sequence), as the server would
+#: send it: the seat self-draws with the tiles it holds (R53)
+OWN_WIN = """() => {
+    const app = window.__duyun;
+    const hand = [...app.hand.hands[app.seat]];
+    const tile = app.hand.drawn[app.seat] || hand[hand.length - 1];
+    app.session.onMessage({type: 'events', hand_id: app.handId, seq: app.eventCount, events: [
+        {type: 'win', seat: app.seat, how: 'self_draw', from: null, tile, pattern: '平胡',
+         fan: 1, extras: [], auto: false, hand: hand.join('')}]});
+}"""
+
+
+def test_bloody_battle_winner_has_no_action_bar_and_may_leave_without_penalty(
+    browser: Any, web_server: WebServer
+) -> None:
+    """R53, R57: once the own seat has won, the action bar gives way to the open hand and a
+    button to leave the table, whose confirmation says that leaving costs nothing (R57) and
+    that no bean refund is owed afterwards (R56). The win is handed to the page as the next
+    event (a real win cannot be arranged); the dialog is dismissed, so nothing is sent."""
+    tab = Tab(browser, web_server, DESKTOP)
+    tab.goto()
+    tab.guest()
+    tab.page.check("#opt-bloody_battle")
+    tab.page.click("#create-btn")
+    tab.page.wait_for_selector("#table-code")
+    for seated in (2, 3, 4):
+        tab.page.click("#waiting-room [data-do=add-bot]")
+        tab.page.wait_for_function(
+            f"() => window.__duyun.table.seats.filter(Boolean).length === {seated}"
+        )
+    tab.page.click("#ready-btn")
+    tab.page.wait_for_selector("#hand.can-discard")  # the dealer's first turn (seat 0)
+    assert tab.page.query_selector("#action-bar") is not None
+    tab.page.evaluate(OWN_WIN)
+    tab.page.wait_for_selector("#won-area .open-hand.mine .win-tile")
+    assert tab.page.query_selector("#action-bar") is None
+    assert tab.page.query_selector("#tuoguan-btn") is None  # nothing left to hand to a bot
+    badge = tab.page.text_content("#won-area .badge.won")
+    assert badge is not None and "第1胡" in badge
+    # the confirmation is read and declined (window.confirm answers false, keeping the text)
+    tab.page.evaluate(
+        "() => { window.__asked = []; window.confirm = (m) => (window.__asked.push(m), false); }"
+    )
+    tab.page.click("#leave-won-btn")
+    dialogs = tab.page.evaluate("() => window.__asked")
+    assert len(dialogs) == 1 and "R57" in dialogs[0] and "R56" in dialogs[0]
+    assert "不扣分" in dialogs[0]
+    assert tab.app("app.route") == "table"  # dismissed: still seated
+    tab.close()
