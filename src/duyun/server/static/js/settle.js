@@ -27,6 +27,17 @@ function handTiles(text, winTile) {
 
 const EXTRA_NAMES = ["報聽", "槓上花", "槓上炮", "連莊"];
 
+/** The hand's wins as `win` events (docs/protocol.md: `hand_end.wins`). Read defensively: a
+ * server that sends the engine's summaries instead ({seats, how, from}) gets the win events
+ * this page folded for the same hand, else one entry per winner without the hand. */
+function winEvents(end, app) {
+  const list = end.wins ?? [];
+  if (list.every((w) => w.seat != null)) return list;
+  const folded = app.handId === end.hand_id ? app.hand?.wins ?? [] : [];
+  if (folded.length) return folded;
+  return list.flatMap((w) => (w.seats ?? []).map((seat) => ({ seat, how: w.how, from: w.from, extras: [] })));
+}
+
 function orderLabel(n) {
   return getLang() === "zh" ? t("won_nth", { n }) : `${n}${ordinalSuffix(n)}`;
 }
@@ -56,7 +67,7 @@ function winBox(win, end, who, order = 0) {
   const badge = order ? `<span class="win-order">${orderLabel(order)}</span>` : "";
   return `<div class="win-box" data-winner="${win.seat}" ${order ? `data-order="${order}"` : ""}>
       <div class="win-title"><span>${badge}<b>${esc(who[win.seat])}</b> · ${how}</span>
-        <span class="pattern">${esc(patternName(win.pattern))} · ${win.fan} ${t("fan")}</span></div>
+        ${win.pattern ? `<span class="pattern">${esc(patternName(win.pattern))} · ${win.fan} ${t("fan")}</span>` : ""}</div>
       <div class="chips">${chips}${auto}</div>
       <div class="win-hand">${handTiles(win.hand, win.tile)}</div>
       ${pays}
@@ -106,11 +117,11 @@ export function renderSettlement(app, top = "") {
   // 血戰 (R53): the table's rules, the hand's start event, or the end event's extra fields
   const bloody = !!(tb.rules?.bloody_battle || app.hand?.bloody || Array.isArray(end.left));
   let title;
-  if (bloody && end.result === "win") title = `${t("bloody")} · ${t("n_wins", { n: (end.wins ?? []).length })}`;
+  if (bloody && end.result === "win") title = `${t("bloody")} · ${t("n_wins", { n: winEvents(end, app).length })}`;
   else if (end.result === "win") title = end.win_kind === "self_draw" ? t("self_draw") : end.win_kind === "rob_kong" ? t("rob_kong") : t("win");
   else if (end.result === "draw") title = t("exhaustive_draw");
   else title = `${t("escape")} · ${esc(who[end.loser] ?? "")}`;
-  const wins = (end.wins ?? []).map((w, i) => winBox(w, end, who, bloody ? i + 1 : 0)).join("");
+  const wins = winEvents(end, app).map((w, i) => winBox(w, end, who, bloody ? i + 1 : 0)).join("");
   const ready = app.hand?.ready;
   const hands = (end.hands ?? [])
     .map((h, s) => {
@@ -149,7 +160,7 @@ export function renderSettlement(app, top = "") {
       <div class="muted" style="text-align:center;margin-bottom:8px">${t("hand_no", { i: (end.hand_index ?? 0) + 1, n: tb.hands ?? "?" })}</div>
       ${bloody && wins ? `<h3>${t("wins_in_order")}</h3>` : ""}
       <div class="wins-list" id="wins-list">${wins}</div>
-      ${totals(end, who, bloody ? (end.wins ?? []).map((w) => w.seat) : winners, bloody)}
+      ${totals(end, who, bloody ? winEvents(end, app).map((w) => w.seat) : winners, bloody)}
       <h3>${t("payments")}</h3>
       ${paymentsTable(end, who)}
       ${hands ? `<h3>${t("hand_result")}</h3><div class="hands-list">${hands}</div>` : ""}
