@@ -30,7 +30,6 @@ const ZH = {
   opt_pass_blocks_ron: "過水不胡 (R9)",
   opt_dead_waits_count: "死叫算叫 (R11)",
   opt_dihu_on_discard: "點炮地胡 (R20)",
-  opt_bloody_battle: "血戰到底 (R52)",
   history: "戰績",
   no_history: "還沒有戰績",
   open_tables: "等待中的房間",
@@ -156,6 +155,23 @@ const ZH = {
   last_four: "最後四張",
   gang_shang_hua: "槓上花",
   gang_shang_pao: "槓上炮",
+  bloody: "血戰",
+  bloody_room: "血戰到底",
+  opt_bloody_battle: "血戰到底 (R52-R57)",
+  won_nth: "第{n}胡",
+  won_badge: "胡",
+  left_table: "已離桌",
+  you_won: "你已胡牌（第{n}家）· {pattern} {fan}番",
+  you_won_wait: "其餘玩家繼續打，等待結算",
+  leave_won: "離開牌桌",
+  leave_won_confirm: "你已胡牌。現在離開不扣分（R57），牌局繼續；之後流局時的黃豆退款不再退給你（R56）。",
+  leave_won_more: "本場其餘各局由托管代打。",
+  leave_won_ok: "確定離開？",
+  wins_in_order: "胡牌順序",
+  win_payments: "這一胡的收款",
+  n_wins: "{n}家胡",
+  still_in: "未胡",
+  open_hand: "胡牌亮牌",
 };
 
 const EN = {
@@ -187,7 +203,6 @@ const EN = {
   opt_pass_blocks_ron: "Pass blocks discard wins (R9)",
   opt_dead_waits_count: "Dead waits count (R11)",
   opt_dihu_on_discard: "地胡 on discard (R20)",
-  opt_bloody_battle: "Bloody battle (R52)",
   history: "History",
   no_history: "No matches yet",
   open_tables: "Open tables",
@@ -314,6 +329,23 @@ const EN = {
   last_four: "last four",
   gang_shang_hua: "槓上花 (win on kong replacement)",
   gang_shang_pao: "槓上炮 (discard after kong)",
+  bloody: "血戰",
+  bloody_room: "Bloody battle 血戰",
+  opt_bloody_battle: "Bloody battle 血戰 (R52-R57)",
+  won_nth: "Win #{n}",
+  won_badge: "Won",
+  left_table: "left the table",
+  you_won: "You won ({n}{suffix}) · {pattern} {fan} fan",
+  you_won_wait: "The others play on; the settlement follows",
+  leave_won: "Leave the table",
+  leave_won_confirm: "You have won. Leaving now costs nothing (R57) and the hand goes on; bean refunds at a draw are no longer owed to you (R56).",
+  leave_won_more: "Auto-play (托管) plays your seat for the rest of the match.",
+  leave_won_ok: "Leave?",
+  wins_in_order: "Wins in order",
+  win_payments: "Paid for this win",
+  n_wins: "{n} wins",
+  still_in: "still in",
+  open_hand: "Winning hand, laid open",
 };
 
 const TABLES = { zh: ZH, en: EN };
@@ -376,6 +408,11 @@ const ROOM_EN = { 新手場: "Novice room", 初級場: "Junior room", 中級場:
 export function roomName(name) {
   if (lang === "zh" || !ROOM_EN[name]) return name ?? "";
   return `${ROOM_EN[name]} ${name}`;
+}
+
+/** "1st", "2nd", "3rd" in English; the Chinese label says 第n胡 by itself. */
+export function ordinalSuffix(n) {
+  return n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th";
 }
 
 export function escapeHTML(text) {

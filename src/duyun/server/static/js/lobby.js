@@ -62,12 +62,17 @@ function welcome() {
     </section>`;
 }
 
+/** The 血戰 label (R52-R57) of a room, table or match whose rules have `bloody_battle`. */
+function bloodyChip(rules) {
+  return rules?.bloody_battle ? ` <span class="chip bloody" title="${t("bloody_room")}">${t("bloody")}</span> ` : "";
+}
+
 function rooms() {
   const list = app.rooms.length
     ? app.rooms
         .map(
           (room) => `<div class="room">
-            <div class="name">${esc(roomName(room.name))}</div>
+            <div class="name">${esc(roomName(room.name))}${bloodyChip(room.rules)}</div>
             <div class="meta">${t("stake")} ${room.stake} · ${t("entry")} ${coinsText(room.entry)} · ${t("hands")} ${room.hands}</div>
             <button class="btn small" data-do="quick" data-room="${esc(room.id)}" ${app.queueing ? "disabled" : ""}>${app.queueing === room.id ? t("queueing") : t("quick_match")}</button>
           </div>`,
@@ -113,7 +118,7 @@ function openTables() {
   const items = tables.length
     ? tables
         .map(
-          (tb) => `<div class="list-item"><span><b>${esc(tb.code)}</b> · ${tb.kind === "room" ? esc(tb.room ?? "") : t("private_table")} · ${t("stake")} ${tb.stake} · ${tb.seated}/4</span>
+          (tb) => `<div class="list-item" data-code="${esc(tb.code)}"><span>${bloodyChip(tb.rules)}<b>${esc(tb.code)}</b> · ${tb.kind === "room" ? esc(tb.room ?? "") : t("private_table")} · ${t("stake")} ${tb.stake} · ${tb.seated}/4</span>
             <button class="btn small secondary" data-do="join-code" data-code="${esc(tb.code)}">${t("join")}</button></div>`,
         )
         .join("")
@@ -129,6 +134,12 @@ function matchSeats(m) {
 
 function matchHands(m) {
   return Array.isArray(m.hands) ? m.hands : m.hand_records ?? [];
+}
+
+/** A match's rules: the record's, else 血戰 when a stored end event has 血戰's `left`. */
+function matchRules(m) {
+  if (m.rules) return m.rules;
+  return matchHands(m).some((h) => Array.isArray(h.result?.left)) ? { bloody_battle: true } : null;
 }
 
 function handResult(h) {
@@ -173,7 +184,7 @@ function historyCard() {
           })
           .join("");
         return `<details class="history-match" data-match="${m.match_id}">
-            <summary><span>${esc(when)} · ${m.kind === "room" ? esc(app.rooms.find((r) => r.id === m.room)?.name ?? m.room ?? "") : t("private_table")} · ${t("stake")} ${m.stake}</span><span>${signed(m.coins)}</span></summary>
+            <summary><span>${bloodyChip(matchRules(m))}${esc(when)} · ${m.kind === "room" ? esc(app.rooms.find((r) => r.id === m.room)?.name ?? m.room ?? "") : t("private_table")} · ${t("stake")} ${m.stake}</span><span>${signed(m.coins)}</span></summary>
             <div class="muted" style="font-size:.8rem;margin-top:4px">${seats}</div>
             <div class="history-hands">${hands}</div>
           </details>`;

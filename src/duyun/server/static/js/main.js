@@ -129,6 +129,9 @@ function readView(view) {
   if (!view) return;
   if (Array.isArray(view.baoting_self_draw_only)) app.selfDrawOnly = view.baoting_self_draw_only;
   if (view.refused_win) app.refused = view.refused_win;
+  // 血戰 (R57): who has left the table, when the server's VIEW says so (the `leave` events
+  // say it too; a VIEW without the field changes nothing)
+  if (app.hand && Array.isArray(view.left)) view.left.forEach((gone, s) => gone && (app.hand.left[s] = true));
 }
 
 const MOVES = new Set(["discard", "pong", "kong", "win", "end", "escape", "draw"]);
@@ -146,8 +149,10 @@ function onEvents(events) {
         if (!keep) app.prompt = null;
       }
       // a refusal stays on screen until the player's own next discard (it is about a tile
-      // they could not take; the claim window and the next draws are too quick to read it)
-      if (ev.type === "discard" && ev.seat === app.seat) {
+      // they could not take; the claim window and the next draws are too quick to read it).
+      // After 報聽 the discards are automatic (R26) and follow each other in a moment: the
+      // refusal then stays until the next one, or the end of the hand
+      if (ev.type === "discard" && ev.seat === app.seat && !ev.auto) {
         app.btMode = false;
         app.refused = null;
       }

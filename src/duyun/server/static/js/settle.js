@@ -2,7 +2,7 @@
 // and coins, the winning hand with its winning tile, beans paid during the hand and 黃豆 refunds)
 // and the match summary (大結算) at the end.
 
-import { patternName, t } from "./i18n.js";
+import { getLang, ordinalSuffix, patternName, t } from "./i18n.js";
 import { parseHand, sortTiles } from "./tiles.js";
 import { COIN, coinsText, esc, meldHTML, seatName, signed, tile } from "./ui.js";
 
@@ -27,7 +27,22 @@ function handTiles(text, winTile) {
 
 const EXTRA_NAMES = ["報聽", "槓上花", "槓上炮", "連莊"];
 
-function winBox(win, end, who) {
+/** The hand's wins as `win` events (docs/protocol.md: `hand_end.wins`). Read defensively: a
+ * server that sends the engine's summaries instead ({seats, how, from}) gets the win events
+ * this page folded for the same hand, else one entry per winner without the hand. */
+function winEvents(end, app) {
+  const list = end.wins ?? [];
+  if (list.every((w) => w.seat != null)) return list;
+  const folded = app.handId === end.hand_id ? app.hand?.wins ?? [] : [];
+  if (folded.length) return folded;
+  return list.flatMap((w) => (w.seats ?? []).map((seat) => ({ seat, how: w.how, from: w.from, extras: [] })));
+}
+
+function orderLabel(n) {
+  return getLang() === "zh" ? t("won_nth", { n }) : `${n}${ordinalSuffix(n)}`;
+}
+
+function winBox(win, end, who, order = 0) {
   const how =
     win.how === "self_draw"
       ? t("self_draw")
@@ -41,11 +56,21 @@ function winBox(win, end, who) {
   for (const row of rows) for (const name of EXTRA_NAMES) if (String(row.reason).includes(name)) extras.add(name);
   const chips = [...extras].map((x) => `<span class="chip hot">${esc(patternName(x))}</span>`).join("");
   const auto = win.auto ? `<span class="chip">${t("auto_win")}</span>` : "";
-  return `<div class="win-box" data-winner="${win.seat}">
-      <div class="win-title"><span><b>${esc(who[win.seat])}</b> · ${how}</span>
-        <span class="pattern">${esc(patternName(win.pattern))} · ${win.fan} ${t("fan")}</span></div>
+  // 血戰: each win in order, with what it was paid (points and the coins that moved)
+  let pays = "";
+  if (order) {
+    const items = rows
+      .map((p) => `<span class="pay-chip">${esc(who[p.payer])} → <b>${p.points}</b> ${t("points")}${p.paid != null ? ` · ${COIN}${p.paid}` : ""}</span>`)
+      .join("");
+    pays = `<div class="win-pays" data-win-pays="${win.seat}"><span class="muted">${t("win_payments")}:</span>${items || `<span class="muted">—</span>`}</div>`;
+  }
+  const badge = order ? `<span class="win-order">${orderLabel(order)}</span>` : "";
+  return `<div class="win-box" data-winner="${win.seat}" ${order ? `data-order="${order}"` : ""}>
+      <div class="win-title"><span>${badge}<b>${esc(who[win.seat])}</b> · ${how}</span>
+        ${win.pattern ? `<span class="pattern">${esc(patternName(win.pattern))} · ${win.fan} ${t("fan")}</span>` : ""}</div>
       <div class="chips">${chips}${auto}</div>
       <div class="win-hand">${handTiles(win.hand, win.tile)}</div>
+      ${pays}
     </div>`;
 }
 
@@ -73,10 +98,10 @@ function paymentsTable(end, who) {
   return `<div style="overflow-x:auto"><table class="pay" id="payments">${head}${body}</table></div>`;
 }
 
-function totals(end, who, winners) {
+function totals(end, who, winners, bloody = false) {
   return `<div class="totals" id="hand-totals">${who
     .map(
-      (name, s) => `<div class="total-card ${winners.includes(s) ? "winner" : ""}"><div class="name">${esc(name)}</div>
+      (name, s) => `<div class="total-card ${winners.includes(s) ? "winner" : ""}">${bloody && winners.includes(s) ? `<div class="won-order">${orderLabel(winners.indexOf(s) + 1)}</div>` : ""}<div class="name">${esc(name)}</div>
         <div class="big">${signed(end.points?.[s] ?? 0)}</div><div>${COIN} ${signed(end.coins?.[s] ?? 0)}</div>
         <div class="muted" style="font-size:.75rem">${end.balances?.[s] != null ? coinsText(end.balances[s]) : ""}</div></div>`,
     )
@@ -89,11 +114,14 @@ export function renderSettlement(app, top = "") {
   const who = names(app);
   const tb = app.table ?? {};
   const winners = end.winners ?? [];
+  // 血戰 (R53): the table's rules, the hand's start event, or the end event's extra fields
+  const bloody = !!(tb.rules?.bloody_battle || app.hand?.bloody || Array.isArray(end.left));
   let title;
-  if (end.result === "win") title = end.win_kind === "self_draw" ? t("self_draw") : end.win_kind === "rob_kong" ? t("rob_kong") : t("win");
+  if (bloody && end.result === "win") title = `${t("bloody")} · ${t("n_wins", { n: winEvents(end, app).length })}`;
+  else if (end.result === "win") title = end.win_kind === "self_draw" ? t("self_draw") : end.win_kind === "rob_kong" ? t("rob_kong") : t("win");
   else if (end.result === "draw") title = t("exhaustive_draw");
   else title = `${t("escape")} · ${esc(who[end.loser] ?? "")}`;
-  const wins = (end.wins ?? []).map((w) => winBox(w, end, who)).join("");
+  const wins = winEvents(end, app).map((w, i) => winBox(w, end, who, bloody ? i + 1 : 0)).join("");
   const ready = app.hand?.ready;
   const hands = (end.hands ?? [])
     .map((h, s) => {
@@ -130,8 +158,9 @@ export function renderSettlement(app, top = "") {
       ${top}
       <h2>${t("settlement")} · ${title}</h2>
       <div class="muted" style="text-align:center;margin-bottom:8px">${t("hand_no", { i: (end.hand_index ?? 0) + 1, n: tb.hands ?? "?" })}</div>
-      ${wins}
-      ${totals(end, who, winners)}
+      ${bloody && wins ? `<h3>${t("wins_in_order")}</h3>` : ""}
+      <div class="wins-list" id="wins-list">${wins}</div>
+      ${totals(end, who, bloody ? winEvents(end, app).map((w) => w.seat) : winners, bloody)}
       <h3>${t("payments")}</h3>
       ${paymentsTable(end, who)}
       ${hands ? `<h3>${t("hand_result")}</h3><div class="hands-list">${hands}</div>` : ""}

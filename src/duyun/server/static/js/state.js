@@ -2,6 +2,11 @@
 // The same fold drives the live table (events redacted for this seat) and the replay viewer (a
 // finished hand's complete log), so what the table shows is exactly what the events say.
 // Unknown event types are kept in `notices` as text, never an error.
+//
+// 血戰 rooms (RULES R52-R57, rules.bloody_battle): a `win` does not end the hand. The winner
+// leaves play with the hand laid open (the event carries it, winning tile included); `won[seat]`
+// keeps that open hand, the winning tile and the order of winning, `winners` the seats in that
+// order, `left[seat]` whether a winner has then left the table (R57, the `leave` event).
 
 import { parseHand, parseTiles, sortTiles } from "./tiles.js";
 
@@ -35,6 +40,10 @@ export function emptyHand() {
     payments: [],
     points: [0, 0, 0, 0],
     wins: [],
+    bloody: false, // a 血戰 hand (R53): wins do not end it
+    won: [null, null, null, null], // 血戰: {order, how, from, tile, hand, pattern, fan, extras, auto}
+    winners: [], // 血戰: seats in the order they won
+    left: [false, false, false, false], // 血戰: a winner who left the table (R57)
     ready: null, // exhaustive draw: who was ready
     end: null,
     escape: null,
@@ -87,6 +96,7 @@ export function applyEvent(state, ev) {
       state.dealer = ev.dealer ?? 0;
       state.streak = ev.streak ?? 0;
       state.rules = ev.rules ?? {};
+      state.bloody = !!state.rules.bloody_battle;
       state.wall = Array.isArray(ev.wall) ? ev.wall.length : Number(ev.wall ?? 0);
       for (let s = 0; s < SEATS; s++) {
         state.sizes[s] = s === state.dealer ? 14 : 13;
@@ -191,12 +201,39 @@ export function applyEvent(state, ev) {
       break;
     }
     case "win": {
-      if (ev.how === "discard" && !state.wins.some((w) => w.how === "discard")) takeFromRiver(state, ev.from);
+      // the claimed tile leaves the river once: several winners of one discard (一炮多響,
+      // R18) share it; in a 血戰 hand a later discard win takes its own discard
+      const open = state.claim && !state.claim.rob && state.claim.from === ev.from;
+      if (ev.how === "discard" && open) takeFromRiver(state, ev.from);
       if (ev.how === "rob_kong") state.pendingAdded[ev.from] = null;
       state.wins.push({ ...ev });
       if (ev.hand) setHand(state, seat, ev.hand);
+      if (state.bloody) {
+        // R53: the winner leaves play, the hand laid open. The engine keeps a claimed winning
+        // tile out of the hand (it leaves the table, 13 tiles stay); a self-drawn one stays in
+        state.winners.push(seat);
+        state.won[seat] = {
+          order: state.winners.length,
+          how: ev.how,
+          from: ev.from ?? null,
+          tile: ev.tile ?? null,
+          hand: ev.hand ?? null,
+          pattern: ev.pattern,
+          fan: ev.fan,
+          extras: ev.extras ?? [],
+          auto: !!ev.auto,
+        };
+        if (ev.how !== "self_draw" && ev.tile) removeFromHand(state, seat, ev.tile, 1);
+        state.drawn[seat] = null;
+      }
       state.claim = null;
-      state.flashes.push({ seat, kind: "win", text: ev.how });
+      state.flashes.push({ seat, kind: "win", text: ev.how, order: state.bloody ? state.winners.length : 0, pattern: ev.pattern, fan: ev.fan });
+      break;
+    }
+    case "leave": {
+      // R57: a 血戰 winner leaves the table; the hand goes on without them
+      state.left[seat] = true;
+      state.flashes.push({ seat, kind: "leave" });
       break;
     }
     case "exhaustive_draw": {
@@ -280,6 +317,8 @@ export function describeEvent(ev, names, tr, tn = (x) => x) {
       return tr("exhaustive_draw");
     case "escape":
       return `${who(ev.seat)} ${tr("escape")}`;
+    case "leave":
+      return `${who(ev.seat)} ${tr("left_table")}`;
     case "end":
       return `${tr("hand_result")}: ${tr(`result_${ev.result}`)}`;
     case "claim":

@@ -3,14 +3,16 @@
 // melds, hidden hand size), the compass in the middle (wall count, whose turn, timer), and the
 // player's own hand below with the action bar that shows exactly the legal actions.
 
-import { getLang, t } from "./i18n.js";
+import { getLang, ordinalSuffix, patternName, t } from "./i18n.js";
 import { app, backToLobby, render, send } from "./main.js";
 import { renderSettlement, renderMatchSummary } from "./settle.js";
 import { describeEvent, emptyHand, handForDisplay } from "./state.js";
-import { tileName } from "./tiles.js";
+import { parseHand, sortTiles, tileName } from "./tiles.js";
 import { COIN, coinsText, esc, meldHTML, seatName, signed, tile } from "./ui.js";
 
 const coarse = () => window.matchMedia?.("(pointer: coarse)").matches;
+/** Phone-sized screens: no side panels, small corners on the board. */
+const narrow = () => window.innerWidth < 700;
 
 /** Seat → screen position: 0 bottom (you), 1 right, 2 top, 3 left. */
 function posOf(seat, base) {
@@ -39,11 +41,13 @@ function topbar(tb, st) {
   const handNo = tb.hands ? t("hand_no", { i: Math.min((tb.hand_index ?? 0) + 1, tb.hands), n: tb.hands }) : "";
   const mine = app.seat != null ? tb.seats?.[app.seat] : null;
   const tg = !!mine?.tuoguan;
-  const inHand = app.seat != null && tb.status === "playing";
+  const won = app.seat != null && st.won?.[app.seat] && st.phase !== "ended";
+  const inHand = app.seat != null && tb.status === "playing" && !won;
+  const bloody = isBloody(tb, st) ? `<span class="chip bloody" id="bloody-label" title="${t("bloody_room")} (R52-R57)">${t("bloody")}</span>` : "";
   return `<header class="topbar">
       <div class="left">
         <button class="icon-btn" data-do="leave" id="leave-btn" aria-label="${t("leave")}">‹ ${t("leave")}</button>
-        <span class="info">${esc(room)} · ${t("stake")} ${tb.stake} · ${handNo}${st.streak ? ` · ${t("streak", { n: st.streak })}` : ""}</span>
+        ${bloody}<span class="info">${esc(room)} · ${t("stake")} ${tb.stake} · ${handNo}${st.streak ? ` · ${t("streak", { n: st.streak })}` : ""}</span>
       </div>
       <div class="right">
         <span class="conn ${app.status}" title="${app.status}"></span>
@@ -54,6 +58,32 @@ function topbar(tb, st) {
     </header>`;
 }
 
+/** A 血戰 table (R52-R57): the table's rules, else the hand's `start` event. */
+export function isBloody(tb, st) {
+  return !!(tb?.rules?.bloody_battle || st?.bloody);
+}
+
+/** A winner's laid-open hand (R53): the concealed tiles sorted, the winning tile apart and
+ * marked, then the melds. `won` is the fold's record ({hand, tile}). */
+export function openHandHTML(won, cls = "", withMelds = true) {
+  const { concealed, melds } = parseHand(won.hand || "");
+  const rest = [...concealed];
+  let win = "";
+  const at = won.tile ? rest.lastIndexOf(won.tile) : -1;
+  if (at >= 0) {
+    rest.splice(at, 1);
+    win = tile(won.tile, "win-tile", `title="${esc(t("win"))}"`);
+  }
+  const meldHTMLs = withMelds ? melds.map((m) => meldHTML(m)).join("") : "";
+  return `<div class="open-hand ${cls}" aria-label="${t("open_hand")}">${sortTiles(rest).map((x) => tile(x)).join("")}${win}${meldHTMLs}</div>`;
+}
+
+/** The 胡 badge of a 血戰 winner, with the order of winning (1st, 2nd, 3rd). */
+function wonBadge(won) {
+  const label = getLang() === "zh" ? t("won_nth", { n: won.order }) : `${t("won_badge")} ${won.order}${ordinalSuffix(won.order)}`;
+  return `<span class="badge won" data-order="${won.order}">${label}</span>`;
+}
+
 function compass(st, base, tb) {
   const winds = t("seat_names").split(",");
   const windZh = ["東", "南", "西", "北"];
@@ -61,7 +91,8 @@ function compass(st, base, tb) {
   for (let s = 0; s < 4; s++) {
     const w = (s - st.dealer + 4) % 4;
     const cur = st.started && st.phase === "turn" && st.current === s;
-    html += `<span class="wind pos-${posOf(s, base)} ${cur ? "current" : ""}" title="${winds[w]}">${windZh[w]}</span>`;
+    const won = st.phase !== "ended" && st.won?.[s];
+    html += `<span class="wind pos-${posOf(s, base)} ${cur ? "current" : ""} ${won ? "won" : ""}" title="${winds[w]}">${won ? t("won_badge") : windZh[w]}</span>`;
     if (cur) html += `<span class="turn-bar pos-${posOf(s, base)}"></span>`;
   }
   let timerAt = null;
@@ -100,6 +131,7 @@ function plate(tb, st, seat, base) {
   if (info?.tuoguan) tags.push(`<span class="tag tg">${t("tuoguan")}</span>`);
   if (info && info.connected === false) tags.push(`<span class="tag">⚡offline</span>`);
   if (st.beans[seat]) tags.push(`<span class="tag bean">豆</span>`);
+  if (st.left?.[seat]) tags.push(`<span class="tag left">${t("left_table")}</span>`);
   if (tb.status === "waiting" || tb.status === "between") {
     if (info && info.kind !== "bot") tags.push(`<span class="tag">${info.ready ? t("is_ready") : t("not_ready")}</span>`);
   }
@@ -109,16 +141,24 @@ function plate(tb, st, seat, base) {
   const own = seat === app.seat;
   const melds = own ? "" : `<div class="melds">${st.melds[seat].map((m) => meldHTML(m)).join("")}</div>`;
   let concealed = "";
-  if (!own && st.started && st.phase !== "ended") {
+  const won = st.won?.[seat];
+  if (!own && won && st.phase !== "ended") {
+    // R53: a 血戰 winner's hand lies open at the seat, the winning tile marked (the melds are
+    // on the plate already). A phone's corner is too small for 14 readable tiles: there the
+    // seat shows the winning tile and the whole hand lies open in the strip under the board
+    if (narrow()) concealed = `<div class="open-hand compact">${tile(won.tile ?? "?", "win-tile")}</div>`;
+    else concealed = openHandHTML(won, "", false);
+  } else if (!own && st.started && st.phase !== "ended") {
     const n = st.sizes[seat];
     concealed = `<div class="concealed" aria-label="${n}">${Array.from({ length: Math.min(n, 14) }, () => tile("?")).join("")}<span class="count">${n}</span></div>`;
   }
   const initial = isBot ? String(seat + 1) : esc((name || "?").slice(0, 1).toUpperCase());
-  return `<div class="plate pos-${pos}" data-seat="${seat}" id="plate-${seat}">
+  return `<div class="plate pos-${pos} ${won ? "won" : ""}" data-seat="${seat}" id="plate-${seat}">
       <div class="id">
         <div class="avatar ${isBot ? "bot" : ""} ${active ? "active" : ""} ${info && info.connected === false ? "offline" : ""}">${initial}
           ${st.started && st.dealer === seat ? `<span class="badge dealer">${t("dealer")}${st.streak ? st.streak : ""}</span>` : ""}
           ${st.baoting[seat] ? `<span class="badge bt">${t("baoting_mark")}</span>` : ""}
+          ${won ? wonBadge(won) : ""}
         </div>
         <div class="who"><span class="name">${esc(name)}${seat === app.seat ? ` (${t("you")})` : ""}</span>
           <span class="money">${balance != null ? `<span>${COIN}${balance}</span>` : ""}${points}</span></div>
@@ -189,8 +229,22 @@ export function refusedText(refused) {
   return tileText + t("refused_generic", { why: refused.reason ?? refused.message ?? JSON.stringify(refused) });
 }
 
+/** A 血戰 winner's own area while the others play on (R53): no action bar, the hand laid
+ * open, and a button to leave the table (R57: no penalty). */
+function wonArea(st, won) {
+  const lang = getLang();
+  const head = t("you_won", { n: lang === "zh" ? won.order : won.order, suffix: ordinalSuffix(won.order), pattern: patternName(won.pattern), fan: won.fan });
+  const leave = st.left?.[app.seat] ? "" : `<button class="btn small ghost" data-do="leave" id="leave-won-btn">${t("leave_won")}</button>`;
+  return `<section class="me won-area" id="won-area">
+      <div class="won-bar"><span class="won-title">${wonBadge(won)} ${esc(head)}</span><span class="muted">${t("you_won_wait")}</span>${leave}</div>
+      <div class="my-row">${openHandHTML(won, "mine")}</div>
+    </section>`;
+}
+
 function myArea(st, legal) {
   if (app.seat == null) return `<section class="me"><div class="action-bar"><span class="prompt-text">${t("spectator")}</span></div></section>`;
+  const won = st.won?.[app.seat];
+  if (won && st.phase !== "ended") return wonArea(st, won);
   const { tiles, drawn, all } = displayTiles(st, app.seat);
   const canDiscard = app.prompt?.kind === "turn" && !app.promptSent && !app.table?.seats?.[app.seat]?.tuoguan;
   const discardSet = new Set(app.btMode ? legal.baoting : legal.discard);
@@ -255,7 +309,7 @@ function waitingRoom(tb) {
   const startBtn = isHost && tb.kind === "private" ? `<button class="btn" data-do="start" id="start-btn">${t("start")}</button>` : "";
   const rules = Object.entries(tb.rules ?? {})
     .filter(([k, v]) => typeof v === "boolean" && v !== (k === "dead_waits_count"))
-    .map(([k]) => `<span class="chip">${t(`opt_${k}`)}</span>`)
+    .map(([k]) => `<span class="chip ${k === "bloody_battle" ? "bloody" : ""}">${t(`opt_${k}`)}</span>`)
     .join("");
   return `<div class="overlay" id="waiting-room"><div class="sheet">
       <h2>${tb.kind === "private" ? t("private_table") : esc(app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? "")}</h2>
@@ -292,7 +346,7 @@ function scorePanel(tb, st) {
     .join("");
   const rules = Object.entries(tb.rules ?? {})
     .filter(([k, v]) => typeof v === "boolean" && v !== (k === "dead_waits_count"))
-    .map(([k]) => `<span class="chip">${t(`opt_${k}`)}</span>`)
+    .map(([k]) => `<span class="chip ${k === "bloody_battle" ? "bloody" : ""}">${t(`opt_${k}`)}</span>`)
     .join("");
   return `<aside class="side-panel left" aria-label="${t("match")}">
       <h3>${t("match")}</h3>
@@ -312,6 +366,24 @@ function logLines(tb, count) {
       return `<li class="${cls}">${esc(describeEvent(ev, names, t, (x) => tileName(x, getLang())))}</li>`;
     })
     .join("");
+}
+
+/** Narrow screens: the 血戰 winners' open hands (R53) in a strip under the board, in the
+ * order they won (the own hand lies open in the own area below). */
+function winnersStrip(st) {
+  if (!narrow() || st.phase === "ended" || !st.winners?.length) return "";
+  const rows = st.winners
+    .filter((s) => s !== app.seat && st.won[s])
+    .map((s) => {
+      const won = st.won[s];
+      const name = seatName(app.table?.seats?.[s], s);
+      return `<div class="winner-row" data-seat="${s}">
+          <div class="winner-head">${wonBadge(won)}<b>${esc(name)}</b><span>${esc(patternName(won.pattern))} · ${won.fan} ${t("fan")}</span>${st.left?.[s] ? `<span class="tag left">${t("left_table")}</span>` : ""}</div>
+          ${openHandHTML(won, "strip")}
+        </div>`;
+    })
+    .join("");
+  return rows ? `<section class="winners-strip" id="winners-strip" aria-label="${t("open_hand")}">${rows}</section>` : "";
 }
 
 /** Narrow screens (no side panels): the last few moves under the board. */
@@ -375,6 +447,7 @@ export function renderTable(root, appState) {
   const parts = {
     "part-top": topbar(tb, st) + banner,
     "part-main": `<main class="board-wrap">${scorePanel(tb, st)}<div class="board" id="board">${board}</div>${logPanel(tb)}</main>`,
+    "part-winners": winnersStrip(st),
     "part-recent": recentLog(tb),
     "part-dissolve": overlay ? "" : dissolveBox(tb),
     "part-me": myArea(st, legal),
@@ -392,7 +465,7 @@ export function renderTable(root, appState) {
   if (log) log.scrollTop = log.scrollHeight;
 }
 
-const TABLE_PARTS = ["part-top", "part-main", "part-recent", "part-dissolve", "part-me", "part-react", "part-overlay"];
+const TABLE_PARTS = ["part-top", "part-main", "part-winners", "part-recent", "part-dissolve", "part-me", "part-react", "part-overlay"];
 
 // ------------------------------------------------------------------ highlights
 
@@ -430,11 +503,37 @@ const FX_TEXT = {
   auto_discard: () => t("auto_discard"),
   auto_win: () => t("auto_win"),
   escape: () => t("escape"),
+  leave: () => t("left_table"),
 };
+
+/** The big highlight of a 血戰 win (the hand goes on, so the table says it loudly): the
+ * winner's name, how, the pattern and fan, and the order of winning, over the board. */
+function fxBigWin(f) {
+  const boardEl = document.getElementById("board");
+  if (!boardEl) return;
+  const rect = boardEl.getBoundingClientRect();
+  const how = f.text === "self_draw" ? t("zimo") : f.text === "rob_kong" ? t("rob_kong") : t("hu");
+  const name = seatName(app.table?.seats?.[f.seat], f.seat);
+  const order = getLang() === "zh" ? t("won_nth", { n: f.order }) : `${t("won_badge")} ${f.order}${ordinalSuffix(f.order)}`;
+  const el = document.createElement("div");
+  el.className = "fx big-win";
+  el.dataset.fx = "big-win";
+  el.style.position = "fixed";
+  el.style.left = `${rect.left + rect.width / 2}px`;
+  el.style.top = `${rect.top + rect.height / 2}px`;
+  el.style.setProperty("--S", `${rect.width}px`);
+  el.style.zIndex = "31";
+  el.innerHTML = `<div class="bw-order">${esc(order)}</div><div class="bw-how">${esc(how)}</div>
+    <div class="bw-who">${esc(name)}</div><div class="bw-pattern">${esc(patternName(f.pattern ?? ""))} · ${f.fan ?? ""} ${t("fan")}</div>`;
+  document.body.appendChild(el);
+  setTimeout(() => el.remove(), 2600);
+}
 
 export function fxForFlashes(flashes) {
   for (const f of flashes) {
-    if (f.kind === "win") {
+    if (f.kind === "win" && f.order) {
+      fxBigWin(f);
+    } else if (f.kind === "win") {
       fxAt(f.seat, f.text === "self_draw" ? t("zimo") : f.text === "rob_kong" ? t("rob_kong") : t("hu"), "win", 2200);
     } else if (f.kind === "bean" || f.kind === "pay") {
       fxAt(f.seat, `${f.text}${f.kind === "bean" ? ` ${t("beans")}` : ""}`, f.kind, 1800);
@@ -536,7 +635,12 @@ export const tableHandlers = {
   leave: () => {
     const tb = app.table;
     const inHand = tb && tb.status === "playing" && app.seat != null && app.hand && app.hand.phase !== "ended";
-    if (inHand) {
+    const won = inHand && app.hand.won?.[app.seat];
+    if (won) {
+      // R57: a 血戰 winner leaves without penalty; the hand goes on without them
+      const more = (tb.hand_index ?? 0) + 1 < (tb.hands ?? 1) ? ` ${t("leave_won_more")}` : "";
+      if (!window.confirm(`${t("leave_won_confirm")}${more} ${t("leave_won_ok")}`)) return;
+    } else if (inHand) {
       const warn = getLang() === "zh" ? "牌局進行中離開算逃跑（R45），要賠分並由托管打完比賽。確定離開？" : "Leaving during a hand is an escape (R45): you pay the penalty and auto-play finishes the match. Leave?";
       if (!window.confirm(warn)) return;
     }
