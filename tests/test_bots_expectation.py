@@ -7,12 +7,14 @@ out on paper from the rules they cite.
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from duyun.analysis import waits as find_waits
 from duyun.bots.expectation import (
     NOT_READY,
     ReadyRates,
@@ -21,8 +23,10 @@ from duyun.bots.expectation import (
     payment,
     ready_rates,
     wait_fans,
+    winning_fan,
 )
-from duyun.hand import Hand
+from duyun.hand import Hand, Meld, MeldKind
+from duyun.scoring import best_pattern
 from duyun.tiles import parse_tiles, to_counts
 
 BASE = Table(
@@ -177,3 +181,55 @@ def test_chain_probabilities_add_up(
         assert math.isclose(total, 1.0, rel_tol=1e-9, abs_tol=1e-9)
     longer = chain(replace(table, rounds=rounds + 1), stages, ready)
     assert longer.p_win >= outcome.p_win - 1e-12
+
+
+def _winning_hand(rng: random.Random) -> tuple[list[int], tuple[Meld, ...]] | None:
+    """A random winning hand (concealed counts, melds), pattern-rich: few suits, many pungs."""
+    suits = rng.choice([[0], [0, 1], [0, 1, 2], [1, 2]])
+    kinds = [t for t in range(27) if t // 9 in suits]
+    if rng.random() < 0.25:  # 七對 / 龍七對 (R10)
+        counts = [0] * 27
+        for _ in range(7):
+            counts[rng.choice(kinds)] += 2
+        return (counts, ()) if max(counts) <= 4 else None
+    counts = [0] * 27
+    melds: list[Meld] = []
+    for _ in range(4):
+        tile = rng.choice(kinds)
+        roll = rng.random()
+        if roll < 0.3:
+            melds.append(Meld(rng.choice(list(MeldKind)), tile))
+        elif roll < 0.65 or tile % 9 > 6:
+            counts[tile] += 3
+        else:
+            for step in range(3):
+                counts[tile + step] += 1
+    counts[rng.choice(kinds)] += 2
+    held = list(counts)
+    for meld in melds:
+        held[meld.tile] += meld.kind.size
+    return (counts, tuple(melds)) if max(held) <= 4 else None
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 10**6))
+def test_winning_fan_equals_best_pattern_r20(seed: int) -> None:
+    """The fast fan reader agrees with duyun.scoring.best_pattern on every wait of random
+    ready hands (a random winning hand less one tile), pattern-rich ones included."""
+    rng = random.Random(seed)
+    built = _winning_hand(rng)
+    if built is None:
+        return
+    counts, melds = built
+    counts[rng.choice([t for t in range(27) if counts[t]])] -= 1
+    held = list(counts)
+    for meld in melds:
+        held[meld.tile] += meld.kind.size
+    found = find_waits(counts, held)
+    for wait in found:
+        counts[wait] += 1
+        expected = best_pattern(Hand.from_counts(counts, melds))
+        assert expected is not None
+        assert winning_fan(counts, melds) == expected.fan
+        counts[wait] -= 1
+    assert [w for w, _ in wait_fans(counts, melds)] == found

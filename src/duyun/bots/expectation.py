@@ -60,16 +60,37 @@ class _WaitCache(dict[tuple[tuple[int, ...], tuple[Meld, ...]], WaitFans]):
         found: list[tuple[int, int]] = []
         for wait in find_waits(work, held):
             work[wait] += 1
-            pattern = best_pattern(Hand.from_counts(work, melds))
+            fan = winning_fan(work, melds)
             work[wait] -= 1
-            if pattern is not None:
-                found.append((wait, pattern.fan))
+            found.append((wait, fan))
         value = tuple(found)
         self[key] = value
         return value
 
 
 WAIT_FANS = _WaitCache()
+
+
+def winning_fan(counts: Sequence[int], melds: tuple[Meld, ...]) -> int:
+    """The R20 basic fan of a winning 14-tile hand (concealed ``counts`` + ``melds``).
+
+    The hand is known to win, so outside 清一色 the patterns are read from the counts alone:
+    seven pairs (七對, 龍七對 with four alike, R10) or four pungs and a pair (對對胡, 將對 when
+    every tile is a 2, 5 or 8), else 平胡. A flush can also be 清么九, which depends on the
+    reading: those hands go to :func:`duyun.scoring.best_pattern`. Equal to it on every
+    winning hand (tested); about a tenth of its cost.
+    """
+    suits = {t // 9 for t in range(27) if counts[t]} | {m.tile // 9 for m in melds}
+    if len(suits) == 1:
+        pattern = best_pattern(Hand.from_counts(counts, melds))
+        return pattern.fan if pattern is not None else 0
+    held = [c for c in counts if c]
+    if not melds and all(c % 2 == 0 for c in held):
+        return 12 if any(c == 4 for c in held) else 6  # 龍七對 / 七對
+    if all(c in (2, 3) for c in held) and sum(1 for c in held if c == 2) == 1:
+        tiles = [t for t in range(27) if counts[t]] + [m.tile for m in melds]
+        return 9 if all(t % 9 in (1, 4, 7) for t in tiles) else 3  # 將對 / 對對胡
+    return 1
 
 
 def wait_fans(counts: Sequence[int], melds: tuple[Meld, ...]) -> WaitFans:
