@@ -330,8 +330,8 @@ class StrongBot(HeuristicBot):
         else:
             # later stages at most as fast as a typical hand that far from ready: useful
             # tiles thin out as a hand closes in
-            later = [min(first, self._typical_stage(k, pool)) for k in range(1, shanten)]
-            stages = (*later, first)
+            # the first stage too is capped: a slow hand's many useful tiles are no merit
+            stages = tuple(min(first, self._typical_stage(k, pool)) for k in range(1, shanten + 1))
         return chain(table, stages, self._typical_ready(table, counts, melds, unseen))
 
     def _typical_stage(self, stage: int, pool: float) -> float:
@@ -440,7 +440,7 @@ class StrongBot(HeuristicBot):
         # The chain ranks hands of one distance from ready well, and hands one step apart
         # well when one of them is near ready (read exactly); beyond that tile efficiency
         # is the better guide. Under threat every tile is a candidate: folding may be right.
-        span = 1 if lowest <= 1 else 0
+        span = 1 if lowest == 0 else 0
         options: list[tuple[float, int, Outcome]] = []
         for tile in discards:
             if not threatened and after.get(tile, 99) > lowest + span:
