@@ -210,3 +210,33 @@ def test_defence_changes_the_discard_against_a_ready_bean_holder_r17() -> None:
     assert careful.tile != blind.tile
     cost = bot._feed_cost(view, careful.tile, threats, unseen, 0.0)
     assert cost < bot._feed_cost(view, blind.tile, threats, unseen, 0.0)
+
+
+def test_a_fresh_pong_raises_the_ponger_readiness_and_memory_resets_per_hand() -> None:
+    """A pong on the tile just discarded is usually made to get ready: for two rounds after
+    it, the bot reads that opponent as likelier ready than a bot that did not see it happen.
+    The memory holds only what earlier views of this hand showed."""
+    from duyun.engine import new_round
+
+    bot = StrongBot()
+    seen_fresh = 0
+    for index in range(6):
+        game = new_round(4_000 + index, dealer=index % 4)
+        others = [make_bot("efficient") for _ in range(4)]
+        while not game.is_over:
+            seat = game.to_act[0]
+            view = game.view(seat)
+            if seat != 0:
+                game.apply(others[seat].choose(view))
+                continue
+            action = bot.choose(view)
+            unseen = unseen_counts(view.visible_counts())
+            remembered = {t.seat: t.ready for t in bot._threats(view, unseen)}
+            blank = {t.seat: t.ready for t in StrongBot()._threats(view, unseen)}
+            for other, wall in bot._fresh_pong.items():
+                if view.wall_remaining >= wall - 8 and not view.baoting[other]:
+                    seen_fresh += 1
+                    assert remembered[other] > blank[other]
+                assert any(m.kind.value == "pong" for m in view.melds[other])
+            game.apply(action)
+    assert seen_fresh > 0

@@ -83,6 +83,7 @@ class StrongBot(HeuristicBot):
     READY_SHAPE = 1.6
     READY_PER_MELD = 0.08
     READY_WIN_RATE = 0.10
+    FRESH_PONG_READY = 0.15  # an opponent that ponged within the last two rounds
     # A live tile an opponent draws is discarded with this chance (it keeps the useful ones);
     # a 報聽 hand discards every tile that does not win (R26).
     DISCARD_RATE = 0.65
@@ -105,6 +106,33 @@ class StrongBot(HeuristicBot):
     # live useful tiles of a typical hand 1, 2, 3, 4+ steps from ready (efficient self-play)
     TYPICAL_STAGE_LIVE = (16, 26, 34, 40)
 
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        # What the bot remembers of earlier views in this hand: each opponent's meld count
+        # and the wall when it last ponged (a pong on the tile just discarded is usually
+        # made to get ready or nearly so).
+        self._last_wall = FULL_WALL + 1
+        self._melds_seen = [0] * SEATS
+        self._fresh_pong: dict[int, int] = {}
+
+    def choose(self, view: SeatView) -> Action:
+        self._remember(view)
+        return super().choose(view)
+
+    def _remember(self, view: SeatView) -> None:
+        """Note new pongs since the last view; start over when a new hand has begun."""
+        shrunk = any(len(view.melds[o]) < self._melds_seen[o] for o in range(SEATS))
+        if view.wall_remaining > self._last_wall or shrunk:
+            self._melds_seen = [0] * SEATS
+            self._fresh_pong = {}
+        self._last_wall = view.wall_remaining
+        for other in range(SEATS):
+            melds = view.melds[other]
+            new = len(melds) > self._melds_seen[other]
+            if other != view.seat and new and melds[-1].kind is MeldKind.PONG:
+                self._fresh_pong[other] = view.wall_remaining
+            self._melds_seen[other] = len(melds)
+
     # ------------------------------------------------------------------ the situation
 
     def _threats(self, view: SeatView, unseen: Sequence[int]) -> list[Threat]:
@@ -121,6 +149,9 @@ class StrongBot(HeuristicBot):
                 safe = frozenset(view.rivers[other][1:])  # R26: those did not win
             else:
                 ready = self._ready_by_turn(turn, len(melds))
+                ponged = self._fresh_pong.get(other)
+                if ponged is not None and view.wall_remaining >= ponged - 2 * DRAWS_PER_ROUND:
+                    ready = min(0.97, ready + self.FRESH_PONG_READY)
             suits = {m.tile // 9 for m in melds if m.tile is not None}
             pungs = len(melds) >= 2 and all(
                 m.kind is MeldKind.PONG or m.kind.is_kong for m in melds
