@@ -242,12 +242,20 @@ class StrongBot(HeuristicBot):
         melds: tuple[Meld, ...],
         unseen: Sequence[int],
         memo: dict[tuple[int, ...], ReadyRates],
+        fastest: int | None = None,
     ) -> Outcome:
-        """The best route's outcome for a 3k + 1 concealed hand (see the module docstring)."""
+        """The best route's outcome for a 3k + 1 concealed hand (see the module docstring).
+
+        ``fastest`` is the lowest shanten among the options being compared: a hand slower
+        than that gets no credit for its many useful tiles (a slower hand always has more
+        tiles that speed it up), its first stage too is a typical one."""
         evaluator = HandEvaluator(counts)
         shanten = evaluator.shanten()
         pool = float(table.unseen)
-        best = self._standard_route(table, counts, melds, unseen, memo, evaluator, shanten, pool)
+        slower = fastest is not None and shanten > fastest
+        best = self._standard_route(
+            table, counts, melds, unseen, memo, evaluator, shanten, pool, slower
+        )
         if not melds and sum(counts) == 13:
             seven = self._seven_pairs_route(table, counts, unseen, pool, shanten)
             if seven is not None and seven.value > best.value:
@@ -311,6 +319,7 @@ class StrongBot(HeuristicBot):
         evaluator: HandEvaluator,
         shanten: int,
         pool: float,
+        slower: bool = False,
     ) -> Outcome:
         if shanten <= 0:
             return chain(table, (), self._ready(table, counts, melds, unseen, memo))
@@ -361,8 +370,9 @@ class StrongBot(HeuristicBot):
         else:
             # later stages at most as fast as a typical hand that far from ready: useful
             # tiles thin out as a hand closes in
-            # the first stage too is capped: a slow hand's many useful tiles are no merit
-            stages = tuple(min(first, self._typical_stage(k, pool)) for k in range(1, shanten + 1))
+            later = [min(first, self._typical_stage(k, pool)) for k in range(1, shanten)]
+            head = min(first, self._typical_stage(shanten, pool)) if slower else first
+            stages = (*later, head)
         return chain(table, stages, self._typical_ready(table, counts, melds, unseen))
 
     def _typical_stage(self, stage: int, pool: float) -> float:
@@ -477,7 +487,7 @@ class StrongBot(HeuristicBot):
             if not threatened and after.get(tile, 99) > lowest + span:
                 continue
             counts[tile] -= 1
-            outcome = self._hand_value(table, counts, melds, unseen, memo)
+            outcome = self._hand_value(table, counts, melds, unseen, memo, lowest)
             counts[tile] += 1
             options.append((outcome.value, tile, outcome))
         stake = max(value for value, _, _ in options)
