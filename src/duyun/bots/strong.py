@@ -90,6 +90,9 @@ class StrongBot(HeuristicBot):
     # Feeding: a ready hand waits on about two kinds.
     WAIT_SHARE = 0.10
     HYBRID = True
+    # A ready hand may be broken for a one-step-slower hand worth more (both read exactly).
+    BREAK_READY = True
+    PONG_FREE = False  # near ready, take every pong that does not slow the hand
     # Two steps from ready, read the next stage's speed one draw ahead (exact, but about
     # 20 ms a decision) instead of from typical hands.
     LOOKAHEAD_TWO = False
@@ -481,7 +484,7 @@ class StrongBot(HeuristicBot):
         # The chain ranks hands of one distance from ready well, and hands one step apart
         # well when one of them is near ready (read exactly); beyond that tile efficiency
         # is the better guide. Under threat every tile is a candidate: folding may be right.
-        span = 1 if lowest == 0 else 0
+        span = 1 if lowest == 0 and self.BREAK_READY else 0
         options: list[tuple[float, int, Outcome]] = []
         for tile in discards:
             if not threatened and after.get(tile, 99) > lowest + span:
@@ -615,7 +618,8 @@ class StrongBot(HeuristicBot):
         if not (can_kong or can_pong):
             return Action(seat, ActionKind.PASS)
         counts = to_counts(view.hand)
-        if self.HYBRID and HandEvaluator(counts).shanten() >= 2:
+        now = HandEvaluator(counts).shanten()
+        if self.HYBRID and now >= 2:
             return super()._claim(view)
         unseen = unseen_counts(view.visible_counts())
         melds = _own_melds(view)
@@ -634,13 +638,15 @@ class StrongBot(HeuristicBot):
                 if options[discard] > lowest + 1:
                     continue
                 counts[discard] -= 1
-                value = self._hand_value(table, counts, ponged, unseen, memo).value
+                value = self._hand_value(table, counts, ponged, unseen, memo, lowest).value
                 counts[discard] += 1
                 value -= self._feed_cost(view, discard, threats, unseen, value)
                 pong_value = max(pong_value, value)
             counts[tile] += 2
-            if pong_value > best_value:
-                best_value, choice = pong_value, Action(seat, ActionKind.PONG)
+            # a pong that does not slow the hand is a free draw (the efficient bot's rule)
+            free = self.PONG_FREE and lowest <= now
+            if pong_value > best_value or free:
+                best_value, choice = max(pong_value, best_value), Action(seat, ActionKind.PONG)
         if can_kong:
             counts[tile] -= 3
             konged = (*melds, Meld(MeldKind.DIRECT_KONG, tile))
