@@ -91,12 +91,12 @@ class StrongBot(HeuristicBot):
     WAIT_SHARE = 0.10
     HYBRID = True
     # A ready hand may be broken for a one-step-slower hand worth more (both read exactly).
-    BREAK_READY = True
+    BREAK_READY = False
     PONG_FREE = False  # near ready, take every pong that does not slow the hand
     # Two steps from ready, read the next stage's speed one draw ahead (exact, but about
     # 20 ms a decision) instead of from typical hands.
     LOOKAHEAD_TWO = False
-    FOLD_THREAT = 0.3  # an opponent this likely ready and allowed: every discard is weighed
+    FOLD_THREAT = 0.8  # an opponent this likely ready and allowed: every discard is weighed
     LOSS_SHARE = 0.5  # share of our own hand's value a win by someone else ends
     # 報聽: when another player wins, how likely we are among the payers (self-draws: always;
     # a frozen hand's discards feed any 平胡, R27).
