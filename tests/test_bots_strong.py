@@ -236,7 +236,8 @@ def test_a_fresh_pong_raises_the_ponger_readiness_and_memory_resets_per_hand() -
             for other, wall in bot._fresh_pong.items():
                 if view.wall_remaining >= wall - 8 and not view.baoting[other]:
                     seen_fresh += 1
-                    assert remembered[other] > blank[other]
+                    # (readiness is capped at 0.97: a pong cannot raise it past that)
+                    assert remembered[other] > blank[other] or blank[other] >= 0.97
                 assert any(m.kind.value == "pong" for m in view.melds[other])
             game.apply(action)
     assert seen_fresh > 0

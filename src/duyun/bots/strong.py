@@ -21,8 +21,14 @@ R14), the 平胡 discard wins the bean unlocks (R15, R17: the hand is revalued w
 extra draw, 槓上炮 (R21, R28) and 搶槓 (R13). 報聽 (R25) weighs +6 on every payment both ways
 and the frozen hand (R26, R27) against the chain's chances of winning first.
 
-It sees only its :class:`~duyun.engine.view.SeatView` and uses no randomness: the same view
-gives the same action.
+Where the chain is weakest -- hands three or more steps from ready, with no opponent very
+likely ready and allowed to win on a discard -- the bot plays the ``heuristic`` bot's tuned
+efficiency and pattern tie-breaks instead (paired duplicate runs measured that better; see
+docs/simulate.md). Everything else -- every decision at most two steps from ready, every
+discard under threat, and 報聽 -- is decided by value.
+
+It sees only its :class:`~duyun.engine.view.SeatView` (and remembers earlier views of the same
+hand: who ponged lately) and uses no randomness: the same views give the same actions.
 """
 
 from __future__ import annotations
@@ -92,10 +98,11 @@ class StrongBot(HeuristicBot):
     HYBRID = True
     # A ready hand may be broken for a one-step-slower hand worth more (both read exactly).
     BREAK_READY = False
+    EV_SHANTEN = 2  # decide by value up to this distance from ready (beyond: heuristic)
     PONG_FREE = False  # near ready, take every pong that does not slow the hand
-    # Two steps from ready, read the next stage's speed one draw ahead (exact, but about
-    # 20 ms a decision) instead of from typical hands.
-    LOOKAHEAD_TWO = False
+    # Two steps from ready, read the next stage's speed one draw ahead (the useful count of
+    # the best hand after each useful draw) instead of from typical hands.
+    LOOKAHEAD_TWO = True
     FOLD_THREAT = 0.8  # an opponent this likely ready and allowed: every discard is weighed
     LOSS_SHARE = 0.5  # share of our own hand's value a win by someone else ends
     # 報聽: when another player wins, how likely we are among the payers (self-draws: always;
@@ -473,7 +480,7 @@ class StrongBot(HeuristicBot):
         after = evaluator.discard_shanten()
         lowest = min(after.values())
         threatened = any(t.ready * t.allowed >= self.FOLD_THREAT for t in threats)
-        if self.HYBRID and lowest >= 2 and not threatened:
+        if self.HYBRID and lowest > self.EV_SHANTEN and not threatened:
             return super()._turn(view)
         table = self._table(view, unseen, threats)
         memo: dict[tuple[int, ...], ReadyRates] = {}
@@ -619,7 +626,7 @@ class StrongBot(HeuristicBot):
             return Action(seat, ActionKind.PASS)
         counts = to_counts(view.hand)
         now = HandEvaluator(counts).shanten()
-        if self.HYBRID and now >= 2:
+        if self.HYBRID and now > self.EV_SHANTEN:
             return super()._claim(view)
         unseen = unseen_counts(view.visible_counts())
         melds = _own_melds(view)
