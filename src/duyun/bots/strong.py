@@ -89,6 +89,7 @@ class StrongBot(HeuristicBot):
     READY_SHAPE = 1.6
     READY_PER_MELD = 0.08
     READY_WIN_RATE = 0.10
+    WIN_BONUS = 1.0  # fan credited to any win besides its payments: the losses it ends
     FRESH_PONG_READY = 0.15  # an opponent that ponged within the last two rounds
     # A live tile an opponent draws is discarded with this chance (it keeps the useful ones);
     # a 報聽 hand discards every tile that does not win (R26).
@@ -241,6 +242,7 @@ class StrongBot(HeuristicBot):
             not_ready_opponents=not_ready,
             ready_opponents_cost=pay_ready,
             bean_income=income,
+            win_bonus=self.WIN_BONUS,
         )
 
     # ------------------------------------------------------------------ hand value
