@@ -96,6 +96,7 @@ class StrongBot(HeuristicBot):
     DISCARD_RATE = 0.65
     # Feeding: a ready hand waits on about two kinds.
     WAIT_SHARE = 0.10
+    # Beyond EV_SHANTEN with no near-certain threat, play the heuristic bot (module docstring).
     HYBRID = True
     # A ready hand may be broken for a one-step-slower hand worth more (both read exactly).
     BREAK_READY = False
