@@ -4,7 +4,7 @@
   analysis tables, which every worker process pays once);
 - resident memory before and after the long run: it must stay flat (no unbounded caches);
 - the speed-up of two local workers over one on the same job;
-- the strong bot's decision time per action, mean and p99.
+- (the bots' decision times are in ``bench_bots.py``).
 
 Environment: DUYUN_BENCH_HANDS (default 10000) sets the long run's length, DUYUN_BENCH_WARMUP
 (default 3000) the warm-up's.
@@ -16,8 +16,6 @@ import os
 import resource
 import time
 
-from duyun.bots import make_bot
-from duyun.engine import new_round
 from duyun.sim import SimConfig, run
 
 EFFICIENT = ("efficient", "efficient", "efficient", "efficient")
@@ -38,22 +36,6 @@ def _hands_per_second(hands: int, workers: int, seed: int) -> float:
     start = time.perf_counter()
     played = sum(len(records) for records in run(config, workers=workers))
     return played / (time.perf_counter() - start)
-
-
-def _strong_decision_times(hands: int) -> list[float]:
-    times: list[float] = []
-    for index in range(hands):
-        game = new_round(50_000 + index, dealer=index % 4)
-        bots = [make_bot("strong" if seat == 0 else "efficient", seed=index) for seat in range(4)]
-        while not game.is_over:
-            seat = game.to_act[0]
-            view = game.view(seat)
-            start = time.perf_counter()
-            action = bots[seat].choose(view)
-            if seat == 0:
-                times.append(time.perf_counter() - start)
-            game.apply(action)
-    return times
 
 
 def main() -> int:
@@ -85,13 +67,6 @@ def main() -> int:
             f"efficient x4, 2 workers: {two:7.1f} hands/s, speed-up {two / one:.2f}x "
             "(workers warm their tables on their own)"
         )
-    times = sorted(_strong_decision_times(max(50, hands // 50)))
-    mean = sum(times) / len(times)
-    p99 = times[int(0.99 * (len(times) - 1))]
-    print(
-        f"strong decision: mean {1000 * mean:.3f} ms, p99 {1000 * p99:.3f} ms, "
-        f"max {1000 * times[-1]:.3f} ms over {len(times)} actions (budget 50 ms)"
-    )
     return 0
 
 

@@ -32,7 +32,7 @@ def test_make_bot_knows_every_name_and_rejects_others() -> None:
         bot = make_bot(name, seed=3)
         assert isinstance(bot, Bot)
         assert bot.name == name
-    with pytest.raises(ValueError, match="known bots: random, efficient, strong"):
+    with pytest.raises(ValueError, match="known bots: random, efficient, heuristic, strong"):
         make_bot("alphazero")
 
 
@@ -68,7 +68,7 @@ def test_random_bot_seed_changes_its_play() -> None:
 
 def test_efficient_bot_wins_when_offered() -> None:
     """R16: the engine offers HU only when allowed; both real bots take it."""
-    for name in ("efficient", "strong"):
+    for name in ("efficient", "heuristic", "strong"):
         bots = [make_bot(name) for _ in range(4)]
         for seed in range(6):
             game = new_round(seed)

@@ -1,65 +1,131 @@
-"""The strong bot's rule-aware decisions, each on a position set up through the engine.
+"""The strong bot (issue 11): decisions by expected value, defence, difficulty levels.
 
-Every test builds a table with :func:`scenario_helpers.play` (``parse_scenario`` and
-``run_scenario`` underneath; ``None`` hands are far-from-ready fillers) and asks the bot for one
-decision on ``game.view(seat)``. Where it helps, the efficient bot's choice is asserted too, to
-show the decision is the rule-aware one and not plain tile efficiency.
+Positions are set up through the engine's scenarios (:mod:`scenario_helpers`), so the bot sees
+exactly the :class:`SeatView` a game would give it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from duyun.bots import make_bot
+import pytest
+
+from duyun.bots import (
+    BOT_NAMES,
+    DIFFICULTIES,
+    DIFFICULTY_LEVELS,
+    bot_for_difficulty,
+    make_bot,
+)
 from duyun.bots.evaluation import HandEvaluator, unseen_counts
 from duyun.bots.strong import StrongBot
-from duyun.bots.strong_patterns import qidui_shanten, toitoi_shanten
 from duyun.engine import Action, ActionKind, SeatView
+from duyun.hand import Meld, MeldKind
 from duyun.tiles import parse_tiles, to_counts
 from scenario_helpers import play
 
 
 def view_of(hands: list[str | None], actions: list[str] | None = None, **options: Any) -> SeatView:
-    """The view of the seat to act after setting up (and playing) a scenario."""
     game, _ = play(hands, actions or [], **options)
     return game.view(game.to_act[0])
 
 
-def claim_view(hands: list[str | None], discard: str, **options: Any) -> SeatView:
-    """Seat 0's view when ``discard`` (e.g. "1 discard 5p") awaits its claim.
-
-    (A scenario's unlisted claims are passes, so the discard is applied after setting up.)
-    """
-    game, _ = play(hands, [], **options)
-    game.apply(Action.parse(discard))
-    return game.view(0)
+def tile(text: str) -> int:
+    return parse_tiles(text)[0]
 
 
-def counts_of(text: str) -> list[int]:
-    return to_counts(parse_tiles(text))
+# ---------------------------------------------------------------------- difficulty levels
 
 
-# ---------------------------------------------------------------------- pattern shanten
+def test_difficulties_map_levels_to_bots_in_increasing_strength() -> None:
+    assert DIFFICULTIES == {
+        "easy": "random",
+        "normal": "efficient",
+        "hard": "heuristic",
+        "expert": "strong",
+    }
+    assert [level.label_zh for level in DIFFICULTY_LEVELS] == ["簡單", "普通", "困難", "大師"]
+    assert set(DIFFICULTIES.values()) == set(BOT_NAMES)
+    assert bot_for_difficulty("expert", seed=3).name == "strong"
+    with pytest.raises(ValueError, match="known levels: easy, normal, hard, expert"):
+        bot_for_difficulty("grandmaster")
 
 
-def test_pattern_shanten_closed_forms() -> None:
-    """對對胡 / 七對 distances (R20) on hands whose answer is clear by hand."""
-    assert toitoi_shanten(counts_of("111222444m3339p"), 0) == 0  # 3 pungs + 2 pairs
-    assert toitoi_shanten(counts_of("1112345678999m"), 0) == 4
-    assert toitoi_shanten(counts_of("55m99p"), 3) == 0  # three pongs down, two pairs
-    assert toitoi_shanten(counts_of("55m9p1s"), 3) == 1
-    assert qidui_shanten(counts_of("1122334455667m"), 0) == 0
-    assert qidui_shanten(counts_of("1122334455667m"), 1) > 6  # no 七對 with a meld (R10)
+# ---------------------------------------------------------------------- expected value
 
 
-# ---------------------------------------------------------------------- kongs: 黃豆, 槓上炮
+def test_one_shanten_discard_by_exact_two_draw_value() -> None:
+    """One step from ready, the bot weighs each discard by the ready hands its useful draws
+    lead to. Its choice is never worse, by its own exact reading, than the efficient bot's."""
+    view = view_of(
+        ["1123m45p789p23467s", None, None, None], drawn=True, discards=["9s", "", "", ""]
+    )
+    bot = StrongBot()
+    counts = to_counts(view.hand)
+    evaluator = HandEvaluator(counts)
+    after = evaluator.discard_shanten()
+    assert min(after.values()) == 1
+    unseen = unseen_counts(view.visible_counts())
+    threats = bot._threats(view, unseen)
+    table = bot._table(view, unseen, threats)
 
-KONG_HAND = "34555567m19p1357s"  # 5555m: the kong breaks the 345/567 runs (a step slower)
+    def value(discard: int) -> float:
+        counts[discard] -= 1
+        outcome = bot._hand_value(table, counts, (), unseen, {})
+        counts[discard] += 1
+        return outcome.value - bot._feed_cost(view, discard, threats, unseen, outcome.value)
+
+    chosen = bot.choose(view)
+    efficient = make_bot("efficient").choose(view)
+    assert chosen.tile is not None and efficient.tile is not None
+    assert value(chosen.tile) >= value(efficient.tile)
+    assert after[chosen.tile] <= 2
 
 
-def test_declines_a_late_kong_when_far_from_ready() -> None:
-    """R14 黃豆: with 4 tiles left the slower hand will hardly be ready at the draw, so the
-    concealed kong's income would be returned -- not worth the step. Early it is taken."""
+def test_prefers_the_pattern_wait_that_wins_on_discards_r17_r20() -> None:
+    """111m222p333s55667m without a bean: waiting 5m/8m (平胡) can only be self-drawn (R17);
+    discarding 7m waits on 5m/6m as 對對胡 (3 fan, wins off any discard). The strong bot's
+    values say so and it takes the pattern wait; the efficient bot does not."""
+    view = view_of(
+        ["111m222p333s55667m", None, None, None], drawn=True, discards=["9s", "", "", ""]
+    )
+    assert not view.has_bean[0]
+    action = make_bot("strong").choose(view)
+    assert action.tile == tile("7m")
+    assert make_bot("efficient").choose(view).tile != action.tile
+
+
+BAOTING_HAND = "13m456p789p234s55s9s"  # discard 9s: ready on the 2m kanchan
+
+
+def test_baoting_by_expected_value_r21_r25_r26() -> None:
+    """Four live 2m: +6 fan on every payment is worth the frozen hand. With three 2m gone the
+    same declaration would mostly pay +6 on others' wins (R21) with a hand that can no longer
+    change (R26): the bot does not declare (the efficient bot does)."""
+    live = view_of([BAOTING_HAND, None, None, None], dealer=3, turn=0, drawn=True)
+    assert make_bot("strong").choose(live) == Action(0, ActionKind.BAOTING, tile("9s"))
+    dead = view_of(
+        [BAOTING_HAND, None, None, None],
+        dealer=3,
+        turn=0,
+        drawn=True,
+        discards=["", "2m", "2m", "2m"],
+    )
+    assert make_bot("efficient").choose(dead).kind is ActionKind.BAOTING
+    assert make_bot("strong").choose(dead).kind is ActionKind.DISCARD
+
+
+KONG_HAND = "34555567m19p1357s"  # 5555m: the kong breaks the 345/567 runs
+
+
+def test_kong_bean_is_discounted_by_huangdou_risk_r12_r14() -> None:
+    """A concealed kong pays 2 fan by each of three players (R12), returned if the hand ends
+    in a draw not ready (黃豆, R14). Early the bean is worth the slower hand and the bot
+    kongs. With four tiles left the same kong is valued below its full income on top of the
+    hand after it: the chain's chance of reaching the draw not ready takes its share."""
+    early = view_of([KONG_HAND, None, None, None], drawn=True, discards=["2s", "", "", ""])
+    assert make_bot("strong").choose(early).kind is ActionKind.CONCEALED_KONG
+
     late = view_of(
         [KONG_HAND, None, None, None],
         wall="1p2p3p4p",
@@ -67,150 +133,111 @@ def test_declines_a_late_kong_when_far_from_ready() -> None:
         drawn=True,
         discards=["2s", "", "", ""],
     )
-    evaluator = HandEvaluator(to_counts(late.hand))
-    lowest = min(evaluator.discard_shanten().values())
-    assert lowest >= 1
-    assert evaluator.shanten_after_removing(parse_tiles("5m")[0], 4) > lowest
     assert late.wall_remaining == 4
-    assert Action(0, ActionKind.CONCEALED_KONG, parse_tiles("5m")[0]) in late.legal
-    assert make_bot("strong").choose(late).kind is ActionKind.DISCARD
-
-    early = view_of([KONG_HAND, None, None, None], drawn=True, discards=["2s", "", "", ""])
-    assert early.wall_remaining > 40
-    assert make_bot("strong").choose(early).kind is ActionKind.CONCEALED_KONG
-
-
-def test_direct_kong_weighs_the_forced_discard_gang_shang_pao() -> None:
-    """R21/R28 槓上炮: a direct kong (1 unit) is followed by a forced discard; against three
-    opponents with beans and pong-only melds late in the hand every discard is dangerous, and
-    losing it costs +1 fan plus the kong's income: the bot just pongs. With quiet opponents
-    the same kong is taken."""
-    quiet = claim_view(
-        ["555p1368m247s (9999p)", "5p1m4m7m2s5s8s3p6p2p1s4s7s", None, None],
-        "1 discard 5p",
-        turn=1,
-    )
-    assert quiet.has_bean[0]
-    assert Action(0, ActionKind.KONG) in quiet.legal
-    assert make_bot("strong").choose(quiet).kind is ActionKind.KONG
-
-    loud = claim_view(
-        [
-            "555p1368m247s (9999p)",
-            "5p1m7s8m [2222m] [6666s] [3333p]",
-            "2p8s9m3m [7777m] [1111s] [4444p]",
-            "4m1p6p3m [8888p] [5555s] [9999s]",
-        ],
-        "1 discard 5p",
-        turn=1,
-        discards=["9m3s", "9m3s", "4m3s", "2s8s"],
-    )
-    assert loud.wall_remaining < 40
-    assert Action(0, ActionKind.KONG) in loud.legal
-    assert make_bot("strong").choose(loud).kind is not ActionKind.KONG
-
-
-# ---------------------------------------------------------------------- ready discards (R17)
-
-
-def test_chooses_the_ready_discard_whose_waits_win_on_discards() -> None:
-    """R17: without a bean a 平胡 wait can only be self-drawn. 111m222p333s55667m can wait on
-    5m/8m (平胡, 6 live) or, discarding 7m, on 5m/6m (對對胡, 3 fan, 4 live, may win off any
-    discard): the strong bot takes the pattern wait."""
-    view = view_of(
-        ["111m222p333s55667m", None, None, None], drawn=True, discards=["9s", "", "", ""]
-    )
-    assert not view.has_bean[0]
-    action = make_bot("strong").choose(view)
-    assert action == Action(0, ActionKind.DISCARD, parse_tiles("7m")[0])
-    assert make_bot("efficient").choose(view).tile != action.tile
-
-
-# ---------------------------------------------------------------------- 報聽 (R21, R25-R27)
-
-BAOTING_HAND = "13m456p789p234s55s9s"  # discard 9s: ready on the 2m kanchan
-
-
-def test_declares_baoting_with_live_waits() -> None:
-    """R25: ready on the first discard with all four 2m alive: +6 fan on every payment is
-    worth the frozen hand."""
-    view = view_of([BAOTING_HAND, None, None, None], dealer=3, turn=0, drawn=True)
-    assert make_bot("strong").choose(view) == Action(0, ActionKind.BAOTING, parse_tiles("9s")[0])
-
-
-def test_declines_baoting_on_a_nearly_dead_wait() -> None:
-    """Three 2m already discarded: one live winning tile. Frozen (R26), the hand would mostly
-    pay +6 on others' wins and feed 平胡 wins (R27), so the strong bot discards without 報聽
-    (the efficient bot declares anyway)."""
-    view = view_of(
-        [BAOTING_HAND, None, None, None],
-        dealer=3,
-        turn=0,
-        drawn=True,
-        discards=["", "2m", "2m", "2m"],
-    )
-    assert make_bot("efficient").choose(view).kind is ActionKind.BAOTING
-    assert make_bot("strong").choose(view) == Action(0, ActionKind.DISCARD, parse_tiles("9s")[0])
+    bot = StrongBot()
+    unseen = unseen_counts(late.visible_counts())
+    threats = bot._threats(late, unseen)
+    table = bot._table(late, unseen, threats)
+    counts = to_counts(late.hand)
+    counts[tile("5m")] -= 4
+    melds = (Meld(MeldKind.CONCEALED_KONG, tile("5m")),)
+    income = 6.0
+    with_kong = bot._kong_ev(late, counts, melds, unseen, threats, table, income)
+    no_income = bot._kong_ev(late, counts, melds, unseen, threats, table, 0.0)
+    assert 0.0 < with_kong - no_income < income
 
 
 # ---------------------------------------------------------------------- defence
 
 
-def test_far_from_ready_it_does_not_buy_live_tiles_with_a_slower_hand() -> None:
-    """Defence may give up a step of shanten for safety, but never for live-tile count: a
-    slower hand always has more tiles that speed it up."""
+DEFENCE: dict[str, Any] = {
+    "turn": 0,
+    "drawn": True,
+    "discards": ["1p1p2p", "1s6s3p3p", "7s7s1m6s4p", "8p8p7m7m3m"],
+}
+DEFENCE_HANDS: list[str | None] = ["1468m25579p23689s", "123m456m789m123p4s", None, None]
+
+
+def test_a_baoting_player_raises_the_feeding_cost_except_on_its_later_discards_r26() -> None:
+    """報聽 tells the table the player is ready: every tile it could wait on costs more to
+    discard, by +6 fan (R21) on top; its discards after declaring cannot be waits (R26), so
+    they cost nothing on its account."""
+    calm = view_of(DEFENCE_HANDS, **DEFENCE)
+    alarmed = view_of(DEFENCE_HANDS, baoting=[False, True, False, False], **DEFENCE)
+    bot = StrongBot()
+    unseen = unseen_counts(alarmed.visible_counts())
+    calm_threats = bot._threats(calm, unseen)
+    alarmed_threats = bot._threats(alarmed, unseen)
+    assert alarmed_threats[0].ready == 1.0 > calm_threats[0].ready
+    assert alarmed_threats[0].cost >= calm_threats[0].cost + 6
+    live = tile("5p")
+    assert bot._feed_cost(alarmed, live, alarmed_threats[:1], unseen, 0.0) > bot._feed_cost(
+        calm, live, calm_threats[:1], unseen, 0.0
+    )
+    for safe in alarmed.rivers[1][1:]:
+        assert bot._feed_cost(alarmed, safe, alarmed_threats[:1], unseen, 0.0) == 0.0
+
+
+class _Blind(StrongBot):
+    """The strong bot with its defence switched off: no tile is a wait of anybody's."""
+
+    WAIT_SHARE = 0.0
+
+
+def test_defence_changes_the_discard_against_a_ready_bean_holder_r17() -> None:
+    """Mid-hand, far from ready, against an opponent whose kongs (a bean: its 平胡 may win on
+    any discard, R17) and pong show a hand close to ready: weighing the cost of feeding moves
+    the bot off the tile its hand value alone prefers, to one that costs less to throw."""
+    hands: list[str | None] = [
+        "1468m25579p23689s",
+        "5p1m7s8m [2222m] [4444s] [333p]",
+        None,
+        None,
+    ]
     view = view_of(
-        ["1468m25579p23689s", "123m456m789m123p4s", None, None],
+        hands,
         turn=0,
         drawn=True,
-        discards=["1p1p2p", "1s1m3p3p", "7s7s6s6s4p", "8p8p7m7m3m"],
+        discards=["1p1p2p9m", "1s3s9m", "7s7s1m4p9m", "8p8p7m7m3m9m"],
     )
-    evaluator = HandEvaluator(to_counts(view.hand))
-    after = evaluator.discard_shanten()
-    action = make_bot("strong").choose(view)
-    assert action.tile is not None
-    assert after[action.tile] == min(after.values())
-
-
-def test_avoids_feeding_a_baoting_player_when_far_from_ready() -> None:
-    """R26: a 報聽 player's discards after declaring cannot be its waits. Far from ready late
-    in the hand, the strong bot throws such a safe tile rather than a live one it would
-    otherwise choose."""
-    hands: list[str | None] = ["1468m25579p23689s", "123m456m789m123p4s", None, None]
-    options: dict[str, Any] = {
-        "turn": 0,
-        "drawn": True,
-        "discards": ["1p1p2p", "1s6s3p3p", "7s7s1m6s4p", "8p8p7m7m3m"],
-    }
-    calm = view_of(hands, **options)
-    alarmed = view_of(hands, baoting=[False, True, False, False], **options)
+    assert view.has_bean[1] and view.wall_remaining < 40
     bot = StrongBot()
-    plain = bot.choose(calm)
-    careful = bot.choose(alarmed)
-    assert careful.tile is not None and plain.tile is not None
-    river = alarmed.rivers[1]
-    unseen = unseen_counts(alarmed.visible_counts())
-    assert bot._danger(alarmed, careful.tile, unseen) < bot._danger(alarmed, plain.tile, unseen)
-    assert careful.tile in river[1:]
-    assert plain.tile != careful.tile
+    unseen = unseen_counts(view.visible_counts())
+    threats = bot._threats(view, unseen)
+    careful = bot.choose(view)
+    blind = _Blind().choose(view)
+    assert careful.tile is not None and blind.tile is not None
+    assert careful.tile != blind.tile
+    cost = bot._feed_cost(view, careful.tile, threats, unseen, 0.0)
+    assert cost < bot._feed_cost(view, blind.tile, threats, unseen, 0.0)
 
 
-# ---------------------------------------------------------------------- pattern steering
+def test_a_fresh_pong_raises_the_ponger_readiness_and_memory_resets_per_hand() -> None:
+    """A pong on the tile just discarded is usually made to get ready: for two rounds after
+    it, the bot reads that opponent as likelier ready than a bot that did not see it happen.
+    The memory holds only what earlier views of this hand showed."""
+    from duyun.engine import new_round
 
-
-def test_keeps_pairs_among_equally_fast_discards() -> None:
-    """Pairs lead to pongs and kongs (R12 beans), 七對 and 對對胡 (R20: 6 and 3 fan, both may
-    win on a discard without a bean, R17). 6688m234489p3489s: discarding 4p or 8p leaves the
-    same shanten; the efficient bot breaks the 44p pair for a few more live tiles, the strong
-    bot keeps three pairs."""
-    view = view_of(["6688m234489p3489s", None, None, None])
-    strong = make_bot("strong").choose(view)
-    efficient = make_bot("efficient").choose(view)
-    after = HandEvaluator(to_counts(view.hand)).discard_shanten()
-    assert strong.tile is not None and efficient.tile is not None
-    assert after[strong.tile] == after[efficient.tile]
-    kept = to_counts(view.hand)
-    kept[strong.tile] -= 1
-    broken = to_counts(view.hand)
-    broken[efficient.tile] -= 1
-    assert qidui_shanten(kept, 0) < qidui_shanten(broken, 0)
+    bot = StrongBot()
+    seen_fresh = 0
+    for index in range(6):
+        game = new_round(4_000 + index, dealer=index % 4)
+        others = [make_bot("efficient") for _ in range(4)]
+        while not game.is_over:
+            seat = game.to_act[0]
+            view = game.view(seat)
+            if seat != 0:
+                game.apply(others[seat].choose(view))
+                continue
+            action = bot.choose(view)
+            unseen = unseen_counts(view.visible_counts())
+            remembered = {t.seat: t.ready for t in bot._threats(view, unseen)}
+            blank = {t.seat: t.ready for t in StrongBot()._threats(view, unseen)}
+            for other, wall in bot._fresh_pong.items():
+                if view.wall_remaining >= wall - 8 and not view.baoting[other]:
+                    seen_fresh += 1
+                    # (readiness is capped at 0.97: a pong cannot raise it past that)
+                    assert remembered[other] > blank[other] or blank[other] >= 0.97
+                assert any(m.kind.value == "pong" for m in view.melds[other])
+            game.apply(action)
+    assert seen_fresh > 0

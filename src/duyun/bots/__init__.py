@@ -4,25 +4,56 @@
 
 - ``random``: a uniformly random legal action (baseline, fuzzer);
 - ``efficient``: tile efficiency -- lowest shanten, then most live useful tiles;
-- ``strong``: plays for points under Duyun rules (R17 beans, patterns, 報聽, defence).
+- ``heuristic``: efficiency steered by Duyun rules (R17 beans, patterns, 報聽, defence) through
+  fixed rules of thumb (the ``strong`` bot before issue 11);
+- ``strong``: the expected value of each decision over the tiles still live for it (future
+  draws, fan, R17, 報聽, beans and 黃豆, 查大叫, streak) and defence against each opponent.
+
+:data:`DIFFICULTIES` maps the game's difficulty levels to these bots, with the labels the
+server and ``duyun play`` show.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from duyun.bots.base import Bot
 from duyun.bots.efficient import EfficientBot
+from duyun.bots.heuristic import HeuristicBot
 from duyun.bots.random_bot import RandomBot
 from duyun.bots.strong import StrongBot
 
-BOT_NAMES: tuple[str, ...] = ("random", "efficient", "strong")
+BOT_NAMES: tuple[str, ...] = ("random", "efficient", "heuristic", "strong")
 
 _FACTORIES: dict[str, Callable[[int], Bot]] = {
     "random": RandomBot,
     "efficient": EfficientBot,
+    "heuristic": HeuristicBot,
     "strong": StrongBot,
 }
+
+
+@dataclass(frozen=True, slots=True)
+class Difficulty:
+    """A difficulty level offered to players: its key, the bot behind it and its labels."""
+
+    key: str
+    bot: str
+    label: str
+    label_zh: str
+
+
+DIFFICULTY_LEVELS: tuple[Difficulty, ...] = (
+    Difficulty("easy", "random", "Easy", "簡單"),
+    Difficulty("normal", "efficient", "Normal", "普通"),
+    Difficulty("hard", "heuristic", "Hard", "困難"),
+    Difficulty("expert", "strong", "Expert", "大師"),
+)
+"""The levels in increasing strength (the order a menu should list them in)."""
+
+DIFFICULTIES: dict[str, str] = {level.key: level.bot for level in DIFFICULTY_LEVELS}
+"""Difficulty key -> bot name: ``{"easy": "random", ..., "expert": "strong"}``."""
 
 
 def make_bot(name: str, seed: int = 0) -> Bot:
@@ -37,4 +68,27 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     return factory(seed)
 
 
-__all__ = ["BOT_NAMES", "Bot", "EfficientBot", "RandomBot", "StrongBot", "make_bot"]
+def bot_for_difficulty(key: str, seed: int = 0) -> Bot:
+    """The bot behind difficulty ``key`` (``easy``/``normal``/``hard``/``expert``).
+
+    Raises ValueError naming the known levels for an unknown key.
+    """
+    name = DIFFICULTIES.get(key)
+    if name is None:
+        raise ValueError(f"unknown difficulty {key!r}; known levels: {', '.join(DIFFICULTIES)}")
+    return make_bot(name, seed)
+
+
+__all__ = [
+    "BOT_NAMES",
+    "DIFFICULTIES",
+    "DIFFICULTY_LEVELS",
+    "Bot",
+    "Difficulty",
+    "EfficientBot",
+    "HeuristicBot",
+    "RandomBot",
+    "StrongBot",
+    "bot_for_difficulty",
+    "make_bot",
+]

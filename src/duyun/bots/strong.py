@@ -1,60 +1,62 @@
-"""The strong bot: tile efficiency steered by what actually pays under Duyun rules.
+"""The strong bot: every decision by its expected value in fan, with defence.
 
-What it knows that the efficient bot does not (each point is a rule of RULES.md):
+For each option -- every discard, 報聽 with it, a pong, a kong, passing -- the bot values the
+hand the option leaves with :mod:`duyun.bots.expectation`: a chain over the rounds still to
+come in which each own draw is a useful tile with the probability given by the tiles still
+live for this seat, a ready hand wins off discards where R17 allows it and by self-draw, every
+win is paid as Duyun pays it (R20-R22, R28, R29, R36), an opponent may end the hand first, and
+an exhaustive draw settles 查大叫 and 黃豆 (R30, R14). It takes the best of three routes to a
+win -- the standard shape (exact over the next two draws when one step from ready, every wait
+scored), 七對 and 對對胡 (R20: 6 and 3 fan, both win on any discard, R17).
 
-- 平胡 needs a bean (or a 報聽 discarder) to win on a discard (R17). When several discards
-  leave it ready it scores each wait by its fan (R20) and whether a discard win would be
-  allowed: a 平胡 wait without a bean can only be self-drawn, a 對對胡 / 七對 / 清一色 wait can
-  be won off anybody. Before it is ready, among equally fast discards it keeps the hand's
-  pairs and pungs (``strong_patterns``: distance to 對對胡 and 七對), which feed pongs, kongs
-  (beans) and the patterns that win on discards -- measured as the largest single gain over
-  the efficient bot. A suit holding most of the hand is steered towards 清一色 (6 fan).
-- Pongs (R6): a pong that does not slow the hand, or one that puts a pung-heavy hand's
-  對對胡 path (3 fan, wins on discards without beans) ahead of its standard one.
-- Kongs by expected value: the bean pays at once (R12) and unlocks 平胡 discard wins
-  (R15, R17), but it is returned at an exhaustive draw if the hand is not ready then (黃豆,
-  R14) -- likely when the wall is short and the hand far from ready -- and the discard forced
-  after the replacement draw may be won (槓上炮, R21/R28: +1 fan, and the kong's income goes to
-  the winner); an added kong can be robbed (搶槓, R13). A kong that costs a step of shanten
-  has to pay for the step, which gets dearer as the wall shrinks.
-- 報聽 (R21, R25) by expected value: +6 fan on every payment it is party to (winning, but also
-  paying for others' wins), a frozen hand (R26) whose automatic discards others may win 平胡
-  on (R27). Declared when the live winning tiles make winning first likely enough.
-- Defence: a discard can only be won by a player whose win on it is allowed (R17): someone
-  with a bean, a likely pattern (melds all pongs, one-suit melds) or a 報聽 player. Tiles a 報聽
-  player discarded after declaring cannot be their wait (they would have won on them, R26); a
-  tile whose four copies are visible cannot be anybody's. When far from ready late in the
-  hand, it discards the safest tile among the efficient ones.
-- 查大叫 (R30): late in the hand being ready is what counts (it collects 大叫 instead of paying
-  it), so the pattern tie-break stops when the wall runs short and a step of shanten is never
-  traded for live-tile count; a ready hand is never broken for a kong.
+From that value it subtracts what the discarded tile may cost: for each opponent, the chance
+it is ready and allowed to win on that tile (R17: a bean, a pattern its melds show, our 報聽),
+times the chance the tile is one of its waits (its river, R26 for a 報聽 player, what is
+visible), times what it would be paid (its likely fan, 報聽 +6 each way, streak) plus the
+share of our own hand's value the win would end. So the bot attacks with a good hand and folds
+a poor one against a ready table, without a separate switch.
 
-No Monte Carlo: every decision is a few hundred table lookups (well under a millisecond), so
-duplicate matches of tens of thousands of hands fit in minutes (issue #4). Every tunable is a
-class attribute, so experiments can vary one on an instance.
+Kongs weigh the bean (R12) against 黃豆 (the chain's chance of ending not ready at the draw,
+R14), the 平胡 discard wins the bean unlocks (R15, R17: the hand is revalued with a bean), the
+extra draw, 槓上炮 (R21, R28) and 搶槓 (R13). 報聽 (R25) weighs +6 on every payment both ways
+and the frozen hand (R26, R27) against the chain's chances of winning first.
+
+Where the chain is weakest -- hands three or more steps from ready, with no opponent very
+likely ready and allowed to win on a discard -- the bot plays the ``heuristic`` bot's tuned
+efficiency and pattern tie-breaks instead (paired duplicate runs measured that better; see
+docs/simulate.md). Everything else -- every decision at most two steps from ready, every
+discard under threat, and 報聽 -- is decided by value.
+
+It sees only its :class:`~duyun.engine.view.SeatView` (and remembers earlier views of the same
+hand: who ponged lately) and uses no randomness: the same views give the same actions.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
-from duyun.analysis import waits as find_waits
-from duyun.bots.efficient import EfficientBot
 from duyun.bots.evaluation import HandEvaluator, unseen_counts
-from duyun.bots.strong_patterns import (
-    UNREACHABLE,
-    qidui_shanten,
-    toitoi_shanten,
+from duyun.bots.expectation import (
+    DRAWS_PER_ROUND,
+    NOT_READY,
+    SEATS,
+    Outcome,
+    ReadyRates,
+    Table,
+    chain,
+    ready_rates,
+    wait_fans,
 )
+from duyun.bots.heuristic import HeuristicBot
 from duyun.engine.actions import Action, ActionKind
 from duyun.engine.view import SeatView
-from duyun.hand import Hand, Meld, MeldKind
-from duyun.scoring import best_pattern
+from duyun.hand import Meld, MeldKind
 from duyun.tiles import to_counts
 
-SEATS = 4
 FULL_WALL = 55
+BAOTING_FAN = 6
 
 
 def _own_melds(view: SeatView) -> tuple[Meld, ...]:
@@ -62,311 +64,557 @@ def _own_melds(view: SeatView) -> tuple[Meld, ...]:
     return tuple(Meld(m.kind, m.tile) for m in view.own_melds if m.tile is not None)
 
 
-class StrongBot(EfficientBot):
-    """Points-aware play: pattern values, R17-aware waits, kong and 報聽 by expected value,
-    defence, late readiness. It shares the efficient bot's decision skeleton (win whenever
-    allowed, then a claim or a turn decision) and replaces both decisions."""
+@dataclass(frozen=True, slots=True)
+class Threat:
+    """What the bot reads of one opponent: how likely it is ready and may win on our discard
+    (R17), and what feeding it would cost (fan)."""
+
+    seat: int
+    ready: float  # chance it is ready now
+    allowed: float  # chance a win on our discard is allowed (R17, R27)
+    cost: float  # fan we would pay it
+    flush_suit: int | None  # melds all in one suit: its waits are likely there
+    safe: frozenset[int]  # tiles that cannot be its waits (R26: a 報聽 hand's later discards)
+
+
+class StrongBot(HeuristicBot):
+    """Expected value over future draws in Duyun terms, and defence (issue 11)."""
 
     name = "strong"
 
-    # Relative chance of winning a wait by self-draw vs off the three opponents' discards.
-    SELF_DRAW_WEIGHT = 1.0
-    DISCARD_WIN_WEIGHT = 1.5
-    # Discard scoring: one step of shanten vs one live useful tile.
-    SHANTEN_WEIGHT = 10.0
-    LIVE_WEIGHT = 0.25
-    # The pattern tie-break stops below this many wall tiles (查大叫, R30: be ready late).
-    PATTERN_FADE_WALL = 12
-    # Kongs: 黃豆 model (R14) -- chance per remaining wall tile that the hand ends in a win.
-    DRAW_HAZARD = 0.07
-    UNLOCK_VALUE = 1.5  # a first bean lets a 平胡 win on discards (R17), in fan
-    SLOW_BASE = 0.0  # one step of shanten lost to a kong, in fan, early...
-    SLOW_LATE = 4.0  # ...plus this much more as the wall runs out
-    GSP_FAN = 3.0  # 槓上炮 (R21/R28): fan paid if the discard after the kong is won, + income
-    ROB_FAN = 2.5  # 搶槓 (R13): fan paid if the added tile is robbed
-    # 報聽 (R25): declared when the expected gain is positive.
-    BAOTING_K = 6.0  # p(win first) ~ live / (live + K)
-    BAOTING_MIN_LIVE = 1
-    # Flush steering (清一色, R20): a suit holding this many of the hand's tiles (melds
-    # counted) is the target; discards of other suits get this bonus.
-    FLUSH_THRESHOLD = 10
-    FLUSH_BONUS = 6.0
-    # Pattern tie-break among equally fast discards: per step of the "pattern ladder", the
-    # mean of the 對對胡 shanten and the better of 對對胡/七對 (pairs and pungs: pongs, kongs,
-    # 對對胡, 七對).
-    PATTERN_TIE_WEIGHT = 3.0
-    # Pongs: accept a 對對胡-path pong up to this many standard steps slower.
-    TOITOI_PONG_SLACK = 1
-    TOITOI_PONG_LEAD = -1  # ...when its 對對胡 path is then ahead of its standard one
-    # Defence starts when this far from ready with this few tiles left.
-    DEFENCE_SHANTEN = 2
-    DEFENCE_WALL = 40
-    DEFENCE_WEIGHT = 40.0
+    # Opponents (calibrated on efficient self-play, where hands end fairly evenly over the
+    # wall): readiness rises with the turns played and the melds shown; a ready opponent
+    # wins about this often per round.
+    READY_TURNS = 7.0  # ready(turn) = 1 - exp(-(turn / READY_TURNS) ** READY_SHAPE)
+    READY_SHAPE = 1.6
+    READY_PER_MELD = 0.08
+    READY_WIN_RATE = 0.10
+    WIN_BONUS = 1.0  # fan credited to any win besides its payments: the losses it ends
+    FRESH_PONG_READY = 0.15  # an opponent that ponged within the last two rounds
+    # A live tile an opponent draws is discarded with this chance (it keeps the useful ones);
+    # a 報聽 hand discards every tile that does not win (R26).
+    DISCARD_RATE = 0.65
+    # Feeding: a ready hand waits on about two kinds.
+    WAIT_SHARE = 0.10
+    # Beyond EV_SHANTEN with no near-certain threat, play the heuristic bot (module docstring).
+    HYBRID = True
+    # A ready hand may be broken for a one-step-slower hand worth more (both read exactly).
+    BREAK_READY = False
+    EV_SHANTEN = 2  # decide by value up to this distance from ready (beyond: heuristic)
+    PONG_FREE = False  # near ready, take every pong that does not slow the hand
+    # Two steps from ready, read the next stage's speed one draw ahead (the useful count of
+    # the best hand after each useful draw) instead of from typical hands.
+    LOOKAHEAD_TWO = True
+    FOLD_THREAT = 0.8  # an opponent this likely ready and allowed: every discard is weighed
+    LOSS_SHARE = 0.5  # share of our own hand's value a win by someone else ends
+    # 報聽: when another player wins, how likely we are among the payers (self-draws: always;
+    # a frozen hand's discards feed any 平胡, R27).
+    BAOTING_PAY_SHARE = 0.85
+    # Later stages of a hand two or more steps from ready: each a bit slower than the first.
+    STAGE_DECAY = 0.85
+    FLUSH_MIN = 9  # tiles of one suit (melds counted) before 清一色 is a route
+    FLUSH_SWAP = 0.6  # share of drawn tiles of the flush suit that can replace another suit's
+    TYPICAL_WAIT_LIVE = 5  # live winning tiles of a typical ready hand
+    # live useful tiles of a typical hand 1, 2, 3, 4+ steps from ready (efficient self-play)
+    TYPICAL_STAGE_LIVE = (16, 26, 34, 40)
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        # What the bot remembers of earlier views in this hand: each opponent's meld count
+        # and the wall when it last ponged (a pong on the tile just discarded is usually
+        # made to get ready or nearly so).
+        self._last_wall = FULL_WALL + 1
+        self._melds_seen = [0] * SEATS
+        self._fresh_pong: dict[int, int] = {}
+
+    def choose(self, view: SeatView) -> Action:
+        self._remember(view)
+        return super().choose(view)
+
+    def _remember(self, view: SeatView) -> None:
+        """Note new pongs since the last view; start over when a new hand has begun."""
+        shrunk = any(len(view.melds[o]) < self._melds_seen[o] for o in range(SEATS))
+        if view.wall_remaining > self._last_wall or shrunk:
+            self._melds_seen = [0] * SEATS
+            self._fresh_pong = {}
+        self._last_wall = view.wall_remaining
+        for other in range(SEATS):
+            melds = view.melds[other]
+            new = len(melds) > self._melds_seen[other]
+            if other != view.seat and new and melds[-1].kind is MeldKind.PONG:
+                self._fresh_pong[other] = view.wall_remaining
+            self._melds_seen[other] = len(melds)
+
+    # ------------------------------------------------------------------ the situation
+
+    def _threats(self, view: SeatView, unseen: Sequence[int]) -> list[Threat]:
+        turn = (FULL_WALL - view.wall_remaining) / DRAWS_PER_ROUND
+        threats: list[Threat] = []
+        me = view.seat
+        for other in view.opponents():  # R53: a seat that has won claims nothing
+            melds = view.melds[other]
+            safe: frozenset[int] = frozenset()
+            if view.baoting[other]:
+                ready = 1.0
+                safe = frozenset(view.rivers[other][1:])  # R26: those did not win
+            else:
+                ready = self._ready_by_turn(turn, len(melds))
+                ponged = self._fresh_pong.get(other)
+                if ponged is not None and view.wall_remaining >= ponged - 2 * DRAWS_PER_ROUND:
+                    ready = min(0.97, ready + self.FRESH_PONG_READY)
+            suits = {m.tile // 9 for m in melds if m.tile is not None}
+            pungs = len(melds) >= 2 and all(
+                m.kind is MeldKind.PONG or m.kind.is_kong for m in melds
+            )
+            flush = len(melds) >= 2 and len(suits) == 1
+            if view.has_bean[other] or view.baoting[me]:
+                allowed, fan = 1.0, 1.6
+            elif flush:
+                allowed, fan = 0.7, 6.0
+            elif pungs:
+                allowed, fan = 0.6, 3.0
+            else:
+                allowed, fan = 0.12, 5.0  # concealed 七對 / 對對胡 / 清一色
+            cost = fan
+            if view.baoting[other]:
+                cost += BAOTING_FAN
+            if view.baoting[me]:
+                cost += BAOTING_FAN
+            if view.dealer in (me, other):
+                cost += view.streak
+            threats.append(
+                Threat(other, ready, allowed, cost, next(iter(suits)) if flush else None, safe)
+            )
+        return threats
+
+    def _ready_by_turn(self, turn: float, melds: int) -> float:
+        """Chance that an opponent is ready at ``turn`` (own draws so far), from efficient
+        self-play: 1 - exp(-(turn / 7) ** 1.6) (measured 0.20 at turn 3, 0.62 at 7, 0.84 at
+        11), more with every meld it shows."""
+        base = 1.0 - math.exp(-((max(turn, 0.0) / self.READY_TURNS) ** self.READY_SHAPE))
+        return min(0.97, base + self.READY_PER_MELD * melds)
+
+    def _table(
+        self, view: SeatView, unseen: Sequence[int], threats: list[Threat], extra_rounds: int = 0
+    ) -> Table:
+        me = view.seat
+        rounds = view.wall_remaining // DRAWS_PER_ROUND + extra_rounds
+        turn = (FULL_WALL - view.wall_remaining) / DRAWS_PER_ROUND
+        melds = [len(view.melds[t.seat]) for t in threats]
+
+        def ready_later(index: int, r: int) -> float:
+            threat = threats[index]
+            if view.baoting[threat.seat]:
+                return 1.0
+            return max(threat.ready, self._ready_by_turn(turn + r, melds[index]))
+
+        hazards: list[float] = []
+        for r in range(max(rounds, 1)):
+            survive = 1.0
+            for index in range(len(threats)):
+                survive *= 1.0 - ready_later(index, r) * self.READY_WIN_RATE
+            hazards.append(1.0 - survive)
+        rates = [0.0] * SEATS
+        for threat in threats:
+            rates[threat.seat] = 1.0 if view.baoting[threat.seat] else self.DISCARD_RATE
+        end_ready = [ready_later(index, rounds) for index in range(len(threats))]
+        not_ready = sum(1.0 - r for r in end_ready)
+        pay_ready = 0.0
+        for threat, ready in zip(threats, end_ready, strict=True):
+            dajiao = 1.5 + (BAOTING_FAN if view.baoting[threat.seat] else 0)
+            dajiao += BAOTING_FAN if view.baoting[me] else 0
+            if view.dealer in (me, threat.seat):
+                dajiao += view.streak
+            pay_ready += ready * dajiao
+        income = float(sum(p.fan for p in view.payments if p.payee == me and p.rule == "R12"))
+        return Table(
+            seat=me,
+            rounds=rounds,
+            unseen=max(1, sum(unseen)),
+            hazards=tuple(hazards),
+            discard_rate=tuple(rates),
+            baoting_discarders=tuple(view.baoting),
+            has_bean=view.has_bean[me],
+            baoting=view.baoting[me],
+            streak=view.streak,
+            dealer=view.dealer,
+            not_ready_opponents=not_ready,
+            ready_opponents_cost=pay_ready,
+            bean_income=income,
+            win_bonus=self.WIN_BONUS,
+        )
+
+    # ------------------------------------------------------------------ hand value
+
+    def _hand_value(
+        self,
+        table: Table,
+        counts: list[int],
+        melds: tuple[Meld, ...],
+        unseen: Sequence[int],
+        memo: dict[tuple[int, ...], ReadyRates],
+        fastest: int | None = None,
+    ) -> Outcome:
+        """The best route's outcome for a 3k + 1 concealed hand (see the module docstring).
+
+        ``fastest`` is the lowest shanten among the options being compared: a hand slower
+        than that gets no credit for its many useful tiles (a slower hand always has more
+        tiles that speed it up), its first stage too is a typical one."""
+        evaluator = HandEvaluator(counts)
+        shanten = evaluator.shanten()
+        pool = float(table.unseen)
+        slower = fastest is not None and shanten > fastest
+        best = self._standard_route(
+            table, counts, melds, unseen, memo, evaluator, shanten, pool, slower
+        )
+        if not melds and sum(counts) == 13:
+            seven = self._seven_pairs_route(table, counts, unseen, pool, shanten)
+            if seven is not None and seven.value > best.value:
+                best = seven
+        toitoi = self._toitoi_route(table, counts, melds, unseen, pool, shanten)
+        if toitoi is not None and toitoi.value > best.value:
+            best = toitoi
+        flush = self._flush_route(table, counts, melds, unseen, pool, shanten)
+        if flush is not None and flush.value > best.value:
+            best = flush
+        return best
+
+    def _flush_route(
+        self,
+        table: Table,
+        counts: Sequence[int],
+        melds: tuple[Meld, ...],
+        unseen: Sequence[int],
+        pool: float,
+        shanten: int,
+    ) -> Outcome | None:
+        """清一色 (R20: 6 fan, wins on any discard): one suit holds most of the hand and all
+        its melds; each tile of another suit must give way to a tile of that suit."""
+        per_suit = [sum(counts[s * 9 : s * 9 + 9]) for s in range(3)]
+        for meld in melds:
+            per_suit[meld.tile // 9] += 3
+        suit = max(range(3), key=lambda s: per_suit[s])
+        if per_suit[suit] < self.FLUSH_MIN or any(m.tile // 9 != suit for m in melds):
+            return None
+        off = sum(per_suit) - per_suit[suit]
+        if off == 0 or shanten >= 2 + 3:
+            return None  # already one suit: the standard route reads the fan
+        in_suit = sum(unseen[suit * 9 : suit * 9 + 9]) / pool
+        swaps = tuple(in_suit * self.FLUSH_SWAP for _ in range(off))
+        steps = tuple(self._typical_stage(k, pool) for k in range(1, shanten + 1))
+        stages = steps + swaps if len(steps) + len(swaps) else ()
+        return chain(table, stages, _synthetic_ready(table, 6, self.TYPICAL_WAIT_LIVE - 1))
+
+    def _ready(
+        self,
+        table: Table,
+        counts: list[int],
+        melds: tuple[Meld, ...],
+        unseen: Sequence[int],
+        memo: dict[tuple[int, ...], ReadyRates],
+    ) -> ReadyRates:
+        key = tuple(counts)
+        rates = memo.get(key)
+        if rates is None:
+            rates = ready_rates(table, wait_fans(counts, melds), unseen)
+            memo[key] = rates
+        return rates
+
+    def _standard_route(
+        self,
+        table: Table,
+        counts: list[int],
+        melds: tuple[Meld, ...],
+        unseen: Sequence[int],
+        memo: dict[tuple[int, ...], ReadyRates],
+        evaluator: HandEvaluator,
+        shanten: int,
+        pool: float,
+        slower: bool = False,
+    ) -> Outcome:
+        if shanten <= 0:
+            return chain(table, (), self._ready(table, counts, melds, unseen, memo))
+        useful = evaluator.useful_tiles(unseen)
+        live = sum(useful.values())
+        if not live:
+            return chain(table, (0.0,) * shanten, NOT_READY)
+        first = live / pool
+        if shanten == 1:
+            parts: list[tuple[float, ReadyRates]] = []
+            for tile, copies in useful.items():
+                if not copies:
+                    continue
+                counts[tile] += 1
+                after = HandEvaluator(counts).discard_shanten()
+                best: ReadyRates | None = None
+                for discard, value in after.items():
+                    if value != 0:
+                        continue
+                    counts[discard] -= 1
+                    rates = self._ready(table, counts, melds, unseen, memo)
+                    counts[discard] += 1
+                    if best is None or rates.rate > best.rate:
+                        best = rates
+                counts[tile] -= 1
+                if best is not None:
+                    parts.append((float(copies), best))
+            return chain(table, (first,), ReadyRates.blend(parts))
+        if shanten == 2 and self.LOOKAHEAD_TWO:
+            # one draw ahead: the useful count of the best hand after each useful draw
+            total = 0.0
+            weight = 0.0
+            for tile, copies in useful.items():
+                if not copies:
+                    continue
+                counts[tile] += 1
+                step = HandEvaluator(counts)
+                after = step.discard_shanten()
+                best_live = 0
+                for discard, value in after.items():
+                    if value == 1:
+                        best_live = max(best_live, step.useful_after_discard(discard, unseen)[1])
+                counts[tile] -= 1
+                total += copies * best_live
+                weight += copies
+            second = (total / weight) / pool if weight else self._typical_stage(1, pool)
+            stages: tuple[float, ...] = (second, first)
+        else:
+            # later stages at most as fast as a typical hand that far from ready: useful
+            # tiles thin out as a hand closes in
+            later = [min(first, self._typical_stage(k, pool)) for k in range(1, shanten)]
+            head = min(first, self._typical_stage(shanten, pool)) if slower else first
+            stages = (*later, head)
+        return chain(table, stages, self._typical_ready(table, counts, melds, unseen))
+
+    def _typical_stage(self, stage: int, pool: float) -> float:
+        """Chance per draw that a typical hand ``stage`` steps from ready gets one closer."""
+        index = min(stage, len(self.TYPICAL_STAGE_LIVE)) - 1
+        return self.TYPICAL_STAGE_LIVE[index] / pool
+
+    def _typical_ready(
+        self, table: Table, counts: Sequence[int], melds: tuple[Meld, ...], unseen: Sequence[int]
+    ) -> ReadyRates:
+        """A ready hand as this one will typically become: a few live waits, 平胡 unless the
+        hand is all one suit already (清一色, 6 fan, R20)."""
+        suits = {t // 9 for t in range(27) if counts[t]} | {m.tile // 9 for m in melds}
+        fan = 6 if len(suits) == 1 else 1
+        return _synthetic_ready(table, fan, self.TYPICAL_WAIT_LIVE)
+
+    def _seven_pairs_route(
+        self, table: Table, counts: Sequence[int], unseen: Sequence[int], pool: float, shanten: int
+    ) -> Outcome | None:
+        """七對 (R10, R20: 6 fan, wins on any discard): pair the singles with most live copies."""
+        pairs = sum(c >> 1 for c in counts)
+        distance = 6 - min(7, pairs)
+        if distance <= 0 or (distance <= 1 and shanten <= 1) or distance > shanten + 2:
+            return None  # read exactly by the standard route, or too far to matter
+        lives = sorted((unseen[t] for t in range(27) if counts[t] % 2 == 1), reverse=True)
+        stages = tuple(sum(lives[: 1 + 2 * k]) / pool for k in range(1, distance + 1))
+        suits = {t // 9 for t in range(27) if counts[t]}
+        fan = 12 if len(suits) == 1 else 6
+        return chain(table, stages, _synthetic_ready(table, fan, lives[0] if lives else 0))
+
+    def _toitoi_route(
+        self,
+        table: Table,
+        counts: Sequence[int],
+        melds: tuple[Meld, ...],
+        unseen: Sequence[int],
+        pool: float,
+        shanten: int,
+    ) -> Outcome | None:
+        """對對胡 (R20: 3 fan, wins on any discard): pairs become pungs by a draw or a pong."""
+        sets = len(melds) + sum(1 for c in counts if c >= 3)
+        pair_tiles = [t for t in range(27) if counts[t] == 2]
+        singles = [t for t in range(27) if counts[t] == 1]
+        distance = 8 - 2 * sets - min(len(pair_tiles), 5 - sets)
+        if distance <= 0 or (distance <= 1 and shanten <= 1) or distance > shanten + 2:
+            return None  # read exactly by the standard route, or too far to matter
+        pong_rate = 1.0 + sum(table.discard_rate)
+        pair_live = sum(unseen[t] for t in pair_tiles) * pong_rate
+        single_live = sum(unseen[t] for t in singles)
+        full = sets + len(pair_tiles) >= 5
+        first = (pair_live + (0 if full else single_live)) / pool
+        stages = tuple(first * self.STAGE_DECAY ** (distance - k) for k in range(1, distance + 1))
+        suits = {t // 9 for t in range(27) if counts[t]} | {m.tile // 9 for m in melds}
+        fan = 9 if len(suits) == 1 else 3
+        live = sorted((unseen[t] for t in pair_tiles), reverse=True)
+        return chain(table, stages, _synthetic_ready(table, fan, sum(live[:2]) or 3))
+
+    # ------------------------------------------------------------------ defence
+
+    def _feed_cost(
+        self, view: SeatView, tile: int, threats: list[Threat], unseen: Sequence[int], stake: float
+    ) -> float:
+        """Expected fan lost by discarding ``tile``: each opponent ready, allowed to win on it
+        (R17) and waiting on it, paid its fan, and our own ``stake`` partly lost with it."""
+        rank = tile % 9
+        rank_factor = 0.7 if rank in (0, 8) else 0.9 if rank in (1, 7) else 1.1
+        # a tile nobody else can hold makes pair-waits on it impossible
+        visibility = 0.6 + 0.15 * min(unseen[tile], 3)
+        total = 0.0
+        for threat in threats:
+            if tile in threat.safe:
+                continue
+            chance = self.WAIT_SHARE * rank_factor * visibility
+            if tile in view.rivers[threat.seat]:
+                chance *= 0.5
+            if threat.flush_suit is not None:
+                chance *= 2.5 if tile // 9 == threat.flush_suit else 0.2
+            total += (
+                threat.ready
+                * threat.allowed
+                * chance
+                * (threat.cost + self.LOSS_SHARE * max(stake, 0.0))
+            )
+        return total
+
+    # ------------------------------------------------------------------ turn
 
     def _turn(self, view: SeatView) -> Action:
         seat = view.seat
         counts = to_counts(view.hand)
+        unseen = unseen_counts(view.visible_counts())
+        melds = _own_melds(view)
+        threats = self._threats(view, unseen)
         evaluator = HandEvaluator(counts)
-        visible = view.visible_counts()
-        unseen = unseen_counts(visible)
         after = evaluator.discard_shanten()
         lowest = min(after.values())
+        threatened = any(t.ready * t.allowed >= self.FOLD_THREAT for t in threats)
+        if self.HYBRID and lowest > self.EV_SHANTEN and not threatened:
+            return super()._turn(view)
+        table = self._table(view, unseen, threats)
+        memo: dict[tuple[int, ...], ReadyRates] = {}
 
-        kong = self._kong_on_turn(view, counts, evaluator, lowest, unseen)
+        discards = sorted(
+            {a.tile for a in view.legal if a.kind is ActionKind.DISCARD and a.tile is not None}
+        )
+        # The chain ranks hands of one distance from ready well, and hands one step apart
+        # well when one of them is near ready (read exactly); beyond that tile efficiency
+        # is the better guide. Under threat every tile is a candidate: folding may be right.
+        span = 1 if lowest == 0 and self.BREAK_READY else 0
+        options: list[tuple[float, int, Outcome]] = []
+        for tile in discards:
+            if not threatened and after.get(tile, 99) > lowest + span:
+                continue
+            counts[tile] -= 1
+            outcome = self._hand_value(table, counts, melds, unseen, memo, lowest)
+            counts[tile] += 1
+            options.append((outcome.value, tile, outcome))
+        stake = max(value for value, _, _ in options)
+        scored = [
+            (value - self._feed_cost(view, tile, threats, unseen, stake), -tile, tile, outcome)
+            for value, tile, outcome in options
+        ]
+        scored.sort(reverse=True)
+        best_value, _, best_tile, _ = scored[0]
+
+        kong = self._turn_kong(view, counts, melds, unseen, threats, table, best_value)
         if kong is not None:
             return kong
 
-        melds = _own_melds(view)
-        if lowest == 0:
-            choice = self._best_ready_discard(view, counts, melds, after, unseen)
-            if choice is not None:
-                tile, live, fan = choice
-                baoting = Action(seat, ActionKind.BAOTING, tile)
-                if baoting in view.legal and self._baoting_gain(view, live, fan) > 0:
-                    return baoting
-                return Action(seat, ActionKind.DISCARD, tile)
+        baoting = self._baoting_choice(view, counts, melds, unseen, threats, table, scored)
+        if baoting is not None:
+            return baoting
+        return Action(seat, ActionKind.DISCARD, best_tile)
 
-        tile = self._discard(view, counts, melds, evaluator, after, lowest, unseen)
-        return Action(seat, ActionKind.DISCARD, tile)
-
-    # ------------------------------------------------------------------ kongs
-
-    def _kong_value(
-        self,
-        view: SeatView,
-        income: float,
-        after: int,
-        lowest: int,
-        forced_danger: float,
-        rob_danger: float = 0.0,
-    ) -> float:
-        """Expected gain (fan) of a kong paying ``income`` that leaves shanten ``after`` when
-        the hand is at ``lowest`` without it."""
-        if lowest == 0 and after > 0:
-            return -math.inf  # never break a ready hand for a bean
-        wall = view.wall_remaining
-        # 黃豆 (R14): the income is returned if the hand ends in a draw while not ready.
-        p_draw = math.exp(-self.DRAW_HAZARD * wall)
-        p_ready = 1.0 if after <= 0 else 1.0 - math.exp(-(wall / 16.0) / after)
-        value = income * (1.0 - p_draw * (1.0 - p_ready))
-        if not view.has_bean[view.seat]:
-            value += self.UNLOCK_VALUE * p_ready  # R15/R17: 平胡 may now win on discards
-        slow = after - lowest
-        if slow > 0:
-            value -= slow * (self.SLOW_BASE + self.SLOW_LATE * (1.0 - wall / FULL_WALL))
-        # 槓上炮 (R21/R28): the forced discard after the replacement draw.
-        value -= forced_danger * (self.GSP_FAN + income)
-        value -= rob_danger * self.ROB_FAN  # 搶槓 (R13)
-        return value
-
-    def _forced_danger(self, view: SeatView, counts: list[int], unseen: Sequence[int]) -> float:
-        """How likely the discard forced after a kong is won: the safest held tile's danger
-        (it will usually have to throw something no safer)."""
-        dangers = [self._danger(view, t, unseen) for t in range(27) if counts[t]]
-        return min(dangers) if dangers else 0.0
-
-    def _kong_on_turn(
+    def _baoting_choice(
         self,
         view: SeatView,
         counts: list[int],
-        evaluator: HandEvaluator,
-        lowest: int,
+        melds: tuple[Meld, ...],
         unseen: Sequence[int],
+        threats: list[Threat],
+        table: Table,
+        scored: list[tuple[float, int, int, Outcome]],
     ) -> Action | None:
-        """R12 beans by expected value (R14 黃豆, R21/R28 槓上炮, R13 搶槓)."""
+        """報聽 (R25) with the discard that makes it worth most, if that beats not declaring:
+        +6 on every payment both ways (R21), a frozen hand (R26) whose discards any 平胡 may
+        win on (R27)."""
+        legal = [a.tile for a in view.legal if a.kind is ActionKind.BAOTING and a.tile is not None]
+        if not legal:
+            return None
+        declared = replace(table, baoting=True)
+        best: tuple[float, int] | None = None
+        for tile in sorted(set(legal)):
+            counts[tile] -= 1
+            outcome = chain(declared, (), ready_rates(declared, wait_fans(counts, melds), unseen))
+            counts[tile] += 1
+            others_win = max(0.0, 1.0 - outcome.p_win - outcome.p_ready_at_draw)
+            value = outcome.value - others_win * BAOTING_FAN * self.BAOTING_PAY_SHARE
+            value -= self._feed_cost(view, tile, threats, unseen, outcome.value)
+            if best is None or value > best[0]:
+                best = (value, tile)
+        if best is None or best[0] <= scored[0][0]:
+            return None
+        return Action(view.seat, ActionKind.BAOTING, best[1])
+
+    def _turn_kong(
+        self,
+        view: SeatView,
+        counts: list[int],
+        melds: tuple[Meld, ...],
+        unseen: Sequence[int],
+        threats: list[Threat],
+        table: Table,
+        discard_value: float,
+    ) -> Action | None:
+        """A concealed or added kong when its value beats the best discard's (R12-R15)."""
         best: tuple[float, Action] | None = None
         payers = len(view.opponents())  # R12, R54: only the players still in the hand pay
         for action in view.legal:
-            if action.tile is None:
-                continue
             tile = action.tile
+            if tile is None:
+                continue
             if action.kind is ActionKind.CONCEALED_KONG:
-                after = evaluator.shanten_after_removing(tile, 4)
-                income, rob, used = 2.0 * payers, 0.0, 4
+                used, income, kind = 4, 2.0 * payers, MeldKind.CONCEALED_KONG
+                robbed = 0.0
             elif action.kind is ActionKind.ADDED_KONG:
-                after = evaluator.shanten_after_discard(tile)
-                income, used = 1.0 * payers, 1
-                rob = self._danger(view, tile, unseen)
+                used, income, kind = 1, 1.0 * payers, MeldKind.ADDED_KONG
+                robbed = self._feed_cost(view, tile, threats, unseen, 0.0)
             else:
                 continue
+            if action.kind is ActionKind.ADDED_KONG:
+                new_melds = tuple(
+                    Meld(kind, m.tile) if m.tile == tile and m.kind is MeldKind.PONG else m
+                    for m in melds
+                )
+            else:
+                new_melds = (*melds, Meld(kind, tile))
             counts[tile] -= used
-            forced = self._forced_danger(view, counts, unseen)
+            value = self._kong_ev(view, counts, new_melds, unseen, threats, table, income)
             counts[tile] += used
-            value = self._kong_value(view, income, after, lowest, forced, rob)
-            if value > 0 and (best is None or value > best[0]):
+            value -= robbed
+            if value > discard_value and (best is None or value > best[0]):
                 best = (value, action)
         return None if best is None else best[1]
 
-    # ------------------------------------------------------------------ ready discards
-
-    def _wait_value(
-        self,
-        counts: list[int],
-        melds: tuple[Meld, ...],
-        unseen: Sequence[int],
-        has_bean: bool,
-    ) -> tuple[float, int, int]:
-        """(expected value, live winning tiles, largest fan) of a 13-tile hand's waits
-        (R11, R17, R20)."""
-        held = list(counts)
-        for meld in melds:
-            held[meld.tile] += meld.kind.size
-        value = 0.0
-        live_total = 0
-        top = 0
-        for wait in find_waits(counts, held):
-            live = unseen[wait]
-            if not live:
-                continue
-            counts[wait] += 1
-            pattern = best_pattern(Hand.from_counts(counts, melds))
-            counts[wait] -= 1
-            if pattern is None:  # pragma: no cover - a wait completes the hand
-                continue
-            live_total += live
-            fan = pattern.fan
-            top = max(top, fan)
-            win_value = self.SELF_DRAW_WEIGHT * 3 * fan
-            if fan > 1 or has_bean:  # R17: otherwise no discard win
-                win_value += self.DISCARD_WIN_WEIGHT * fan
-            value += live * win_value
-        return value, live_total, top
-
-    def _best_ready_discard(
+    def _kong_ev(
         self,
         view: SeatView,
         counts: list[int],
         melds: tuple[Meld, ...],
-        after: dict[int, int],
         unseen: Sequence[int],
-    ) -> tuple[int, int, int] | None:
-        """(tile, live waits, top fan) of the ready-leaving discard whose waits are worth
-        most; None if all waits are dead."""
-        has_bean = view.has_bean[view.seat]
-        best: tuple[float, int, int, int] | None = None
-        for tile in sorted(after):
-            if after[tile] != 0:
-                continue
-            counts[tile] -= 1
-            value, live, top = self._wait_value(counts, melds, unseen, has_bean)
-            counts[tile] += 1
-            value -= self._danger(view, tile, unseen) * 2.0
-            if live and (best is None or value > best[0]):
-                best = (value, tile, live, top)
-        if best is None:
-            return None
-        return best[1], best[2], best[3]
-
-    def _baoting_gain(self, view: SeatView, live: int, fan: int) -> float:
-        """Expected gain (fan) of declaring 報聽 (R21 +6 per payment, R25-R27)."""
-        if live < self.BAOTING_MIN_LIVE:
-            return -1.0
-        p_win = live / (live + self.BAOTING_K)
-        # Winning: +6 from each payer (three on a self-draw, the usual way for a frozen hand).
-        gain = p_win * 6.0 * 2.5
-        # Losing: +6 on what we pay -- a self-draw by another (1/3 of a loss each way), and
-        # feeding with the frozen hand's automatic discards (R26, and R27: any 平胡 may win).
-        gain -= (1.0 - p_win) * (6.0 * 0.7 + 1.0)
-        return gain
-
-    # ------------------------------------------------------------------ other discards
-
-    def _discard(
-        self,
-        view: SeatView,
-        counts: list[int],
-        melds: tuple[Meld, ...],
-        evaluator: HandEvaluator,
-        after: dict[int, int],
-        lowest: int,
-        unseen: Sequence[int],
-    ) -> int:
-        """Efficiency steered by pattern values (R17, R20) and, when far from ready late in
-        the hand, away from tiles an allowed win could be made on."""
-        n_melds = len(melds)
-        tie_break = self.PATTERN_TIE_WEIGHT > 0 and view.wall_remaining >= self.PATTERN_FADE_WALL
-        flush_suit = self._flush_suit(counts, melds)
-        defending = lowest >= self.DEFENCE_SHANTEN and view.wall_remaining <= self.DEFENCE_WALL
-        # A step of shanten may be bought by a flush (清一色 6 fan) or by safety, never else.
-        slack = 1 if (defending or flush_suit is not None) else 0
-        lives: dict[int, int] = {}
-        for tile in sorted(after):
-            if after[tile] <= lowest + slack:
-                lives[tile] = evaluator.useful_after_discard(tile, unseen)[1]
-        # A slower hand has more tiles that speed it up: that live count is no merit.
-        cap = max(live for tile, live in lives.items() if after[tile] == lowest)
-        best: tuple[float, int] | None = None
-        for tile, live in lives.items():
-            shanten = after[tile]
-            if shanten > lowest:
-                live = min(live, cap)
-            effective = float(shanten)
-            if tie_break:
-                counts[tile] -= 1
-                tt = toitoi_shanten(counts, n_melds)
-                qd = qidui_shanten(counts, n_melds)
-                ladder = (tt + min(tt, qd)) / 2 if qd < UNREACHABLE else tt
-                counts[tile] += 1
-                effective += self.PATTERN_TIE_WEIGHT * ladder / self.SHANTEN_WEIGHT
-            score = -self.SHANTEN_WEIGHT * effective + self.LIVE_WEIGHT * live
-            if flush_suit is not None and tile // 9 != flush_suit:
-                score += self.FLUSH_BONUS
-            if defending:
-                score -= self.DEFENCE_WEIGHT * self._danger(view, tile, unseen)
-            if best is None or score > best[0]:
-                best = (score, tile)
-        assert best is not None
-        return best[1]
-
-    def _flush_suit(self, counts: Sequence[int], melds: tuple[Meld, ...]) -> int | None:
-        """The suit to build a 清一色 in, when one suit holds most of the hand (R20)."""
-        per_suit = [sum(counts[s * 9 : s * 9 + 9]) for s in range(3)]
-        meld_suits = {meld.tile // 9 for meld in melds}
-        for meld in melds:
-            per_suit[meld.tile // 9] += 3
-        suit = max(range(3), key=lambda s: per_suit[s])
-        if per_suit[suit] >= self.FLUSH_THRESHOLD and meld_suits <= {suit}:
-            return suit
-        return None
-
-    # ------------------------------------------------------------------ defence
-
-    def _danger(self, view: SeatView, tile: int, unseen: Sequence[int]) -> float:
-        """A rough chance that discarding ``tile`` is won on, weighted by R17 permission."""
-        if unseen[tile] == 0 and view.hand.count(tile) == 0:
-            return 0.0
-        total = 0.0
-        progress = 1.0 - view.wall_remaining / FULL_WALL
-        for other in view.opponents():  # R53: a seat that has won claims nothing
-            threat = self._threat(view, other, progress)
-            if threat == 0.0:
-                continue
-            river = view.rivers[other]
-            if view.baoting[other] and tile in river[1:]:
-                continue  # R26: a frozen hand's discards after its 報聽 discard are not waits
-            likely = 0.08 * (1.0 + 0.25 * min(unseen[tile], 3))
-            if tile in river:
-                likely *= 0.5  # discarded before: less likely kept for a wait
-            total += threat * likely
-        return total
-
-    @staticmethod
-    def _threat(view: SeatView, other: int, progress: float) -> float:
-        """How likely ``other`` is ready and allowed to win on a discard (R17, R27)."""
-        melds = view.melds[other]
-        pattern_signal = len(melds) >= 2 and all(
-            m.kind is MeldKind.PONG or m.kind.is_kong for m in melds
+        threats: list[Threat],
+        table: Table,
+        income: float,
+    ) -> float:
+        """Value after a kong: the hand with a bean (R15, R17) and the replacement draw (R7),
+        the bean's ``income`` kept unless the hand ends not ready at the draw (黃豆, R14), less
+        槓上炮 (R21, R28): the forced discard may be won, and then the income goes too."""
+        with_bean = replace(
+            self._table(view, unseen, threats, extra_rounds=1),
+            has_bean=True,
+            bean_income=table.bean_income + income,
         )
-        suits = {m.tile // 9 for m in melds if m.tile is not None}
-        flush_signal = len(melds) >= 2 and len(suits) == 1
-        allowed = view.has_bean[other] or pattern_signal or flush_signal or view.baoting[view.seat]
-        if view.baoting[other]:
-            # Ready for sure; a frozen 平胡 (the common case) may still not win on our
-            # discard unless we declared 報聽 ourselves (R17, R27).
-            return 1.0 if view.baoting[view.seat] else 0.35
-        if not allowed:
-            return 0.0
-        return min(1.0, 0.15 + 0.2 * len(melds) + 0.6 * progress)
+        outcome = self._hand_value(with_bean, counts, melds, unseen, {})
+        # the income is counted in bean_income, returned only in the not-ready draw branch
+        value = outcome.value + income
+        held = [t for t in range(27) if counts[t]]
+        if held:
+            forced = min(self._feed_cost(view, t, threats, unseen, 0.0) for t in held)
+            value -= forced * (1.0 + income)
+        return value
 
     # ------------------------------------------------------------------ claims
 
@@ -374,35 +622,52 @@ class StrongBot(EfficientBot):
         seat, tile = view.seat, view.claim_tile
         assert tile is not None
         legal = view.legal
+        can_kong = Action(seat, ActionKind.KONG) in legal
+        can_pong = Action(seat, ActionKind.PONG) in legal
+        if not (can_kong or can_pong):
+            return Action(seat, ActionKind.PASS)
         counts = to_counts(view.hand)
         now = HandEvaluator(counts).shanten()
-        n_melds = len(view.own_melds)
-        if Action(seat, ActionKind.KONG) in legal:
-            counts[tile] -= 3
-            after_kong = HandEvaluator(counts).shanten()
-            unseen = unseen_counts(view.visible_counts())
-            forced = self._forced_danger(view, counts, unseen)
-            counts[tile] += 3
-            if self._kong_value(view, 1.0, after_kong, now, forced) > 0:
-                return Action(seat, ActionKind.KONG)
-        if Action(seat, ActionKind.PONG) in legal:
+        if self.HYBRID and now > self.EV_SHANTEN:
+            return super()._claim(view)
+        unseen = unseen_counts(view.visible_counts())
+        melds = _own_melds(view)
+        threats = self._threats(view, unseen)
+        table = self._table(view, unseen, threats)
+        memo: dict[tuple[int, ...], ReadyRates] = {}
+        best_value = self._hand_value(table, counts, melds, unseen, memo).value
+        choice = Action(seat, ActionKind.PASS)
+        if can_pong:
             counts[tile] -= 2
+            ponged = (*melds, Meld(MeldKind.PONG, tile))
             options = HandEvaluator(counts).discard_shanten()
-            best = min(options.values())
-            toitoi_after = UNREACHABLE
-            for discard in options:
+            lowest = min(options.values())
+            pong_value = -math.inf
+            for discard in sorted(options):
+                if options[discard] > lowest + 1:
+                    continue
                 counts[discard] -= 1
-                toitoi_after = min(toitoi_after, toitoi_shanten(counts, n_melds + 1))
+                value = self._hand_value(table, counts, ponged, unseen, memo, lowest).value
                 counts[discard] += 1
+                value -= self._feed_cost(view, discard, threats, unseen, value)
+                pong_value = max(pong_value, value)
             counts[tile] += 2
-            if best <= now:  # pongs that do not slow the hand: a free draw
-                return Action(seat, ActionKind.PONG)
-            # 對對胡 (R20, 3 fan, wins on discards without beans, R17): a pung-heavy hand.
-            if (
-                toitoi_after < toitoi_shanten(counts, n_melds)
-                and toitoi_after <= best + self.TOITOI_PONG_LEAD
-                and best <= now + self.TOITOI_PONG_SLACK
-                and view.wall_remaining >= self.PATTERN_FADE_WALL
-            ):
-                return Action(seat, ActionKind.PONG)
-        return Action(seat, ActionKind.PASS)
+            # a pong that does not slow the hand is a free draw (the efficient bot's rule)
+            free = self.PONG_FREE and lowest <= now
+            if pong_value > best_value or free:
+                best_value, choice = max(pong_value, best_value), Action(seat, ActionKind.PONG)
+        if can_kong:
+            counts[tile] -= 3
+            konged = (*melds, Meld(MeldKind.DIRECT_KONG, tile))
+            value = self._kong_ev(view, counts, konged, unseen, threats, table, 1.0)
+            counts[tile] += 3
+            if value > best_value:
+                choice = Action(seat, ActionKind.KONG)
+        return choice
+
+
+def _synthetic_ready(table: Table, fan: int, live: int) -> ReadyRates:
+    """Rates of a ready hand with ``live`` winning tiles of one kind scoring ``fan``."""
+    unseen = [0] * 27
+    unseen[0] = live
+    return ready_rates(table, ((0, fan),), unseen)
