@@ -68,6 +68,19 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     return factory(seed)
 
 
+def resolve_bot(name_or_level: str) -> str:
+    """The bot called ``name_or_level``, or the bot behind that difficulty level: players and
+    clients choose "expert", tools and logs name "strong"; both are accepted wherever a bot is
+    chosen. Raises ValueError naming the known bots and levels."""
+    name = DIFFICULTIES.get(name_or_level, name_or_level)
+    if name not in _FACTORIES:
+        raise ValueError(
+            f"unknown bot {name_or_level!r}; known bots: {', '.join(BOT_NAMES)}; "
+            f"levels: {', '.join(DIFFICULTIES)}"
+        )
+    return name
+
+
 def bot_for_difficulty(key: str, seed: int = 0) -> Bot:
     """The bot behind difficulty ``key`` (``easy``/``normal``/``hard``/``expert``).
 

@@ -6,6 +6,7 @@ import contextlib
 import secrets
 import shutil
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
 
@@ -16,15 +17,22 @@ from rich.text import Text
 from duyun.cli.common import check_writable_dir, cut, fail
 
 
-def _parse_bots(text: str, known: tuple[str, ...]) -> tuple[str, str, str]:
+def _parse_bots(
+    text: str, known: tuple[str, ...], levels: Mapping[str, str]
+) -> tuple[str, str, str]:
+    """Bot names or difficulty levels (easy/normal/hard/expert), one for all or one per seat."""
     names = [name.strip().lower() for name in text.split(",") if name.strip()]
     if len(names) == 1:
         names *= 3
     if len(names) != 3:
         fail(f"--bots needs one name or three comma-separated names, got {cut(text)}")
+    names = [levels.get(name, name) for name in names]
     for name in names:
         if name not in known:
-            fail(f"--bots: unknown bot {cut(name)}; known bots: {', '.join(known)}")
+            fail(
+                f"--bots: unknown bot {cut(name)}; known bots: {', '.join(known)}, "
+                f"or a level: {', '.join(levels)}"
+            )
     return names[0], names[1], names[2]
 
 
@@ -32,7 +40,10 @@ def play_command(
     bots: Annotated[
         str,
         typer.Option(
-            "--bots", help="Bots of the three other seats (in seat order), or one name for all"
+            "--bots",
+            help="Bots of the three other seats (in seat order), or one for all: random, "
+            "efficient, heuristic, strong, or a level easy/normal/hard/expert "
+            "(簡單/普通/困難/大師)",
         ),
     ] = "strong,strong,strong",
     hands: Annotated[int, typer.Option("--hands", min=1, help="Hands in the match")] = 8,
@@ -73,13 +84,13 @@ def play_command(
 ) -> None:
     """Play a match in the terminal against bots; the replay is written after every hand."""
     # Imported here so that `duyun --help` and the other commands start without the bots.
-    from duyun.bots import BOT_NAMES, make_bot
+    from duyun.bots import BOT_NAMES, DIFFICULTIES, make_bot
     from duyun.rules import RuleSet
     from duyun.tui.session import PlayOptions, Session
 
     check_writable_dir(replay_dir, "--replay-dir")
     options = PlayOptions(
-        bots=_parse_bots(bots, BOT_NAMES),
+        bots=_parse_bots(bots, BOT_NAMES, DIFFICULTIES),
         hands=hands,
         seed=secrets.randbelow(1 << 31) if seed is None else seed,
         stake=stake,

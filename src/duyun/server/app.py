@@ -24,7 +24,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
-from duyun.bots import BOT_NAMES
+from duyun.bots import DIFFICULTY_LEVELS, resolve_bot
 from duyun.rules import RuleSet
 from duyun.server import protocol
 from duyun.server.config import ServerConfig
@@ -335,6 +335,14 @@ def create_app(
     async def reactions() -> list[dict[str, str]]:
         return [{"id": key, "text": text} for key, text in protocol.REACTIONS]
 
+    @app.get("/api/bots")
+    async def bots() -> list[dict[str, str]]:
+        """The difficulty levels a table can seat (issue 11), weakest first."""
+        return [
+            {"level": level.key, "bot": level.bot, "label": level.label, "label_zh": level.label_zh}
+            for level in DIFFICULTY_LEVELS
+        ]
+
     @app.post("/api/tables", status_code=201)
     async def create_table(body: CreateTable, request: Request) -> dict[str, Any]:
         account = await current_account(request)
@@ -342,11 +350,10 @@ def create_app(
             rules = RuleSet.from_mapping(body.rules)
         except (ValueError, TypeError) as error:
             raise ApiError(400, "bad_request", f"rules: {error}") from None
-        bot = body.bot or config.default_bot
-        if bot not in BOT_NAMES:
-            raise ApiError(
-                400, "bad_request", f"bot: unknown bot {bot!r}; known: {', '.join(BOT_NAMES)}"
-            )
+        try:  # a bot name or a difficulty level (easy/normal/hard/expert)
+            bot = resolve_bot(body.bot or config.default_bot)
+        except ValueError as error:
+            raise ApiError(400, "bad_request", f"bot: {error}") from None
         table = manager().create_private(
             account,
             stake=body.stake,

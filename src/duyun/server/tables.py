@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from duyun.bots import BOT_NAMES, Bot, make_bot
+from duyun.bots import Bot, make_bot, resolve_bot
 from duyun.engine import (
     Action,
     ActionKind,
@@ -627,11 +627,10 @@ class Table:
         self._require_host(client)
         if not self.options.bots_allowed:
             raise ProtocolError("wrong_state", "this table does not allow bots")
-        name = message.bot or self.options.bot
-        if name not in BOT_NAMES:
-            raise ProtocolError(
-                "unknown_bot", f"unknown bot {name!r}; known: {', '.join(BOT_NAMES)}"
-            )
+        try:  # a bot name or a difficulty level (easy/normal/hard/expert)
+            name = resolve_bot(message.bot or self.options.bot)
+        except ValueError as error:
+            raise ProtocolError("unknown_bot", str(error)) from None
         if self.seats[message.seat] is not None:
             raise ProtocolError("wrong_state", f"seat {message.seat} is taken")
         self.seats[message.seat] = self._bot_seat(name)

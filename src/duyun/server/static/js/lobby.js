@@ -13,7 +13,8 @@ const RULE_OPTIONS = [
   ["dihu_on_discard", false],
   ["bloody_battle", false],
 ];
-const BOTS = ["strong", "efficient", "random"];
+// difficulty levels, strongest first (GET /api/bots): the server seats the bot behind each
+const BOT_LEVELS = ["expert", "hard", "normal", "easy"];
 
 /** Keep what the user typed across re-renders: inputs are identified by id. */
 function keepForm(root, draw) {
@@ -87,7 +88,7 @@ function privateTables() {
     ([key, def]) =>
       `<label class="check"><input type="checkbox" id="opt-${key}" data-rule="${key}" ${def ? "checked" : ""}>${t(`opt_${key}`)}</label>`,
   ).join("");
-  const bots = BOTS.map((b) => `<option value="${b}">${b}</option>`).join("");
+  const bots = BOT_LEVELS.map((b) => `<option value="${b}">${t(`level_${b}`)}</option>`).join("");
   return `<section class="card" id="private-card">
       <h2>${t("private_table")}</h2>
       <div class="private-forms">
