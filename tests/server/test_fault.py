@@ -71,6 +71,30 @@ def _wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path) -> None
     raise AssertionError("server not healthy within 60 s")
 
 
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def _assert_settled(database_url: str, hand_id: int, received: list[dict[str, Any]]) -> None:
+    """No coin created or lost (balances equal the ledger, zero-sum), no match left live, and
+    the finished hand's stored log begins with exactly what the seat was sent before the kill."""
+    store = Store.open(database_url)
+    try:
+        audit = store.audit()
+        assert audit.ok, audit
+        assert store.live_matches() == []
+        stored = store.hand_log(hand_id)
+        assert stored.status == "finished"
+        assert events_for(stored.events, 0)[: len(received)] == received
+    finally:
+        store.close()
+
+
 @pytest.mark.parametrize("moment", ["turn", "claim_window"])
 def test_sigkill_mid_hand_then_restart_resumes_the_hand(
     database_url: str, tmp_path: Path, ws_client: Any, play: Any, moment: str
@@ -154,21 +178,8 @@ def test_sigkill_mid_hand_then_restart_resumes_the_hand(
         me = httpx.get(f"{url}/api/me", headers={"Authorization": f"Bearer {token}"}).json()
         assert me["balance"] == 1000 + end["coins"][0]
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-    store = Store.open(database_url)
-    try:
-        audit = store.audit()
-        assert audit.ok, audit
-        assert store.live_matches() == []
-        hand = store.hand_log(hand_end["hand_id"])
-        assert hand.status == "finished" and events_for(hand.events, 0)[: len(received)] == received
-    finally:
-        store.close()
+        _stop(process)
+    _assert_settled(database_url, hand_end["hand_id"], received)
 
 
 def test_sigkill_after_a_win_in_a_bloody_room_resumes_with_the_winner_out_of_play(
@@ -255,19 +266,5 @@ def test_sigkill_after_a_win_in_a_bloody_room_resumes_with_the_winner_out_of_pla
         assert end["reason"] == "completed" and end["hands_played"] == hands
         assert sum(end["coins"]) == 0
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-    store = Store.open(database_url)
-    try:
-        audit = store.audit()
-        assert audit.ok, audit
-        assert store.live_matches() == []
-        stored = store.hand_log(hand_id)
-        assert stored.status == "finished"
-        assert events_for(stored.events, 0)[: len(received)] == received
-    finally:
-        store.close()
+        _stop(process)
+    _assert_settled(database_url, hand_id, received)
