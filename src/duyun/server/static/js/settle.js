@@ -121,6 +121,8 @@ export function renderSettlement(app, top = "") {
   else if (end.result === "win") title = end.win_kind === "self_draw" ? t("self_draw") : end.win_kind === "rob_kong" ? t("rob_kong") : t("win");
   else if (end.result === "draw") title = t("exhaustive_draw");
   else title = `${t("escape")} · ${esc(who[end.loser] ?? "")}`;
+  // a 血戰 hand says so whatever ended it: a draw without any winner, or an escape (R53)
+  if (bloody && end.result !== "win") title = `${t("bloody")} · ${title}`;
   const wins = winEvents(end, app).map((w, i) => winBox(w, end, who, bloody ? i + 1 : 0)).join("");
   const ready = app.hand?.ready;
   const hands = (end.hands ?? [])
