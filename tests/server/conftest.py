@@ -333,3 +333,25 @@ async def autoplay(
 @pytest.fixture
 def play() -> Callable[..., Any]:
     return autoplay
+
+
+#: (monotonic time, receiving account id or None, message) for every message the server sent
+SentMessages = list[tuple[float, int | None, dict[str, Any]]]
+
+
+@pytest.fixture
+def sent_messages(monkeypatch: pytest.MonkeyPatch) -> SentMessages:
+    """Every message the server sends any connection, with its time and recipient: the leak
+    checks compare what each seat received with the seat's redaction of the stored log."""
+    from duyun.server import app as server_app
+
+    sent: SentMessages = []
+    original = server_app.Connection.send_text
+
+    def recording(self: Any, text: str) -> None:
+        account = self.account.id if self.account is not None else None
+        sent.append((time.monotonic(), account, json.loads(text)))
+        original(self, text)
+
+    monkeypatch.setattr(server_app.Connection, "send_text", recording)
+    return sent

@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
-import time
 from typing import Any
 
 import pytest
 
 from duyun.engine import events_for, redact_event
 from duyun.rules import RuleSet
-from duyun.server import app as server_app
 from duyun.server.config import DEFAULT_ROOMS, ConfigError, Room, config_from_mapping
 from duyun.server.protocol import fold_view
 
@@ -282,21 +279,15 @@ LEAK_WINDOW = 0.06
 
 
 def test_leak_scan_over_whole_bloody_matches_r53(
-    live_server: Any, ws_client: Any, play: Any, monkeypatch: pytest.MonkeyPatch
+    live_server: Any,
+    ws_client: Any,
+    play: Any,
+    sent_messages: list[tuple[float, int | None, dict[str, Any]]],
 ) -> None:
     """Issue 9 §4 in a 血戰 room: every message sent to a seat, over whole matches with wins
     that do not end the hand, is exactly the seat's redaction of the stored log; snapshots fold
     to the view; and after every discard the next batch waits one full claim window whether
     or not anyone could claim (winners are never asked, so that must not show either)."""
-    sent: list[tuple[float, int | None, dict[str, Any]]] = []
-    original = server_app.Connection.send_text
-
-    def recording(self: Any, text: str) -> None:
-        account = self.account.id if self.account is not None else None
-        sent.append((time.monotonic(), account, json.loads(text)))
-        original(self, text)
-
-    monkeypatch.setattr(server_app.Connection, "send_text", recording)
     server = live_server(claim_window=LEAK_WINDOW, turn_timer=30.0)
     sessions = [server.guest() for _ in range(2)]
     created = server.http.post(
@@ -333,7 +324,9 @@ def test_leak_scan_over_whole_bloody_matches_r53(
         log = list(server.store.hand_log(hand_id).events)
         wins += sum(e["type"] == "win" for e in log)
         for account, seat in seat_of.items():
-            mine = [(t, m) for t, a, m in sent if a == account and m.get("hand_id") == hand_id]
+            mine = [
+                (t, m) for t, a, m in sent_messages if a == account and m.get("hand_id") == hand_id
+            ]
             assert {m["type"] for _, m in mine} <= {"snapshot", "events", "prompt", "hand_end"}
             received: list[dict[str, Any]] = []
             for _, message in mine:

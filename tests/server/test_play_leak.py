@@ -11,31 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
-import time
 from typing import Any
 
-import pytest
-
 from duyun.engine import events_for, redact_event
-from duyun.server import app as server_app
 from duyun.server.protocol import fold_view
 
 WINDOW = 0.06
 
 
 def test_no_seat_learns_more_than_events_for_allows(
-    live_server: Any, ws_client: Any, play: Any, monkeypatch: pytest.MonkeyPatch
+    live_server: Any,
+    ws_client: Any,
+    play: Any,
+    sent_messages: list[tuple[float, int | None, dict[str, Any]]],
 ) -> None:
-    sent: list[tuple[float, int | None, dict[str, Any]]] = []
-    original = server_app.Connection.send_text
-
-    def recording(self: Any, text: str) -> None:
-        account = self.account.id if self.account is not None else None
-        sent.append((time.monotonic(), account, json.loads(text)))
-        original(self, text)
-
-    monkeypatch.setattr(server_app.Connection, "send_text", recording)
     server = live_server(claim_window=WINDOW, turn_timer=30.0)
     sessions = [server.guest() for _ in range(4)]
     created = server.http.post(
@@ -68,7 +57,9 @@ def test_no_seat_learns_more_than_events_for_allows(
         hand_id = result["hand_id"]
         log = list(server.store.hand_log(hand_id).events)
         for account, seat in seat_of.items():
-            mine = [(t, m) for t, a, m in sent if a == account and m.get("hand_id") == hand_id]
+            mine = [
+                (t, m) for t, a, m in sent_messages if a == account and m.get("hand_id") == hand_id
+            ]
             kinds = {m["type"] for _, m in mine}
             assert kinds <= {"snapshot", "events", "prompt", "hand_end"}, kinds
             received: list[dict[str, Any]] = []
