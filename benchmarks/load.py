@@ -46,6 +46,8 @@ class Stats:
     matches: int = 0
     messages: int = 0
     late: int = 0
+    #: how late the load generator's own event loop woke up (s): its share of any round trip
+    loop_lags: list[float] = field(default_factory=list)
     #: server CPU seconds when play began (after the accounts and tables were made)
     cpu_at_play: float = 0.0
     play_started: float = 0.0
@@ -210,11 +212,22 @@ async def _run(
                 )
             )
             await joined.wait()  # join in seat order, so seat 0 is the table's host
+    monitor = asyncio.create_task(_watch_loop(stats, stop_at))
     results = await asyncio.gather(*tasks, return_exceptions=True)
+    monitor.cancel()
     for result in results:
         if isinstance(result, BaseException):
             stats.errors.append(f"client failed: {result!r}")
     return stats
+
+
+async def _watch_loop(stats: Stats, stop_at: float, period: float = 0.01) -> None:
+    """Sleep ``period`` again and again and record how much later than asked each wake-up came:
+    a message that reached this process waits about that long before a client reads it."""
+    while time.monotonic() < stop_at:
+        asked = time.monotonic() + period
+        await asyncio.sleep(period)
+        stats.loop_lags.append(max(0.0, time.monotonic() - asked))
 
 
 def _cpu_seconds(process: subprocess.Popen[bytes] | None) -> float:
@@ -261,7 +274,9 @@ def main(argv: list[str] | None = None) -> int:
             process, url = _start_server(args, Path(tmp))
         try:
             started = time.monotonic()
+            client_cpu = time.process_time()
             stats = asyncio.run(_run(args, url, process))
+            client_cpu = time.process_time() - client_cpu
             elapsed = time.monotonic() - started
             played = time.monotonic() - stats.play_started
             server_cpu = _cpu_seconds(process) - stats.cpu_at_play
@@ -295,6 +310,13 @@ def main(argv: list[str] | None = None) -> int:
             f"({100 * server_cpu / played:.0f}% of one core), "
             f"{1000 * server_cpu / decisions:.2f} ms per decision; machine load "
             f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        )
+    if stats.loop_lags:
+        lags = stats.loop_lags
+        print(
+            f"  load generator: CPU {client_cpu:.1f} s ({100 * client_cpu / elapsed:.0f}% of one "
+            f"core), event-loop lag p50 {1000 * statistics.median(lags):.1f} ms, p99 "
+            f"{1000 * _percentile(lags, 0.99):.1f} ms (a round trip includes this lag)"
         )
     print(f"  claim answers after their window closed (too_late): {stats.late}")
     print(f"  errors: {len(stats.errors)}")

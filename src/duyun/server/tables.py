@@ -44,6 +44,7 @@ from duyun.server import protocol
 from duyun.server.config import Room, ServerConfig
 from duyun.server.protocol import ProtocolError, error_message
 from duyun.server.store import Account, LiveMatch, MatchSpec, SeatSpec, Store
+from duyun.server.writer import EventWriter
 from duyun.tiles import tile_to_str
 
 log = logging.getLogger("duyun.server")
@@ -787,7 +788,7 @@ class Table:
         assert game is not None and self.hand_id is not None
         if self.stored < len(game.events):
             batch = game.events[self.stored :]
-            await self._db(self.store.append_events, self.hand_id, self.stored, list(batch))
+            await self.manager.writer.append(self.hand_id, self.stored, list(batch))
             self.stored += len(batch)
 
     def _release(self, stop: int) -> None:
@@ -1237,6 +1238,11 @@ class TableManager:
     by_match: dict[int, Table] = field(default_factory=dict)
     seated: dict[int, Table] = field(default_factory=dict)
     connections: dict[int, Client] = field(default_factory=dict)
+    #: every table's events go to the database through this one group-committing writer
+    writer: EventWriter = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.writer = EventWriter(self.store)
 
     def new_code(self) -> str:
         while True:
