@@ -268,3 +268,89 @@ def test_sigkill_after_a_win_in_a_bloody_room_resumes_with_the_winner_out_of_pla
     finally:
         _stop(process)
     _assert_settled(database_url, hand_id, received)
+
+
+def test_a_seat_that_escaped_stays_in_tuoguan_after_a_restart(
+    database_url: str, tmp_path: Path, ws_client: Any, play: Any
+) -> None:
+    """R45 and issue 9 §4/§6: a player who escaped is played by the 托管 bot to the end of the
+    match. The restarted server must know it: it neither waits for that player again nor,
+    when they stay away past the grace period, charges them a second escape."""
+    config = tmp_path / "server.toml"
+    config.write_text(SERVER_CONFIG.format(claim_window=0.02), encoding="utf-8")
+    log = tmp_path / "server.log"
+    port = _free_port()
+    url, ws_url = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/ws"
+    process = _start(database_url, config, port, log)
+    try:
+        _wait_healthy(url, process, log)
+        ann_token = httpx.post(f"{url}/api/guest").json()["token"]
+        bob_token = httpx.post(f"{url}/api/guest").json()["token"]
+        created = httpx.post(
+            f"{url}/api/tables",
+            json={"hands": 2, "bot": "random"},
+            headers={"Authorization": f"Bearer {ann_token}"},
+        ).json()
+
+        async def bob_escapes_then_kill() -> int:
+            ann = await ws_client.connect(ws_url, ann_token, name="ann")
+            bob = await ws_client.connect(ws_url, bob_token, name="bob")
+            await ann.send(type="join", code=created["code"])
+            await bob.send(type="join", code=created["code"])
+            for seat in (2, 3):
+                await ann.send(type="add_bot", seat=seat)
+            await ann.send(type="ready")
+            await bob.send(type="ready")
+            first = await ann.expect("snapshot")
+            await bob.expect("snapshot")
+            await bob.send(type="leave")  # during a hand: an escape at once (R45)
+            hand_end = await play(ann, 3, until="hand_end")
+            assert hand_end["result"] == "escape" and hand_end["hand_id"] == first["hand_id"]
+            second = await ann.expect("snapshot", lambda m: m["hand_id"] != first["hand_id"])
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+            return int(second["hand_id"])
+
+        second_hand = asyncio.run(bob_escapes_then_kill())
+        # a short grace after the restart (ann is back well within it): a seat wrongly
+        # waiting for bob would let its turns run out and then charge him a second escape
+        config.write_text(
+            SERVER_CONFIG.format(claim_window=0.02).replace(
+                "reconnect_grace = 60.0", "reconnect_grace = 5.0"
+            ),
+            encoding="utf-8",
+        )
+        process = _start(database_url, config, port, log)
+        _wait_healthy(url, process, log)
+
+        async def after_restart() -> dict[str, Any]:
+            ann = await ws_client.connect(ws_url, ann_token, name="ann-after")
+            table = await ann.expect("table")
+            snapshot = await ann.expect("snapshot")
+            assert snapshot["hand_id"] == second_hand
+            bob_seat = table["table"]["seats"][1]
+            assert bob_seat["tuoguan"] is True and bob_seat["connected"] is False
+            if snapshot["prompt"] is not None:
+                legal = snapshot["prompt"]["legal"]
+                move = next(a for a in legal if a["action"] in ("hu", "discard", "pass"))
+                await ann.send(type="act", **move)
+            end = await play(ann, 4, until="match_end")
+            await ann.close()
+            return end
+
+        end = asyncio.run(after_restart())
+        assert end["reason"] == "completed" and end["hands_played"] == 2
+        # bob is free to sit elsewhere: the restarted server did not seat him at this table
+        bob_me = httpx.get(f"{url}/api/me", headers={"Authorization": f"Bearer {bob_token}"})
+        assert bob_me.status_code == 200
+    finally:
+        _stop(process)
+    store = Store.open(database_url)
+    try:
+        assert store.audit().ok
+        log_of_second = store.hand_log(second_hand)
+        assert log_of_second.status == "finished"
+        assert not any(e["type"] == "escape" for e in log_of_second.events)
+        assert log_of_second.result is not None and log_of_second.result["result"] != "escape"
+    finally:
+        store.close()

@@ -17,6 +17,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import create_engine, inspect, text
@@ -82,7 +83,8 @@ def test_migrations_from_empty_create_schema_matching_models(
             assert {t.name for t in Base.metadata.sorted_tables} <= tables
             assert "alembic_version" in tables
             head = connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
-            assert head == "0001"
+            assert head == ScriptDirectory.from_config(alembic_config()).get_current_head()
+            assert head == "0002"  # the newest script is the one that ran
             # the models and the migrations describe the same schema
             diff = compare_metadata(MigrationContext.configure(connection), Base.metadata)
             assert diff == []
@@ -414,6 +416,23 @@ def test_sqlite_writers_of_one_process_never_wait_in_the_busy_handler(tmp_path: 
             assert [e["n"] for e in store.hand_log(hand).events] == list(range(40))
     finally:
         store.close()
+
+
+def test_forced_tuoguan_is_stored_per_seat_and_read_back_in_the_spec(store: Store) -> None:
+    a = store.create_guest()
+    match = store.create_match(spec([None, a.id, None, None]))
+    assert [s.forced_tuoguan for s in store.match_spec(match).seats] == [False] * 4
+    store.mark_forced_tuoguan(match, 1)
+    assert [s.forced_tuoguan for s in store.match_spec(match).seats] == [False, True, False, False]
+    with pytest.raises(StoreError, match="not a player's seat"):
+        store.mark_forced_tuoguan(match, 0)  # a bot seat
+    with pytest.raises(StoreError, match="seat must be"):
+        store.mark_forced_tuoguan(match, 4)
+    with pytest.raises(NotFoundError):
+        store.mark_forced_tuoguan(4242, 1)
+    store.finish_match(match, "completed")
+    with pytest.raises(ConflictError, match="over"):
+        store.mark_forced_tuoguan(match, 1)
 
 
 def test_update_seats_only_before_first_hand(store: Store) -> None:

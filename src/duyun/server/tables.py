@@ -540,9 +540,14 @@ class Table:
         """R45: a seat quits or its reconnect grace runs out while a hand is on."""
         seat = self.seats[index]
         assert seat is not None
+        newly_forced = not seat.forced_tuoguan
         seat.forced_tuoguan = True
         seat.tuoguan = True
         self._cancel_timer(f"grace:{index}")
+        if newly_forced and self.match_id is not None and seat.account_id is not None:
+            # stored before the escape itself: a restart in between resumes the hand with the
+            # seat played by its bot (no penalty charged) rather than waiting for the player
+            await self._db(self.store.mark_forced_tuoguan, self.match_id, index)
         game = self.round
         if self.status != "playing" or game is None or game.is_over:
             return
@@ -1173,7 +1178,11 @@ class Table:
                 bot_name=seat_spec.bot or self.options.bot,
                 account_id=account.id,
                 balance=account.balance,
+                tuoguan=seat_spec.forced_tuoguan,
+                forced_tuoguan=seat_spec.forced_tuoguan,
             )
+            if seat_spec.forced_tuoguan:
+                continue  # escaped or left before the restart: its bot plays on, nobody waits
             self.manager.seated[account.id] = self
             self._set_timer(f"grace:{index}", self.config.reconnect_grace, index)
         for record in live.finished_hands:

@@ -130,10 +130,12 @@ class CoinRow:
 class SeatSpec:
     """Who sits at a seat: a human account (``account_id``) or a bot (``account_id`` None,
     paying and paid through the house). ``bot`` names the bot kind for bot seats and the 托管
-    bot for humans (informational)."""
+    bot for humans (informational). ``forced_tuoguan``: the player escaped (R45) or left during
+    the match, so the 托管 bot plays the seat to its end; stored so a restart keeps it so."""
 
     account_id: int | None
     bot: str | None = None
+    forced_tuoguan: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     CheckConstraint,
     DateTime,
     Double,
@@ -23,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -128,6 +130,11 @@ class MatchSeatRow(Base):
         Integer, ForeignKey("accounts.id"), nullable=True
     )
     bot: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    #: the player escaped (R45) or left during the match: a bot plays the seat to the end, also
+    #: after a restart (migration 0002)
+    forced_tuoguan: Mapped[bool] = mapped_column(
+        Boolean, nullable=False, default=False, server_default=false()
+    )
 
 
 class HandRow(Base):

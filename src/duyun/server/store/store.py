@@ -657,6 +657,22 @@ class Store:
                     )
                 )
 
+    def mark_forced_tuoguan(self, match_id: int, seat: int) -> None:
+        """Record that a live match's human seat escaped (R45) or left: 托管 to the end. A
+        restarted server reads it back in the match's spec and neither waits for the player
+        nor charges a second escape."""
+        _check_int("seat", seat, 0)
+        if seat >= SEATS:
+            raise StoreError(f"seat must be 0-{SEATS - 1}, not {seat}")
+        with self._session() as session:
+            match = self._get_match(session, match_id)
+            if match.status not in LIVE_STATUSES:
+                raise ConflictError(f"match {match_id} is over")
+            row = session.get(MatchSeatRow, (match_id, seat))
+            if row is None or row.account_id is None:
+                raise StoreError(f"seat {seat} of match {match_id} is not a player's seat")
+            row.forced_tuoguan = True
+
     @staticmethod
     def _get_match(session: Session, match_id: int, lock: bool = False) -> MatchRow:
         _check_int("match id", match_id, 1)
@@ -1042,7 +1058,10 @@ class Store:
             room=match.room,
             stake=int(match.stake),
             hands=match.hands,
-            seats=tuple(SeatSpec(account_id=s.account_id, bot=s.bot) for s in seats),
+            seats=tuple(
+                SeatSpec(account_id=s.account_id, bot=s.bot, forced_tuoguan=s.forced_tuoguan)
+                for s in seats
+            ),
             seed=int(match.seed),
             code=match.code,
             first_dealer=match.first_dealer,
