@@ -435,6 +435,20 @@ def test_forced_tuoguan_is_stored_per_seat_and_read_back_in_the_spec(store: Stor
         store.mark_forced_tuoguan(match, 1)
 
 
+def test_balances_of_several_accounts_in_one_read(store: Store) -> None:
+    a, b = store.create_guest(), store.create_guest()
+    store.grant(a.id, 25, "test")
+    assert store.balances([b.id, a.id, a.id]) == {
+        a.id: store.account(a.id).balance,
+        b.id: store.account(b.id).balance,
+    }
+    assert store.balances([a.id])[a.id] == b.balance + 25
+    with pytest.raises(NotFoundError, match="4242"):
+        store.balances([a.id, 4242])
+    with pytest.raises(StoreError):
+        store.balances([0])
+
+
 def test_update_seats_only_before_first_hand(store: Store) -> None:
     a, b = store.create_guest(), store.create_guest()
     match = store.create_match(spec([a.id, None, None, None]))

@@ -905,7 +905,7 @@ class Table:
         )
         # R17/R25-R27: 報聽 discards after which the hand could win only by self-draw
         prompt.extra["baoting_self_draw_only"] = [
-            tile_to_str(t) for t in game.view(index).baoting_self_draw_only
+            tile_to_str(t) for t in game.baoting_self_draw_only(index)
         ]
         self.prompts[index] = prompt
         if seat.client is not None:
@@ -1105,10 +1105,13 @@ class Table:
         await self._maybe_next_hand()
 
     async def _refresh_balances(self) -> None:
-        for _, seat in self.humans():
-            if seat.account_id is not None:
-                account = await self._db(self.store.account, seat.account_id)
-                seat.balance = account.balance
+        seats = [seat for _, seat in self.humans() if seat.account_id is not None]
+        if not seats:
+            return
+        balances = await self._db(self.store.balances, [s.account_id for s in seats])
+        for seat in seats:
+            assert seat.account_id is not None
+            seat.balance = balances[seat.account_id]
 
     async def _maybe_next_hand(self) -> None:
         if self.status != "between":

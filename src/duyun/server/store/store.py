@@ -273,8 +273,13 @@ class Store:
         note: str,
         hand_id: int | None = None,
         seats: tuple[int, int] | None = None,
+        deltas: dict[int, int] | None = None,
     ) -> CoinRowModel:
-        """Write one coin row and apply it to both balances atomically (balance + delta)."""
+        """Write one coin row and apply it to both balances atomically (balance + delta).
+
+        With ``deltas`` the balance changes are added up there instead, for the caller to
+        apply with :meth:`_apply_deltas` once per account: a hand's settlement writes one
+        UPDATE per player rather than two per ledger row."""
         row = CoinRowModel(
             payer_id=payer,
             payee_id=payee,
@@ -291,14 +296,23 @@ class Store:
         )
         session.add(row)
         if coins and payer != payee:
-            for account_id, delta in ((payer, -coins), (payee, coins)):
+            pending = {} if deltas is None else deltas
+            pending[payer] = pending.get(payer, 0) - coins
+            pending[payee] = pending.get(payee, 0) + coins
+            if deltas is None:
+                self._apply_deltas(session, pending)
+        return row
+
+    @staticmethod
+    def _apply_deltas(session: Session, deltas: dict[int, int]) -> None:
+        for account_id, delta in sorted(deltas.items()):
+            if delta:
                 session.execute(
                     update(AccountRow)
                     .where(AccountRow.id == account_id)
                     .values(balance=AccountRow.balance + delta)
                     .execution_options(synchronize_session=False)
                 )
-        return row
 
     # ---------------------------------------------------------------- accounts and auth
     def _new_account(
@@ -451,6 +465,23 @@ class Store:
             if row is None:
                 raise NotFoundError(f"no account with id {account_id}")
             return _account(row)
+
+    def balances(self, account_ids: Sequence[int]) -> dict[int, int]:
+        """Balances of several accounts in one read (a table refreshes its players' after
+        every hand). :class:`NotFoundError` names the first id that does not exist."""
+        for account_id in account_ids:
+            _check_int("account id", account_id, 1)
+        wanted = sorted(set(account_ids))
+        with self._session() as session:
+            found = dict(
+                session.execute(
+                    select(AccountRow.id, AccountRow.balance).where(AccountRow.id.in_(wanted))
+                ).all()
+            )
+        missing = [i for i in wanted if i not in found]
+        if missing:
+            raise NotFoundError(f"no account with id {missing[0]}")
+        return {int(i): int(b) for i, b in found.items()}
 
     def account_by_name(self, name: str) -> Account:
         """:class:`NotFoundError` if there is no such account (names compare casefolded)."""
@@ -878,6 +909,7 @@ class Store:
             accounts = self._lock_accounts(session, [self._house, *seats])
             balances = {i: int(row.balance) for i, row in accounts.items()}
             written: list[CoinRowModel] = []
+            deltas: dict[int, int] = {}
             for payment in payments:
                 payer, payee = seats[payment.payer], seats[payment.payee]
                 requested = payment.points * int(match.stake)
@@ -898,9 +930,11 @@ class Store:
                         payment.reason,
                         hand_id=hand_id,
                         seats=(payment.payer, payment.payee),
+                        deltas=deltas,
                     )
                 )
             session.flush()
+            self._apply_deltas(session, deltas)
             self._mark_finished(session, hand, result)
             return [_coin_row(row) for row in written]
 
