@@ -22,7 +22,7 @@ SERVER_CONFIG = """
 turn_timer = 60.0
 claim_window = {claim_window}
 bot_delay = 0.005
-reconnect_grace = 60.0
+reconnect_grace = {grace}
 next_hand_wait = 0.05
 default_bot = "random"
 """
@@ -80,6 +80,44 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.kill()
 
 
+class _Server:
+    """One ``duyun serve`` subprocess on a fixed port and database, started again after a
+    SIGKILL as an operator would restart it."""
+
+    def __init__(self, database_url: str, tmp_path: Path) -> None:
+        self.database_url = database_url
+        self.config = tmp_path / "server.toml"
+        self.log = tmp_path / "server.log"
+        port = _free_port()
+        self.port = port
+        self.url, self.ws_url = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/ws"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, claim_window: float = 0.02, grace: float = 60.0) -> None:
+        text = SERVER_CONFIG.format(claim_window=claim_window, grace=grace)
+        self.config.write_text(text, encoding="utf-8")
+        self.process = _start(self.database_url, self.config, self.port, self.log)
+        _wait_healthy(self.url, self.process, self.log)
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no flush -- the hard way."""
+        assert self.process is not None
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            _stop(self.process)
+
+
+async def _answer_pending(client: Any, snapshot: dict[str, Any]) -> None:
+    """Answer the decision a resumed snapshot left pending (a win, else a discard or pass)."""
+    if snapshot["prompt"] is not None:
+        legal = snapshot["prompt"]["legal"]
+        move = next(a for a in legal if a["action"] in ("hu", "discard", "pass"))
+        await client.send(type="act", **move)
+
+
 def _assert_settled(database_url: str, hand_id: int, received: list[dict[str, Any]]) -> None:
     """No coin created or lost (balances equal the ledger, zero-sum), no match left live, and
     the finished hand's stored log begins with exactly what the seat was sent before the kill."""
@@ -101,15 +139,10 @@ def test_sigkill_mid_hand_then_restart_resumes_the_hand(
 ) -> None:
     """``turn``: killed while a player's turn is pending; ``claim_window``: killed inside the
     claim window after a discard (the engine has already gone on when nobody could claim)."""
-    config = tmp_path / "server.toml"
-    first_window = 30.0 if moment == "claim_window" else 0.02
-    config.write_text(SERVER_CONFIG.format(claim_window=first_window), encoding="utf-8")
-    log = tmp_path / "server.log"
-    port = _free_port()
-    url, ws_url = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/ws"
-    process = _start(database_url, config, port, log)
+    server = _Server(database_url, tmp_path)
+    url, ws_url = server.url, server.ws_url
     try:
-        _wait_healthy(url, process, log)
+        server.start(claim_window=30.0 if moment == "claim_window" else 0.02)
         session = httpx.post(f"{url}/api/guest").json()
         token = session["token"]
         created = httpx.post(
@@ -142,16 +175,13 @@ def test_sigkill_mid_hand_then_restart_resumes_the_hand(
             for message in ann.messages:
                 if message["type"] == "events" and message["hand_id"] == snapshot["hand_id"]:
                     received.extend(message["events"])
-            os.kill(process.pid, signal.SIGKILL)  # no shutdown, no flush: the hard way
-            process.wait(timeout=10)
+            server.kill()
             return received
 
         received = asyncio.run(before_kill())
         assert any(e["type"] == "discard" and e["seat"] == 0 for e in received)
 
-        config.write_text(SERVER_CONFIG.format(claim_window=0.02), encoding="utf-8")
-        process = _start(database_url, config, port, log)
-        _wait_healthy(url, process, log)
+        server.start()
 
         async def after_restart() -> tuple[dict[str, Any], dict[str, Any]]:
             ann = await ws_client.connect(ws_url, token, name="after")
@@ -178,7 +208,7 @@ def test_sigkill_mid_hand_then_restart_resumes_the_hand(
         me = httpx.get(f"{url}/api/me", headers={"Authorization": f"Bearer {token}"}).json()
         assert me["balance"] == 1000 + end["coins"][0]
     finally:
-        _stop(process)
+        server.stop()
     _assert_settled(database_url, hand_end["hand_id"], received)
 
 
@@ -189,15 +219,11 @@ def test_sigkill_after_a_win_in_a_bloody_room_resumes_with_the_winner_out_of_pla
     a hand that already has a winner. Killed right after the first win is announced, the
     restarted server resumes that hand with the winner still out of play (their hand open,
     never prompted) and finishes the match with every balance equal to its ledger."""
-    config = tmp_path / "server.toml"
-    config.write_text(SERVER_CONFIG.format(claim_window=0.02), encoding="utf-8")
-    log = tmp_path / "server.log"
-    port = _free_port()
-    url, ws_url = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/ws"
-    process = _start(database_url, config, port, log)
+    server = _Server(database_url, tmp_path)
+    url, ws_url = server.url, server.ws_url
     hands = 3  # a 血戰 hand without any win is rare (about 1 in 20); three make a win certain
     try:
-        _wait_healthy(url, process, log)
+        server.start()
         token = httpx.post(f"{url}/api/guest").json()["token"]
         created = httpx.post(
             f"{url}/api/tables",
@@ -233,16 +259,14 @@ def test_sigkill_after_a_win_in_a_bloody_room_resumes_with_the_winner_out_of_pla
                     received = list(seen["events"])
                 elif seen["type"] == "events" and seen["hand_id"] == hand_id:
                     received.extend(seen["events"])
-            os.kill(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+            server.kill()
             return hand_id, received
 
         hand_id, received = asyncio.run(until_first_win())
         winners = [e["seat"] for e in received if e["type"] == "win"]
         assert winners
 
-        process = _start(database_url, config, port, log)
-        _wait_healthy(url, process, log)
+        server.start()
 
         async def after_restart() -> dict[str, Any]:
             ann = await ws_client.connect(ws_url, token, name="after")
@@ -254,10 +278,7 @@ def test_sigkill_after_a_win_in_a_bloody_room_resumes_with_the_winner_out_of_pla
                 assert view["won"][seat] and view["open_hands"][seat]
             if snapshot["seat"] in winners:
                 assert snapshot["prompt"] is None  # a winner is never asked again
-            if snapshot["prompt"] is not None:
-                legal = snapshot["prompt"]["legal"]
-                move = next(a for a in legal if a["action"] in ("hu", "discard", "pass"))
-                await ann.send(type="act", **move)
+            await _answer_pending(ann, snapshot)
             end = await play(ann, 5, until="match_end")
             await ann.close()
             return end
@@ -266,7 +287,7 @@ def test_sigkill_after_a_win_in_a_bloody_room_resumes_with_the_winner_out_of_pla
         assert end["reason"] == "completed" and end["hands_played"] == hands
         assert sum(end["coins"]) == 0
     finally:
-        _stop(process)
+        server.stop()
     _assert_settled(database_url, hand_id, received)
 
 
@@ -276,14 +297,10 @@ def test_a_seat_that_escaped_stays_in_tuoguan_after_a_restart(
     """R45 and issue 9 §4/§6: a player who escaped is played by the 托管 bot to the end of the
     match. The restarted server must know it: it neither waits for that player again nor,
     when they stay away past the grace period, charges them a second escape."""
-    config = tmp_path / "server.toml"
-    config.write_text(SERVER_CONFIG.format(claim_window=0.02), encoding="utf-8")
-    log = tmp_path / "server.log"
-    port = _free_port()
-    url, ws_url = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/ws"
-    process = _start(database_url, config, port, log)
+    server = _Server(database_url, tmp_path)
+    url, ws_url = server.url, server.ws_url
     try:
-        _wait_healthy(url, process, log)
+        server.start()
         ann_token = httpx.post(f"{url}/api/guest").json()["token"]
         bob_token = httpx.post(f"{url}/api/guest").json()["token"]
         created = httpx.post(
@@ -307,21 +324,13 @@ def test_a_seat_that_escaped_stays_in_tuoguan_after_a_restart(
             hand_end = await play(ann, 3, until="hand_end")
             assert hand_end["result"] == "escape" and hand_end["hand_id"] == first["hand_id"]
             second = await ann.expect("snapshot", lambda m: m["hand_id"] != first["hand_id"])
-            os.kill(process.pid, signal.SIGKILL)
-            process.wait(timeout=10)
+            server.kill()
             return int(second["hand_id"])
 
         second_hand = asyncio.run(bob_escapes_then_kill())
         # a short grace after the restart (ann is back well within it): a seat wrongly
         # waiting for bob would let its turns run out and then charge him a second escape
-        config.write_text(
-            SERVER_CONFIG.format(claim_window=0.02).replace(
-                "reconnect_grace = 60.0", "reconnect_grace = 5.0"
-            ),
-            encoding="utf-8",
-        )
-        process = _start(database_url, config, port, log)
-        _wait_healthy(url, process, log)
+        server.start(grace=5.0)
 
         async def after_restart() -> dict[str, Any]:
             ann = await ws_client.connect(ws_url, ann_token, name="ann-after")
@@ -330,10 +339,7 @@ def test_a_seat_that_escaped_stays_in_tuoguan_after_a_restart(
             assert snapshot["hand_id"] == second_hand
             bob_seat = table["table"]["seats"][1]
             assert bob_seat["tuoguan"] is True and bob_seat["connected"] is False
-            if snapshot["prompt"] is not None:
-                legal = snapshot["prompt"]["legal"]
-                move = next(a for a in legal if a["action"] in ("hu", "discard", "pass"))
-                await ann.send(type="act", **move)
+            await _answer_pending(ann, snapshot)
             end = await play(ann, 4, until="match_end")
             await ann.close()
             return end
@@ -344,7 +350,7 @@ def test_a_seat_that_escaped_stays_in_tuoguan_after_a_restart(
         bob_me = httpx.get(f"{url}/api/me", headers={"Authorization": f"Bearer {bob_token}"})
         assert bob_me.status_code == 200
     finally:
-        _stop(process)
+        server.stop()
     store = Store.open(database_url)
     try:
         assert store.audit().ok

@@ -57,6 +57,25 @@ def spec(
     )
 
 
+def run_in_threads(work: Callable[[int], object], items: Sequence[int]) -> list[BaseException]:
+    """``work(item)`` for every item, each in a thread of its own, all at once; the errors
+    they raised (none, when the store is sound under concurrency)."""
+    errors: list[BaseException] = []
+
+    def guarded(item: int) -> None:
+        try:
+            work(item)
+        except BaseException as exc:  # collected and reported by the caller's assertion
+            errors.append(exc)
+
+    threads = [threading.Thread(target=guarded, args=(item,)) for item in items]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return errors
+
+
 MakeStore = Callable[..., Store]
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -397,21 +416,12 @@ def test_sqlite_writers_of_one_process_never_wait_in_the_busy_handler(tmp_path: 
             )
             for n in range(6)
         ]
-        failures: list[BaseException] = []
 
         def writer(hand: int) -> None:
-            try:
-                for seq in range(40):
-                    store.append_events(hand, seq, [{"type": "draw", "n": seq}])
-            except BaseException as exc:  # reported by the assertion below
-                failures.append(exc)
+            for seq in range(40):
+                store.append_events(hand, seq, [{"type": "draw", "n": seq}])
 
-        threads = [threading.Thread(target=writer, args=(hand,)) for hand in hands]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert failures == []
+        assert run_in_threads(writer, hands) == []
         for hand in hands:
             assert [e["n"] for e in store.hand_log(hand).events] == list(range(40))
     finally:
@@ -647,20 +657,11 @@ def test_concurrent_finish_hand_from_threads_loses_no_update(store: Store) -> No
         seats = [ids[i % 3], ids[(i + 1) % 3], None, ids[(i + 2) % 3]]
         match = store.create_match(spec(seats, stake=3))
         hands.append(store.start_hand(match, 0, seed=i, dealer=0, streak=0))
-    errors: list[BaseException] = []
 
     def settle(hand: int) -> None:
-        try:
-            store.finish_hand(hand, [pay(0, 1, 30), pay(2, 3, 18), pay(3, 0, 6)], {})
-        except BaseException as exc:  # pragma: no cover - reported below
-            errors.append(exc)
+        store.finish_hand(hand, [pay(0, 1, 30), pay(2, 3, 18), pay(3, 0, 6)], {})
 
-    threads = [threading.Thread(target=settle, args=(h,)) for h in hands]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    assert run_in_threads(settle, hands) == []
     # every player sat at each seat position 4 times: per round of 3 hands the nets cancel
     # except through the bot at seat 2, which paid 18 x 3 to seat 3 each hand
     total = sum(store.account(i).balance for i in ids)

@@ -670,9 +670,7 @@ class Store:
     def update_seats(self, match_id: int, seats: Sequence[SeatSpec]) -> None:
         """Replace the seats of a match that has not started a hand yet."""
         with self._session() as session:
-            match = self._get_match(session, match_id)
-            if match.status not in LIVE_STATUSES:
-                raise ConflictError(f"match {match_id} is over")
+            self._get_live_match(session, match_id)
             if session.scalar(select(HandRow.id).where(HandRow.match_id == match_id).limit(1)):
                 raise ConflictError(f"match {match_id} has started; its seats are fixed")
             self._check_seats(session, seats)
@@ -696,13 +694,19 @@ class Store:
         if seat >= SEATS:
             raise StoreError(f"seat must be 0-{SEATS - 1}, not {seat}")
         with self._session() as session:
-            match = self._get_match(session, match_id)
-            if match.status not in LIVE_STATUSES:
-                raise ConflictError(f"match {match_id} is over")
+            self._get_live_match(session, match_id)
             row = session.get(MatchSeatRow, (match_id, seat))
             if row is None or row.account_id is None:
                 raise StoreError(f"seat {seat} of match {match_id} is not a player's seat")
             row.forced_tuoguan = True
+
+    @classmethod
+    def _get_live_match(cls, session: Session, match_id: int, lock: bool = False) -> MatchRow:
+        """:meth:`_get_match`, and :class:`ConflictError` when the match is over."""
+        match = cls._get_match(session, match_id, lock)
+        if match.status not in LIVE_STATUSES:
+            raise ConflictError(f"match {match_id} is over")
+        return match
 
     @staticmethod
     def _get_match(session: Session, match_id: int, lock: bool = False) -> MatchRow:
@@ -735,9 +739,7 @@ class Store:
         _check_int("hand index", index, 0)
         try:
             with self._session() as session:
-                match = self._get_match(session, match_id, lock=True)
-                if match.status not in LIVE_STATUSES:
-                    raise ConflictError(f"match {match_id} is over")
+                match = self._get_live_match(session, match_id, lock=True)
                 if index >= match.hands:
                     raise ConflictError(f"match {match_id} has only {match.hands} hands")
                 playing = session.scalar(
