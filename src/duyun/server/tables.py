@@ -18,6 +18,7 @@ or not anyone could claim. Views are folded from the released events
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
 import logging
@@ -25,6 +26,7 @@ import random
 import secrets
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -287,7 +289,7 @@ class Table:
             await item[1]()
 
     async def _db(self, function: Callable[..., Any], *args: Any) -> Any:
-        return await asyncio.to_thread(function, *args)
+        return await self.manager.run_db(function, *args)
 
     # ------------------------------------------------------------------ state to clients
 
@@ -1252,9 +1254,26 @@ class TableManager:
     connections: dict[int, Client] = field(default_factory=dict)
     #: every table's events go to the database through this one group-committing writer
     writer: EventWriter = field(init=False)
+    #: SQLite: the tables' database calls run one after another on one thread, in the order
+    #: they were made. SQLite has one writer anyway; several threads would only take turns
+    #: on its lock in no particular order, so under load one table's move could wait behind
+    #: many later ones (and the threads would fight for the GIL). PostgreSQL: the default
+    #: pool, its row locks let transactions run side by side.
+    db_executor: ThreadPoolExecutor | None = field(init=False)
 
     def __post_init__(self) -> None:
-        self.writer = EventWriter(self.store)
+        self.db_executor = (
+            ThreadPoolExecutor(1, thread_name_prefix="duyun-db")
+            if self.store.dialect == "sqlite"
+            else None
+        )
+        self.writer = EventWriter(self.store, self.run_db)
+
+    async def run_db(self, function: Callable[..., Any], *args: Any) -> Any:
+        """``function(*args)`` (a store call) off the event loop, on the tables' database
+        thread."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.db_executor, functools.partial(function, *args))
 
     def new_code(self) -> str:
         while True:
@@ -1474,6 +1493,8 @@ class TableManager:
         tasks = [t.task for t in self.tables.values() if t.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=5)
+        if self.db_executor is not None:
+            self.db_executor.shutdown(wait=True)
 
 
 __all__ = ["Client", "Seat", "Table", "TableManager", "TableOptions", "hand_seed"]

@@ -12,16 +12,25 @@ write. A table still awaits its own events' commit before releasing them.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from duyun.server.store import Store
+
+#: runs a store call off the event loop and returns its result
+DatabaseRunner = Callable[..., Awaitable[Any]]
+
+
+async def _to_thread(function: Callable[..., Any], *args: Any) -> Any:
+    return await asyncio.to_thread(function, *args)
 
 
 class EventWriter:
     """Batches :meth:`Store.append_events` calls of all tables of this process."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, run: DatabaseRunner = _to_thread) -> None:
         self._store = store
+        self._run = run
         self._waiting: list[tuple[int, int, list[dict[str, Any]], asyncio.Future[None]]] = []
         self._task: asyncio.Task[None] | None = None
 
@@ -40,7 +49,7 @@ class EventWriter:
             appends = [(hand_id, seq, events) for hand_id, seq, events, _ in batch]
             try:
                 outcomes: list[BaseException | None] = list(
-                    await asyncio.to_thread(self._store.append_events_many, appends)
+                    await self._run(self._store.append_events_many, appends)
                 )
             except Exception as exc:  # the database is unreachable: every waiter hears it
                 outcomes = [exc] * len(batch)
