@@ -35,10 +35,19 @@ function displayTiles(st, seat) {
   return { tiles, drawn, all: drawn ? [...tiles, drawn] : tiles };
 }
 
+/** The number of the hand on the table, 1-based. Between hands the server has already
+ * counted the finished hand, so its index names the next one: the settlement still shows
+ * the hand it settles. */
+function handNumber(tb) {
+  const index = tb.hand_index ?? 0;
+  const shown = tb.status === "between" || tb.status === "ended" ? index : index + 1;
+  return Math.max(1, Math.min(shown, tb.hands ?? shown));
+}
+
 function topbar(tb, st) {
   const roomName = app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? "";
   const room = tb.kind === "room" ? roomName : `${t("private_table")} ${tb.code}`;
-  const handNo = tb.hands ? t("hand_no", { i: Math.min((tb.hand_index ?? 0) + 1, tb.hands), n: tb.hands }) : "";
+  const handNo = tb.hands ? t("hand_no", { i: handNumber(tb), n: tb.hands }) : "";
   const mine = app.seat != null ? tb.seats?.[app.seat] : null;
   const tg = !!mine?.tuoguan;
   const won = app.seat != null && st.won?.[app.seat] && st.phase !== "ended";
@@ -101,7 +110,7 @@ function compass(st, base, tb) {
     timerAt = app.lastMoveAt + Number(app.config.turn_timer) * 1000;
   }
   const left = timerAt ? Math.max(0, Math.ceil((timerAt - performance.now()) / 1000)) : null;
-  const handNo = tb.hands ? `${(tb.hand_index ?? 0) + 1}/${tb.hands}` : "";
+  const handNo = tb.hands ? `${handNumber(tb)}/${tb.hands}` : "";
   return `<div class="compass" id="compass">
       ${html}
       <div class="center">
