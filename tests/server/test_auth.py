@@ -3,6 +3,7 @@ rate limit (per name and per client address, stored so it survives a restart).""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 import pytest
@@ -247,6 +248,33 @@ def test_rate_limit_survives_restart_and_is_shared(
     second = make_store(database_url, clock=lambda: now[0], login_max_failures_per_name=2)
     with pytest.raises(RateLimitedError):
         second.login("Mei", "plum blossom")
+
+
+def test_simultaneous_wrong_logins_never_exceed_the_limit(
+    database_url: str, make_store: MakeStore
+) -> None:
+    """Each attempt counts as failed from the moment it is checked until its password proves
+    right, so attempts racing each other through the slow argon2 check all see one another."""
+    store, _ = _clocked(make_store, database_url, login_max_failures_per_name=3)
+    store.register("Mei", "plum blossom")
+    start = threading.Barrier(8)
+    outcomes: list[str] = []
+
+    def guess(n: int) -> None:
+        start.wait()
+        try:
+            store.login("Mei", f"wrong guess {n}")
+        except RateLimitedError:
+            outcomes.append("limited")
+        except AuthError:
+            outcomes.append("wrong")
+
+    threads = [threading.Thread(target=guess, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["limited"] * 5 + ["wrong"] * 3
 
 
 def test_unknown_names_are_rate_limited_too(database_url: str, make_store: MakeStore) -> None:

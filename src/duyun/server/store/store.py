@@ -82,6 +82,9 @@ LIVE_STATUSES = ("open", "playing")
 MATCH_END_REASONS = ("completed", "dissolved")
 # PostgreSQL advisory lock key that serialises concurrent `upgrade head` runs of several processes
 _MIGRATION_LOCK_KEY = 0x6475_7975_6E00  # "duyun\0"
+#: the first key of the two-key advisory locks that serialise logins per name and per address
+_LOGIN_NAME_LOCK = 0x6475_6E01
+_LOGIN_CLIENT_LOCK = 0x6475_6E02
 _MAX_SEED = 2**63 - 1
 
 
@@ -386,6 +389,15 @@ class Store:
         now = self.clock()
         window = self.config.login_window
         with self._session() as session:
+            if self._postgres:
+                # attempts on one name or from one address take turns (SQLite: the whole
+                # database does), so each sees the attempt rows of those before it
+                for namespace, value in ((_LOGIN_NAME_LOCK, key), (_LOGIN_CLIENT_LOCK, client)):
+                    if value:
+                        session.execute(
+                            text("SELECT pg_advisory_xact_lock(:namespace, hashtext(:value))"),
+                            {"namespace": namespace, "value": value},
+                        )
             session.execute(delete(LoginAttemptRow).where(LoginAttemptRow.at <= now - window))
             by_name = list(
                 session.scalars(
@@ -412,6 +424,9 @@ class Store:
                 )
             row = session.scalar(select(AccountRow).where(AccountRow.name_key == key))
             stored = row.password_hash if row is not None and row.kind == "user" else None
+            # counted as failed until the password proves right: attempts made at the same
+            # moment each see the others, so none slips past the limit while argon2 runs
+            session.add(LoginAttemptRow(name_key=key, client=client, at=now))
         # argon2 work happens outside any transaction: it is slow on purpose
         ok = self._hashing.verify(stored, password)
         rehashed = (
@@ -421,8 +436,7 @@ class Store:
         )
         with self._session() as session:
             if not ok or row is None:
-                session.add(LoginAttemptRow(name_key=key, client=client, at=now))
-                raise_after = True
+                raise_after = True  # its attempt row stays
             else:
                 session.execute(delete(LoginAttemptRow).where(LoginAttemptRow.name_key == key))
                 if rehashed is not None:  # the configured cost changed since it was hashed
