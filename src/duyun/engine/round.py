@@ -22,6 +22,7 @@ import operator
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any, SupportsIndex
 
 from duyun.analysis import is_win, shanten, waits
@@ -51,12 +52,29 @@ from duyun.scoring import PatternResult, best_pattern, max_fan
 from duyun.tiles import (
     COPIES,
     NUM_KINDS,
+    TILE_NAMES,
     TOTAL_TILES,
     Tile,
     from_counts,
     full_set,
     tile_to_str,
 )
+
+# The ``act`` event of each of the engine's own Action objects (module-level singletons that
+# live as long as the process, so their id() is a safe key), built once: a decision copies its
+# template instead of serialising the action (same dict, same key order as Action.to_json).
+_ACT_EVENTS: dict[int, dict[str, Any]] = {
+    id(action): {"type": "act", **action.to_json()}
+    for table in (DISCARD_ACTIONS, BAOTING_ACTIONS, ADDED_KONG_ACTIONS, CONCEALED_KONG_ACTIONS)
+    for seat_actions in table
+    for action in seat_actions
+}
+_ACT_EVENTS.update(
+    (id(action), {"type": "act", **action.to_json()})
+    for seat_actions in CLAIM_ACTIONS.values()
+    for action in seat_actions
+)
+_NAMES = TILE_NAMES  # tile -> notation, for tiles the engine itself holds (always 0..26)
 
 EVENT_LOG_VERSION = 2
 # Version 2 added the ``match`` link to ``start``, the ``win_refused`` event and announces
@@ -66,6 +84,11 @@ SEATS = 4
 DEALER_HAND = 14
 HAND_SIZE = 13
 LAST_TILES = 4  # R19
+# the other seats of each seat, in play order after it (R3)
+_OTHERS: tuple[tuple[int, ...], ...] = tuple(
+    tuple((seat + offset) % SEATS for offset in (1, 2, 3)) for seat in range(SEATS)
+)
+_SEAT_TUPLES: tuple[tuple[int], ...] = tuple((seat,) for seat in range(SEATS))
 
 
 @dataclass(slots=True)
@@ -440,7 +463,7 @@ class Round:
     def to_act(self) -> tuple[int, ...]:
         """Seats that have a decision to make now."""
         if self.phase is Phase.TURN:
-            return (self.current,)
+            return _SEAT_TUPLES[self.current]
         if self.phase is Phase.CLAIMS:
             assert self.claims is not None
             return tuple(s for s in self.claims.options if s not in self.claims.answers)
@@ -513,27 +536,29 @@ class Round:
     def _turn_actions(self, seat: int) -> list[Action]:
         counts = self.counts[seat]
         actions: list[Action] = []
-        held = [tile for tile, count in enumerate(counts) if count]
         if self.turn_kind is not TurnKind.PONG:
             if is_win(counts):
                 actions.append(HU_ACTIONS[seat])
-            if self.wall_remaining > 0 and not self.baoting[seat]:  # R7, R26
-                concealed = CONCEALED_KONG_ACTIONS[seat]
-                actions.extend([concealed[t] for t in held if counts[t] == 4])
-                added = ADDED_KONG_ACTIONS[seat]
-                actions.extend(
-                    [
-                        added[meld.tile]
-                        for meld in self.melds[seat]
-                        if meld.kind is MeldKind.PONG and counts[meld.tile]
-                    ]
-                )
-        discards = DISCARD_ACTIONS[seat]
-        actions.extend([discards[t] for t in held])
+            if self.back > self.front and not self.baoting[seat]:  # R7, R26
+                if 4 in counts:
+                    concealed = CONCEALED_KONG_ACTIONS[seat]
+                    actions.extend([concealed[t] for t in range(NUM_KINDS) if counts[t] == 4])
+                melds = self.melds[seat]
+                if melds:
+                    added = ADDED_KONG_ACTIONS[seat]
+                    actions.extend(
+                        [
+                            added[meld.tile]
+                            for meld in melds
+                            if meld.kind is MeldKind.PONG and counts[meld.tile]
+                        ]
+                    )
+        # the discards in tile order: compress keeps the action of each kind held
+        actions.extend(compress(DISCARD_ACTIONS[seat], counts))
         # a 14-tile hand's shanten is its best discard's: above 0 no discard leaves it ready
         if self._may_declare_baoting(seat) and shanten(counts) <= 0:
             declarations = BAOTING_ACTIONS[seat]
-            for tile in held:
+            for tile in list(compress(range(NUM_KINDS), counts)):
                 counts[tile] -= 1
                 ready = bool(self._ready_waits_for(seat, counts))
                 counts[tile] += 1
@@ -602,24 +627,42 @@ class Round:
 
         The returned events are copies; ``self.events`` is the log itself.
         """
-        if not isinstance(action, Action):
+        # the caller gets copies: editing them must not rewrite the log
+        return [copy_event(event) for event in self.apply_logged(action)]
+
+    def apply_logged(self, action: Action) -> list[dict[str, Any]]:
+        """:meth:`apply` without the copies: the events returned are the log's own objects
+        (``self.events[-len(result):]``) and must not be edited.
+
+        For drivers that only read the events, or none at all (the RL environment follows the
+        log itself): copying a decision's three or so events is a measurable part of a step.
+        """
+        if type(action) is not Action and not isinstance(action, Action):
             raise TypeError(
                 f"apply() takes an Action (e.g. Action.parse('0 discard 5p')), not "
                 f"{type(action).__name__}"
             )
-        if action not in self.legal_actions(action.seat):
-            raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
-        events: list[dict[str, Any]] = [{"type": "act", **action.to_json()}]
+        seat = action.seat
+        # the engine's own action objects (the drivers hand them back) match by identity; a
+        # scan by identity first spares the dataclass __eq__ on every earlier legal action
+        for offered in self.legal_actions(seat)._actions:
+            if offered is action:
+                break
+        else:
+            if action not in self.legal_actions(seat):
+                raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
+        template = _ACT_EVENTS.get(id(action))
+        act = template.copy() if template is not None else {"type": "act", **action.to_json()}
+        events: list[dict[str, Any]] = [act]
         self._turn_legal = None
         self._self_draw_only = None
-        self.refused_wins[action.seat] = None
+        self.refused_wins[seat] = None
         if self.phase is Phase.CLAIMS:
             self._answer_claim(action, events)
         else:
             self._turn_action(action, events)
         self.events.extend(events)
-        # the caller gets copies: editing them must not rewrite the log
-        return [copy_event(event) for event in events]
+        return events
 
     def _why_illegal(self, action: Action) -> str:
         seat = action.seat
@@ -714,7 +757,7 @@ class Round:
             {
                 "type": "draw",
                 "seat": seat,
-                "tile": tile_to_str(tile),
+                "tile": _NAMES[tile],
                 "replacement": replacement,
                 "last_four": last_four,
             }
@@ -741,7 +784,7 @@ class Round:
         gang_shang_pao = self.kong_income is not None and self.turn_kind is TurnKind.REPLACEMENT
         if declare:
             self.baoting[seat] = True  # R25
-            events.append({"type": "baoting", "seat": seat, "tile": tile_to_str(tile)})
+            events.append({"type": "baoting", "seat": seat, "tile": _NAMES[tile]})
         counts[tile] -= 1
         self._invalidate(seat)
         self.rivers[seat].append(tile)
@@ -752,7 +795,7 @@ class Round:
             {
                 "type": "discard",
                 "seat": seat,
-                "tile": tile_to_str(tile),
+                "tile": _NAMES[tile],
                 "baoting": declare,
                 "auto": auto,
             }
@@ -839,6 +882,31 @@ class Round:
         gang_shang_pao: bool,
         events: list[dict[str, Any]],
     ) -> None:
+        # The common case first: no other seat in the hand can win on the tile or pong it.
+        # The test is the one of the full loop below (a win check of the seat's hand with the
+        # tile added, two copies held), without building anything; when it fails the full
+        # loop decides (and writes any refusal events) exactly as before.
+        counts = self.counts
+        won = self.won
+        for seat in _OTHERS[from_seat]:
+            if won[seat]:
+                continue
+            hand = counts[seat]
+            held = hand[tile]
+            if held >= 2:
+                break
+            hand[tile] = held + 1
+            complete = is_win(hand)
+            hand[tile] = held
+            if complete:
+                break
+        else:
+            self.claims = None
+            if source is ClaimSource.DISCARD:
+                self._draw_or_exhaust(self._next_in_hand(from_seat), events)
+            else:
+                self._complete_added_kong(from_seat, tile, events)
+            return
         options: dict[int, tuple[ActionKind, ...]] = {}
         forced: list[int] = []
         for offset in (1, 2, 3):
@@ -977,7 +1045,7 @@ class Round:
             {
                 "type": "pong",
                 "seat": seat,
-                "tile": tile_to_str(window.tile),
+                "tile": _NAMES[window.tile],
                 "from": window.from_seat,
             }
         )
@@ -1008,7 +1076,7 @@ class Round:
                 "type": "kong",
                 "seat": seat,
                 "kind": "direct_kong",
-                "tile": tile_to_str(window.tile),
+                "tile": _NAMES[window.tile],
                 "from": window.from_seat,
             }
         )
@@ -1021,7 +1089,7 @@ class Round:
         self._drop_last_four_marks(seat, tile)
         self.melds[seat].append(Meld(MeldKind.CONCEALED_KONG, tile))
         events.append(
-            {"type": "kong", "seat": seat, "kind": "concealed_kong", "tile": tile_to_str(tile)}
+            {"type": "kong", "seat": seat, "kind": "concealed_kong", "tile": _NAMES[tile]}
         )
         self._bean(seat, self._payers(seat), 2, "暗槓 金豆", events)
         self._after_kong(seat, events)
@@ -1040,9 +1108,7 @@ class Round:
         index = next(i for i, m in enumerate(melds) if m.kind is MeldKind.PONG and m.tile == tile)
         melds[index] = Meld(MeldKind.ADDED_KONG, tile)
         self.claims = None
-        events.append(
-            {"type": "kong", "seat": seat, "kind": "added_kong", "tile": tile_to_str(tile)}
-        )
+        events.append({"type": "kong", "seat": seat, "kind": "added_kong", "tile": _NAMES[tile]})
         self._bean(seat, self._payers(seat), 1, "面下槓 銀豆", events)
         self._after_kong(seat, events)
 
@@ -1056,7 +1122,7 @@ class Round:
 
     def _next_in_hand(self, seat: int) -> int:
         """The next seat after ``seat`` in play order that is still in the hand (R8, R53)."""
-        for other in self._others(seat):
+        for other in _OTHERS[seat]:
             if not self.won[other]:
                 return other
         raise AssertionError("nobody is left in the hand")  # pragma: no cover - R53 ends it
