@@ -23,6 +23,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import compress
+from operator import mul
 from typing import Any, SupportsIndex
 
 from duyun.analysis import is_win, shanten, waits
@@ -127,6 +128,13 @@ class MatchLink:
         return {"id": self.match_id, "hand": self.hand, "hands": self.hands}
 
 
+def _tile_names(tiles: Sequence[Tile]) -> list[str]:
+    """``[tile_to_str(t) for t in tiles]``: one C-level map when every tile is in range."""
+    if tiles and min(tiles) >= 0 and max(tiles) < NUM_KINDS:
+        return list(map(TILE_NAMES.__getitem__, tiles))
+    return [tile_to_str(t) for t in tiles]
+
+
 @dataclass(frozen=True, slots=True)
 class Setup:
     """A starting position: hands (with melds), rivers, 報聽 flags and the wall order.
@@ -151,11 +159,11 @@ class Setup:
             "dealer": self.dealer,
             "streak": self.streak,
             "hands": [str(hand) if hand.concealed or hand.melds else "" for hand in self.hands],
-            "discards": [[tile_to_str(t) for t in river] for river in self.discards],
+            "discards": [_tile_names(river) for river in self.discards],
             "baoting": list(self.baoting),
             "turn": self.dealer if self.turn is None else self.turn,
             "drawn": self.drawn,
-            "wall": [tile_to_str(t) for t in self.wall],
+            "wall": _tile_names(self.wall),
             "seed": self.seed,
             "match": None if self.match is None else self.match.to_json(),
         }
@@ -216,8 +224,7 @@ def deal_setup(
     if match is not None and not isinstance(match, MatchLink):
         raise TypeError(f"match must be a MatchLink or None, not {type(match).__name__}")
     if wall_order is None:
-        order = full_set()
-        random.Random(seed).shuffle(order)
+        order = _shuffled_set(seed)
     else:
         if isinstance(wall_order, (str, bytes)) or not isinstance(wall_order, Sequence):
             raise TypeError("wall_order must be a sequence of 108 tile numbers 0..26")
@@ -241,6 +248,41 @@ def deal_setup(
     )
 
 
+_FULL_SET = tuple(full_set())
+# random.Random.shuffle's steps for 108 tiles: (position, bound, bits) as its randbelow draws
+_SHUFFLE_STEPS = tuple((i, i + 1, (i + 1).bit_length()) for i in reversed(range(1, TOTAL_TILES)))
+
+
+def _shuffle_inline(seed: int | None) -> list[Tile]:
+    """``random.Random(seed).shuffle(full_set())``, unrolled: the same draws of
+    ``getrandbits`` in the same order (``_randbelow_with_getrandbits``), so the same walls,
+    without two method calls per tile (a fifth of a deal's time)."""
+    order = list(_FULL_SET)
+    getrandbits = random.Random(seed).getrandbits
+    for i, bound, bits in _SHUFFLE_STEPS:
+        j = getrandbits(bits)
+        while j >= bound:
+            j = getrandbits(bits)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+def _shuffle_reference(seed: int | None) -> list[Tile]:
+    order = full_set()
+    random.Random(seed).shuffle(order)
+    return order
+
+
+def _same_shuffle() -> bool:
+    """Whether this Python's shuffle draws as :func:`_shuffle_inline` does (checked once)."""
+    return all(_shuffle_inline(seed) == _shuffle_reference(seed) for seed in (0, 1, 2**40 + 7))
+
+
+# Seeded walls must stay what they were (logs store seeds, tests replay them): the unrolled
+# shuffle is used only where it reproduces random.shuffle exactly.
+_shuffled_set = _shuffle_inline if _same_shuffle() else _shuffle_reference
+
+
 def _setup_seat(value: object, what: str) -> int:
     try:
         return as_seat(value, what)
@@ -256,6 +298,18 @@ def _setup_streak(value: object) -> int:
     if value < 0:
         raise SetupError(f"streak {value} must not be negative")
     return value
+
+
+def _concealed_text(counts: Sequence[int]) -> str:
+    """The notation of a count vector, as ``format_counts`` writes it (``'11m234p'``): each
+    suit's ranks repeated by their counts (C-level ``str * int``), then its letter."""
+    m = "".join(map(mul, _RANKS, counts[0:9]))
+    p = "".join(map(mul, _RANKS, counts[9:18]))
+    s = "".join(map(mul, _RANKS, counts[18:27]))
+    return (m + "m" if m else "") + (p + "p" if p else "") + (s + "s" if s else "")
+
+
+_RANKS = "123456789"
 
 
 class Round:
@@ -471,6 +525,16 @@ class Round:
 
     def hand_of(self, seat: int) -> Hand:
         return Hand(tuple(from_counts(self.counts[seat])), tuple(self.melds[seat]))
+
+    def _hand_text(self, seat: int) -> str:
+        """``str(self.hand_of(seat))`` without building the Hand (events name hands)."""
+        concealed = _concealed_text(self.counts[seat])
+        melds = self.melds[seat]
+        if not melds:
+            return concealed
+        parts = [concealed] if concealed else []
+        parts.extend(map(str, melds))
+        return " ".join(parts)
 
     def held_counts(self, seat: int) -> list[int]:
         """Concealed and melded tiles of a seat (R11's four-copies exclusion)."""
@@ -1168,7 +1232,7 @@ class Round:
                 "fan": pattern.fan,
                 "extras": ["槓上花"] if gang_shang_hua else [],
                 "auto": auto,
-                "hand": str(self.hand_of(seat)),
+                "hand": self._hand_text(seat),
             }
         )
         rows = settlement.self_draw_rows(
@@ -1193,7 +1257,7 @@ class Round:
             pattern = self._win_allowed_on(seat, tile, window.source, payer)
             assert pattern is not None
             self.counts[seat][tile] += 1
-            hand_text = str(self.hand_of(seat))
+            hand_text = self._hand_text(seat)
             self.counts[seat][tile] -= 1
             events.append(
                 {
@@ -1403,7 +1467,7 @@ class Round:
             "totals": list(totals),
             "next_dealer": next_dealer,
             "next_streak": next_streak,
-            "hands": [str(self.hand_of(s)) for s in range(SEATS)],
+            "hands": [self._hand_text(s) for s in range(SEATS)],
         }
         if self.bloody:  # the normal room's events stay as they were (old logs replay)
             end["wins"] = [win.to_json() for win in self.wins]
