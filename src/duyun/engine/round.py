@@ -91,6 +91,12 @@ _OTHERS: tuple[tuple[int, ...], ...] = tuple(
     tuple((seat + offset) % SEATS for offset in (1, 2, 3)) for seat in range(SEATS)
 )
 _SEAT_TUPLES: tuple[tuple[int], ...] = tuple((seat,) for seat in range(SEATS))
+# enum members as module constants: the hot path reads them without a class lookup
+_PHASE_TURN = Phase.TURN
+_PHASE_CLAIMS = Phase.CLAIMS
+_DISCARD_KIND = ActionKind.DISCARD
+_DRAW_TURN = TurnKind.DRAW
+_FROM_DISCARD = ClaimSource.DISCARD
 
 
 @dataclass(slots=True)
@@ -600,7 +606,7 @@ class Round:
         """Every action ``seat`` may take now; empty when it has no choice to make."""
         if type(seat) is not int or not 0 <= seat < SEATS:
             seat = as_seat(seat)
-        if self.phase is Phase.TURN and seat == self.current:
+        if self.phase is _PHASE_TURN and seat == self.current:
             # a driver lists the actions and apply() checks them again: compute them once
             # per position (any change of state goes through apply/escape, which clear this)
             cached = self._turn_legal
@@ -743,8 +749,10 @@ class Round:
         self._turn_legal = None
         self._self_draw_only = None
         self.refused_wins[seat] = None
-        if self.phase is Phase.CLAIMS:
+        if self.phase is _PHASE_CLAIMS:
             self._answer_claim(action, events)
+        elif action.kind is _DISCARD_KIND:  # most decisions: straight to the discard
+            self._discard(seat, action.tile, False, False, events)  # type: ignore[arg-type]
         else:
             self._turn_action(action, events)
         self.events.extend(events)
@@ -813,7 +821,8 @@ class Round:
         self._draw(seat, replacement=False, events=events)
 
     def _draw(self, seat: int, *, replacement: bool, events: list[dict[str, Any]]) -> None:
-        last_four = self.wall_remaining <= LAST_TILES  # R19: the drawn tile included
+        # the hot path of every hand: small helpers are inlined (same steps, same order)
+        last_four = self.back - self.front <= LAST_TILES  # R19: the drawn tile included
         if replacement:
             self.back -= 1
             tile = self.wall[self.back]
@@ -823,8 +832,8 @@ class Round:
         self.counts[seat][tile] += 1
         if last_four:
             self.last_four_marks[seat][tile] += 1
-        self._invalidate(seat)
-        self.phase = Phase.TURN
+        self._waits_cache[seat] = None
+        self.phase = _PHASE_TURN
         self.current = seat
         self.claims = None
         self.drawn_tile = tile
@@ -835,10 +844,11 @@ class Round:
             self.turn_kind = TurnKind.REPLACEMENT
             self.dihu_draw = False
         else:
-            self.turn_kind = TurnKind.DRAW
+            self.turn_kind = _DRAW_TURN
             self.kong_income = None
-            self.dihu_draw = self.awaiting_first_draw[seat] and not self.any_meld_made
-            self.awaiting_first_draw[seat] = False
+            awaiting = self.awaiting_first_draw
+            self.dihu_draw = awaiting[seat] and not self.any_meld_made
+            awaiting[seat] = False
         events.append(
             {
                 "type": "draw",
@@ -848,7 +858,9 @@ class Round:
                 "last_four": last_four,
             }
         )
-        self._after_turn_start(seat, events)
+        # a drawn turn has forced moves only for a 報聽 seat or a last-four tile (R19, R26)
+        if last_four or self.baoting[seat]:
+            self._after_turn_start(seat, events)
 
     def _after_turn_start(self, seat: int, events: list[dict[str, Any]]) -> None:
         """Forced moves at the start of a turn: R19 last-four wins, R26 報聽 wins and discards."""
@@ -866,13 +878,16 @@ class Round:
         self, seat: int, tile: Tile, declare: bool, auto: bool, events: list[dict[str, Any]]
     ) -> None:
         counts = self.counts[seat]
-        last_four = self._take_last_four_mark(seat, tile)
+        marks = self.last_four_marks[seat]  # R19, as _take_last_four_mark (inlined)
+        last_four = marks[tile] > 0
+        if last_four:
+            marks[tile] -= 1
         gang_shang_pao = self.kong_income is not None and self.turn_kind is TurnKind.REPLACEMENT
         if declare:
             self.baoting[seat] = True  # R25
             events.append({"type": "baoting", "seat": seat, "tile": _NAMES[tile]})
         counts[tile] -= 1
-        self._invalidate(seat)
+        self._waits_cache[seat] = None
         self.rivers[seat].append(tile)
         self.discard_count[seat] += 1
         self.discard_made = True
@@ -988,8 +1003,14 @@ class Round:
                 break
         else:
             self.claims = None
-            if source is ClaimSource.DISCARD:
-                self._draw_or_exhaust(self._next_in_hand(from_seat), events)
+            if source is _FROM_DISCARD:
+                nxt = _OTHERS[from_seat][0]
+                if won[nxt]:
+                    nxt = self._next_in_hand(from_seat)
+                if self.back == self.front:
+                    self._settle_exhaustive_draw(events)
+                else:
+                    self._draw(nxt, replacement=False, events=events)
             else:
                 self._complete_added_kong(from_seat, tile, events)
             return

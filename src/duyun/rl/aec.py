@@ -26,7 +26,15 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from duyun.engine import Action, HandResult, IllegalActionError, Round, SeatView, new_round
+from duyun.engine import (
+    Action,
+    HandResult,
+    IllegalActionError,
+    Phase,
+    Round,
+    SeatView,
+    new_round,
+)
 from duyun.rl.actions import (
     NUM_ACTIONS,
     PASS,
@@ -47,6 +55,8 @@ AGENTS: Final[tuple[str, ...]] = tuple(f"player_{seat}" for seat in range(SEATS)
 REWARD_TIMINGS: Final = ("end", "payments")
 ILLEGAL_ACTION_MODES: Final = ("raise", "penalize")
 RESET_OPTIONS: Final = ("dealer", "streak", "wall_order")
+_TURN: Final = Phase.TURN
+_ENDED: Final = Phase.ENDED
 
 Observation = dict[str, npt.NDArray[Any]]
 
@@ -293,7 +303,9 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         ``encode_view(self.seat_view(agent), ...)`` at every step, at a fraction of the cost.
         """
         seat = self.agent_name_mapping[agent]
-        game = self.game
+        game = self._game
+        if game is None:
+            game = self.game  # raises: reset() first
         encoder = self._encoder
         if encoder is None or encoder.game is not game:
             encoder = self._encoder = TableEncoder(game)
@@ -303,6 +315,20 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
             ),
             "action_mask": action_mask(game.legal_actions(seat)),
         }
+
+    def last(
+        self, observe: bool = True
+    ) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``: the selected agent's observation, cumulative reward,
+        termination, truncation and info (the same values, one attribute lookup each)."""
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def legal_indices(self, agent: str) -> list[int]:
         """The action indices ``agent`` may take now, ascending (empty when not asked)."""
@@ -315,7 +341,9 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
+        game = self._game
+        if game is None:
+            game = self.game  # raises: reset() first
         seat = self.agent_name_mapping[agent]
         # the hot path is a plain int in range; anything else is checked and converted
         plain = type(action) is int and 0 <= action < NUM_ACTIONS
@@ -343,8 +371,13 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
             chosen = engine_action(fallback, seat)
             penalty = self.illegal_penalty
         self._cumulative_rewards[agent] = 0.0
-        self.infos[agent] = {"illegal_action": True} if penalty else {}
-        events = game.apply(chosen)
+        if penalty:
+            self.infos[agent] = {"illegal_action": True}
+        elif self.infos[agent]:
+            self.infos[agent] = {}
+        # the log's own events, uncopied: they are only read here (and by the encoder, which
+        # follows the log itself)
+        events = game.apply_logged(chosen)
         rewards: dict[str, float] | None = None  # None: nobody is rewarded on this step
         if self.reward_timing == "payments":
             for event in events:
@@ -360,7 +393,10 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
             if rewards is None:
                 rewards = dict.fromkeys(AGENTS, 0.0)
             rewards[agent] -= penalty
-        if game.is_over:
+        phase = game.phase
+        if phase is _TURN:
+            self.agent_selection = AGENTS[game.current]
+        elif phase is _ENDED:
             if rewards is None:
                 rewards = dict.fromkeys(AGENTS, 0.0)
             self._end_hand(rewards)
