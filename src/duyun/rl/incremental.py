@@ -1,11 +1,11 @@
 """Observations kept up to date step by step, instead of re-encoding a whole view each time.
 
 :func:`~duyun.rl.observation.encode_view` builds a seat's observation from its
-:class:`~duyun.engine.SeatView`: correct by construction, but it rebuilds the 4,616 numbers and
+:class:`~duyun.engine.SeatView`: correct by construction, but it rebuilds the 4,620 numbers and
 the view itself on every decision, and most of them do not change between two decisions.
 :class:`TableEncoder` keeps one vector per seat for the whole hand and brings it up to date:
 
-* The large blocks (``melds``, ``rivers``, ``river_counts``: 4,492 of the 4,616 numbers) change
+* The large blocks (``melds``, ``rivers``, ``river_counts``: 4,492 of the 4,620 numbers) change
   only through public events — a discard sets one river slot, a pong or direct kong takes the
   discard back out of its owner's river and fills one meld slot, an added kong changes one
   meld's kind, a won discard leaves the river. They are written from the hand's event log as
@@ -13,9 +13,9 @@ the view itself on every decision, and most of them do not change between two de
   written into its owner's vector only.
 * The small blocks are rewritten at each :meth:`TableEncoder.observation` from what the table
   shows everyone (phase, whose turn, the tile under claim, wall count, concealed tile counts,
-  報聽 flags, beans, dealer, streak, points) and from the seat's **own** concealed tiles and
-  drawn tile. Nothing of another seat's concealed tiles is read but their number, and nothing
-  of the wall but its length.
+  報聽 flags, beans, 血戰 winners, dealer, streak, points) and from the seat's **own**
+  concealed tiles and drawn tile. Nothing of another seat's concealed tiles is read but their
+  number, and nothing of the wall but its length.
 
 The result equals ``encode_view(game.view(seat), ...)`` at every step: tests check that on
 every decision of many hands, and the counterfactual no-leak tests run against this path.
@@ -82,6 +82,7 @@ _CURRENT_AT: Final = OFFSETS["current"]
 _SEAT_AT: Final = OFFSETS["seat"]
 _MATCH_AT: Final = OFFSETS["match_points"]
 _HANDS_LEFT_AT: Final = OFFSETS["hands_left"]
+_WON_AT: Final = OFFSETS["won"]
 _PHASE_INDEX: Final = {Phase.TURN: 0, Phase.CLAIMS: 1, Phase.ENDED: 2}
 # enum members as module constants: reading one off its class costs a descriptor call
 _TURN: Final = Phase.TURN
@@ -126,6 +127,7 @@ class _Written:
         "points",
         "sizes",
         "wall",
+        "won",
     )
 
     def __init__(self) -> None:
@@ -135,6 +137,7 @@ class _Written:
         self.sizes: tuple[int, ...] = (0,) * SEATS
         self.baoting: list[bool] = [False] * SEATS  # absolute seat order, as the round has it
         self.bean: list[bool] = [False] * SEATS
+        self.won: list[bool] = [False] * SEATS  # R53, absolute seat order
         self.points: list[int] = [0] * SEATS
         self.match: list[int] = [0] * SEATS
         self.wall = 0
@@ -339,6 +342,8 @@ class TableEncoder:
             written.baoting = _write_seats(view, _BAOTING_AT, order, game.baoting)
         if game.has_bean != written.bean:
             written.bean = _write_seats(view, _BEAN_AT, order, game.has_bean)
+        if game.won != written.won:  # R53: public, every winner leaves play
+            written.won = _write_seats(view, _WON_AT, order, game.won)
         if self._points != written.points:
             written.points = _write_seats(view, _POINTS_AT, order, self._points)
         if match_points != written.match:
