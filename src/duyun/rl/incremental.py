@@ -332,8 +332,7 @@ class TableEncoder:
                 view[_DRAWN_AT + drawn] = 1
             written.drawn = drawn
         # other seats' concealed tiles: only how many there are
-        every = game.counts
-        sizes = (sum(every[0]), sum(every[1]), sum(every[2]), sum(every[3]))
+        sizes = tuple(map(sum, game.counts))
         if sizes != written.sizes:
             for position, owner in enumerate(order):
                 view[_SIZES_AT + position] = sizes[owner]
@@ -351,7 +350,7 @@ class TableEncoder:
         if hands_left != written.hands_left:
             view[_HANDS_LEFT_AT] = hands_left
             written.hands_left = hands_left
-        wall = game.wall_remaining
+        wall = game.back - game.front  # Round.wall_remaining, without the property call
         if wall != written.wall:
             view[_WALL_AT] = wall
             written.wall = wall
