@@ -27,6 +27,7 @@ drives the engine): :meth:`TableEncoder.sync` catches up with whatever was logge
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -84,6 +85,16 @@ _MATCH_AT: Final = OFFSETS["match_points"]
 _HANDS_LEFT_AT: Final = OFFSETS["hands_left"]
 _WON_AT: Final = OFFSETS["won"]
 _PHASE_INDEX: Final = {Phase.TURN: 0, Phase.CLAIMS: 1, Phase.ENDED: 2}
+# the own hand (27 counts) and the run concealed sizes, 報聽, beans, wall count (13 numbers,
+# contiguous in the layout) are written as float32 by one struct call each
+_FLOAT: Final = np.dtype(np.float32).itemsize
+_PACK_HAND: Final = struct.Struct(f"={NUM_KINDS}f").pack_into
+_HAND_BYTES: Final = _HAND * _FLOAT
+_PACK_TABLE: Final = struct.Struct(f"={3 * SEATS + 1}f").pack_into
+_TABLE_BYTES: Final = _SIZES_AT * _FLOAT
+if not (_BAOTING_AT == _SIZES_AT + SEATS and _BEAN_AT == _BAOTING_AT + SEATS
+        and _WALL_AT == _BEAN_AT + SEATS):  # fmt: skip  # pragma: no cover - layout changed
+    raise AssertionError("concealed_sizes, baoting, has_bean, wall_remaining must be contiguous")
 # enum members as module constants: reading one off its class costs a descriptor call
 _TURN: Final = Phase.TURN
 _ROB: Final = ClaimSource.ADDED_KONG
@@ -317,10 +328,9 @@ class TableEncoder:
         # own concealed tiles: the observing seat's own, never another's
         counts = game.counts[seat]
         if counts != written.hand:
-            old = written.hand
-            for tile in range(NUM_KINDS):
-                if counts[tile] != old[tile]:
-                    view[_HAND + tile] = counts[tile]
+            # all 27 counts in one C-level write (as float32): cheaper than finding the
+            # one or two that changed since the seat's last observation
+            _PACK_HAND(view, _HAND_BYTES, *counts)
             written.hand = counts.copy()
         phase = game.phase
         current = game.current
@@ -332,15 +342,30 @@ class TableEncoder:
                 view[_DRAWN_AT + drawn] = 1
             written.drawn = drawn
         # other seats' concealed tiles: only how many there are
+        # other seats' concealed tiles: only how many there are; with 報聽, beans and the
+        # wall count they make one run of 13 numbers, written at once when any changed
         sizes = tuple(map(sum, game.counts))
-        if sizes != written.sizes:
-            for position, owner in enumerate(order):
-                view[_SIZES_AT + position] = sizes[owner]
+        wall = game.back - game.front  # Round.wall_remaining, without the property call
+        baoting = game.baoting
+        bean = game.has_bean
+        if (
+            sizes != written.sizes
+            or baoting != written.baoting
+            or bean != written.bean
+            or wall != written.wall
+        ):
+            a, b, c, d = order
+            _PACK_TABLE(
+                view, _TABLE_BYTES,
+                sizes[a], sizes[b], sizes[c], sizes[d],
+                baoting[a], baoting[b], baoting[c], baoting[d],
+                bean[a], bean[b], bean[c], bean[d],
+                wall,
+            )  # fmt: skip
             written.sizes = sizes
-        if game.baoting != written.baoting:
-            written.baoting = _write_seats(view, _BAOTING_AT, order, game.baoting)
-        if game.has_bean != written.bean:
-            written.bean = _write_seats(view, _BEAN_AT, order, game.has_bean)
+            written.baoting = baoting.copy()
+            written.bean = bean.copy()
+            written.wall = wall
         if game.won != written.won:  # R53: public, every winner leaves play
             written.won = _write_seats(view, _WON_AT, order, game.won)
         if self._points != written.points:
@@ -350,10 +375,6 @@ class TableEncoder:
         if hands_left != written.hands_left:
             view[_HANDS_LEFT_AT] = hands_left
             written.hands_left = hands_left
-        wall = game.back - game.front  # Round.wall_remaining, without the property call
-        if wall != written.wall:
-            view[_WALL_AT] = wall
-            written.wall = wall
         claims = game.claims
         claim = (
             None if claims is None else (claims.tile, rel[claims.from_seat], claims.source is _ROB)
