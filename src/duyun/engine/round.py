@@ -324,6 +324,26 @@ def _may_be_ready_after_discard(counts: Sequence[int]) -> bool:
     )
 
 
+def _waits(counts: Sequence[int], held: Sequence[int]) -> list[Tile]:
+    """:func:`duyun.analysis.waits`, answering [] at once for hands that cannot be ready.
+
+    A wait completes the hand by adding one tile to one suit, so the other two suits are
+    complete as they are (sets with at most one pair, or all pairs for seven pairs, R10): a
+    3k+1 hand with fewer than two such suits has no wait. Most hands at an exhaustive draw
+    (查大叫, R30) are like that, and their suit shapes often miss the lazily filled wait
+    tables; this spares them. Other hands (and bad sizes, which waits() reports) go on to
+    waits() itself, so the result is the same.
+    """
+    complete = (
+        (tuple(counts[0:9]) in WIN_CODES)
+        + (tuple(counts[9:18]) in WIN_CODES)
+        + (tuple(counts[18:27]) in WIN_CODES)
+    )
+    if complete < 2 and sum(counts) % 3 == 1:
+        return []
+    return waits(counts, held)
+
+
 def _concealed_text(counts: Sequence[int]) -> str:
     """The notation of a count vector, as ``format_counts`` writes it (``'11m234p'``): each
     suit's ranks repeated by their counts (C-level ``str * int``), then its letter."""
@@ -571,7 +591,7 @@ class Round:
         """Waits of a seat holding 3k+1 tiles, cached until its hand changes."""
         cached = self._waits_cache[seat]
         if cached is None:
-            cached = waits(self.counts[seat], self.held_counts(seat))
+            cached = _waits(self.counts[seat], self.held_counts(seat))
             self._waits_cache[seat] = cached
         return cached
 
@@ -580,7 +600,7 @@ class Round:
         held = list(counts)
         for meld in self.melds[seat]:
             held[meld.tile] += meld.kind.size
-        found = waits(counts, held)
+        found = _waits(counts, held)
         if self.rules.dead_waits_count or not found:
             return found
         visible = held
