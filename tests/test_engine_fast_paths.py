@@ -14,12 +14,11 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from duyun.analysis import is_win, waits
+from duyun.analysis import waits
 from duyun.engine import new_round
 from duyun.engine.round import (
     _concealed_text,
     _may_be_ready_after_discard,
-    _open_suits,
     _shuffle_inline,
     _shuffle_reference,
     _tile_names,
@@ -111,26 +110,6 @@ def test_waits_prefilter_never_drops_a_wait(pieces: list[tuple[str, int]], extra
         counts[tile] -= 1
         size -= 1
     assert _waits(counts, counts) == waits(counts, counts)
-
-
-@settings(max_examples=300)
-@given(_pieces, st.integers(0, NUM_KINDS - 1))
-def test_open_suits_include_every_winning_tile(pieces: list[tuple[str, int]], extra: int) -> None:
-    """R10, R16: the claim window skips the win check only for tiles that cannot complete
-    the hand (the suit filter of _open_claims)."""
-    counts = _counts_of([*_hand_from(pieces), extra])
-    size = sum(counts)
-    while size % 3 != 1:
-        tile = max(range(NUM_KINDS), key=lambda t: counts[t])
-        counts[tile] -= 1
-        size -= 1
-    suits = _open_suits(counts)
-    for tile in range(NUM_KINDS):
-        if counts[tile] < 4:
-            counts[tile] += 1
-            if is_win(counts):
-                assert suits[tile // 9], (counts, tile)
-            counts[tile] -= 1
 
 
 @settings(max_examples=300)

@@ -324,29 +324,6 @@ def _may_be_ready_after_discard(counts: Sequence[int]) -> bool:
     )
 
 
-_NO_SUIT = (False, False, False)
-_ANY_SUIT = (True, True, True)
-
-
-def _open_suits(counts: Sequence[int]) -> tuple[bool, bool, bool]:
-    """For each suit, whether one more tile of it could complete ``counts`` (a 3k+1 hand).
-
-    The tile changes one suit only, so the two others must already be complete as they are
-    (a win-code shape, R10): with two or more incomplete suits no tile completes the hand,
-    with one only a tile of that suit can. A filter before the claim window's win checks;
-    the win check itself still decides.
-    """
-    first = tuple(counts[0:9]) in WIN_CODES
-    second = tuple(counts[9:18]) in WIN_CODES
-    third = tuple(counts[18:27]) in WIN_CODES
-    incomplete = 3 - first - second - third
-    if incomplete >= 2:
-        return _NO_SUIT
-    if incomplete == 1:
-        return (not first, not second, not third)
-    return _ANY_SUIT
-
-
 def _waits(counts: Sequence[int], held: Sequence[int]) -> list[Tile]:
     """:func:`duyun.analysis.waits`, answering [] at once for hands that cannot be ready.
 
@@ -455,8 +432,6 @@ class Round:
         ]
         self.dihu_draw = False
         self._waits_cache: list[list[Tile] | None] = [None] * SEATS
-        # per seat, which suits a tile could complete its hand in (see _open_suits)
-        self._open_suits: list[tuple[bool, bool, bool] | None] = [None] * SEATS
         self._turn_legal: LegalActions | None = None
         # views are built before every bot decision; these parts change rarely
         self.meld_views: dict[int, tuple[tuple[MeldView, ...], ...]] = {}
@@ -645,9 +620,7 @@ class Round:
         return self._ready_waits_for(seat, self.counts[seat])
 
     def _invalidate(self, seat: int) -> None:
-        """The seat's concealed tiles changed: drop what was cached about them."""
         self._waits_cache[seat] = None
-        self._open_suits[seat] = None
 
     def legal_actions(self, seat: int) -> LegalActions:
         """Every action ``seat`` may take now; empty when it has no choice to make."""
@@ -880,8 +853,7 @@ class Round:
         self.counts[seat][tile] += 1
         if last_four:
             self.last_four_marks[seat][tile] += 1
-        self._waits_cache[seat] = None  # as _invalidate (inlined)
-        self._open_suits[seat] = None
+        self._waits_cache[seat] = None
         self.phase = _PHASE_TURN
         self.current = seat
         self.claims = None
@@ -936,8 +908,7 @@ class Round:
             self.baoting[seat] = True  # R25
             events.append({"type": "baoting", "seat": seat, "tile": _NAMES[tile]})
         counts[tile] -= 1
-        self._waits_cache[seat] = None  # as _invalidate (inlined)
-        self._open_suits[seat] = None
+        self._waits_cache[seat] = None
         self.rivers[seat].append(tile)
         self.discard_count[seat] += 1
         self.discard_made = True
@@ -1037,12 +1008,8 @@ class Round:
         # The test is the one of the full loop below (a win check of the seat's hand with the
         # tile added, two copies held), without building anything; when it fails the full
         # loop decides (and writes any refusal events) exactly as before.
-        # A win check is needed only where the tile's suit can complete the seat's hand at
-        # all (see _open_suits; cached per seat until its hand changes).
         counts = self.counts
         won = self.won
-        open_suits = self._open_suits
-        suit = tile // 9
         for seat in _OTHERS[from_seat]:
             if won[seat]:
                 continue
@@ -1050,11 +1017,6 @@ class Round:
             held = hand[tile]
             if held >= 2:
                 break
-            suits = open_suits[seat]
-            if suits is None:
-                suits = open_suits[seat] = _open_suits(hand)
-            if not suits[suit]:
-                continue
             hand[tile] = held + 1
             complete = is_win(hand)
             hand[tile] = held
