@@ -91,6 +91,7 @@ _FLOAT: Final = np.dtype(np.float32).itemsize
 _PACK_HAND: Final = struct.Struct(f"={NUM_KINDS}f").pack_into
 _HAND_BYTES: Final = _HAND * _FLOAT
 _PACK_TABLE: Final = struct.Struct(f"={3 * SEATS + 1}f").pack_into
+_PACK_SIZES: Final = struct.Struct(f"={SEATS}f").pack_into
 _TABLE_BYTES: Final = _SIZES_AT * _FLOAT
 if not (_BAOTING_AT == _SIZES_AT + SEATS and _BEAN_AT == _BAOTING_AT + SEATS
         and _WALL_AT == _BEAN_AT + SEATS):  # fmt: skip  # pragma: no cover - layout changed
@@ -227,6 +228,8 @@ class TableEncoder:
         river_taken = False  # a discard won by several seats (R18) leaves the river once
         for event in log[start:end]:
             kind = event["type"]
+            if kind == "act" or kind == "draw":  # most events: nothing public in the blocks
+                continue
             if kind == "discard":
                 self._discard(event["seat"], _TILE[event["tile"]])
                 river_taken = False  # a new discard, a new claim window
@@ -341,20 +344,15 @@ class TableEncoder:
             if drawn is not None:
                 view[_DRAWN_AT + drawn] = 1
             written.drawn = drawn
-        # other seats' concealed tiles: only how many there are
-        # other seats' concealed tiles: only how many there are; with 報聽, beans and the
-        # wall count they make one run of 13 numbers, written at once when any changed
+        # other seats' concealed tiles: only how many there are. With 報聽, beans and the wall
+        # count they make one run of 13 numbers; the sizes and the wall change on most steps,
+        # 報聽 and beans seldom (then the whole run is written at once)
         sizes = tuple(map(sum, game.counts))
         wall = game.back - game.front  # Round.wall_remaining, without the property call
         baoting = game.baoting
         bean = game.has_bean
-        if (
-            sizes != written.sizes
-            or baoting != written.baoting
-            or bean != written.bean
-            or wall != written.wall
-        ):
-            a, b, c, d = order
+        a, b, c, d = order
+        if baoting != written.baoting or bean != written.bean:
             _PACK_TABLE(
                 view, _TABLE_BYTES,
                 sizes[a], sizes[b], sizes[c], sizes[d],
@@ -366,6 +364,13 @@ class TableEncoder:
             written.baoting = baoting.copy()
             written.bean = bean.copy()
             written.wall = wall
+        else:
+            if sizes != written.sizes:
+                _PACK_SIZES(view, _TABLE_BYTES, sizes[a], sizes[b], sizes[c], sizes[d])
+                written.sizes = sizes
+            if wall != written.wall:
+                view[_WALL_AT] = wall
+                written.wall = wall
         if game.won != written.won:  # R53: public, every winner leaves play
             written.won = _write_seats(view, _WON_AT, order, game.won)
         if self._points != written.points:
