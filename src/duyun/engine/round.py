@@ -91,6 +91,7 @@ _OTHERS: tuple[tuple[int, ...], ...] = tuple(
     tuple((seat + offset) % SEATS for offset in (1, 2, 3)) for seat in range(SEATS)
 )
 _SEAT_TUPLES: tuple[tuple[int], ...] = tuple((seat,) for seat in range(SEATS))
+_NO_ACTIONS = LegalActions(())  # immutable: one object serves every seat without a choice
 # enum members as module constants: the hot path reads them without a class lookup
 _PHASE_TURN = Phase.TURN
 _PHASE_CLAIMS = Phase.CLAIMS
@@ -109,6 +110,7 @@ class _ClaimWindow:
     options: dict[int, tuple[ActionKind, ...]]
     forced: list[int]
     answers: dict[int, ActionKind] = field(default_factory=dict)
+    legal: dict[int, LegalActions] = field(default_factory=dict)  # built on first request
 
 
 @dataclass(frozen=True, slots=True)
@@ -633,13 +635,22 @@ class Round:
             if cached is None:
                 cached = self._turn_legal = LegalActions(self._turn_actions(seat))
             return cached
-        if self.phase is Phase.CLAIMS:
-            assert self.claims is not None
-            options = self.claims.options.get(seat)
-            if options is None or seat in self.claims.answers:
-                return LegalActions(())
-            return LegalActions([CLAIM_ACTIONS[kind][seat] for kind in options])
-        return LegalActions(())
+        if self.phase is _PHASE_CLAIMS:
+            window = self.claims
+            assert window is not None
+            if seat in window.answers:
+                return _NO_ACTIONS
+            # asked again by apply() and by drivers: built once per seat and window
+            cached = window.legal.get(seat)
+            if cached is None:
+                options = window.options.get(seat)
+                if options is None:
+                    return _NO_ACTIONS
+                cached = window.legal[seat] = LegalActions(
+                    [CLAIM_ACTIONS[kind][seat] for kind in options]
+                )
+            return cached
+        return _NO_ACTIONS
 
     def _turn_actions(self, seat: int) -> list[Action]:
         counts = self.counts[seat]
