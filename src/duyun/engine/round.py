@@ -775,6 +775,13 @@ class Round:
         else:
             if action not in self.legal_actions(seat):
                 raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
+        return self._apply_legal(action)
+
+    def _apply_legal(self, action: Action) -> list[dict[str, Any]]:
+        """:meth:`apply_logged` once ``action`` is known to be one of the engine's own legal
+        action objects for this position (the RL environment has just found it among
+        ``legal_actions`` by identity: checking again would repeat that scan)."""
+        seat = action.seat
         template = _ACT_EVENTS.get(id(action))
         act = template.copy() if template is not None else {"type": "act", **action.to_json()}
         events: list[dict[str, Any]] = [act]

@@ -376,8 +376,9 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         elif self.infos[agent]:
             self.infos[agent] = {}
         # the log's own events, uncopied: they are only read here (and by the encoder, which
-        # follows the log itself)
-        events = game.apply_logged(chosen)
+        # follows the log itself). A chosen action found in ``legal`` above is one of its own
+        # objects, so the engine need not check it again; a penalised fallback is checked.
+        events = game.apply_logged(chosen) if penalty else game._apply_legal(chosen)
         rewards: dict[str, float] | None = None  # None: nobody is rewarded on this step
         if self.reward_timing == "payments":
             for event in events:
