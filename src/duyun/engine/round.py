@@ -769,7 +769,7 @@ class Round:
         seat = action.seat
         # the engine's own action objects (the drivers hand them back) match by identity; a
         # scan by identity first spares the dataclass __eq__ on every earlier legal action
-        for offered in self.legal_actions(seat)._actions:
+        for offered in self.legal_actions(seat).actions:
             if offered is action:
                 break
         else:

@@ -31,7 +31,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from duyun.engine import Action, ActionKind
+from duyun.engine import Action, ActionKind, LegalActions
 from duyun.engine.actions import (
     ADDED_KONG_ACTIONS,
     BAOTING_ACTIONS,
@@ -173,6 +173,8 @@ def engine_action(index: int, seat: int) -> Action:
 def action_mask(legal: Iterable[Action]) -> npt.NDArray[np.int8]:
     """The ``int8`` mask (1 = legal) of the actions ``legal``: a fresh, writable array."""
     mask = bytearray(NUM_ACTIONS)
+    if isinstance(legal, LegalActions):
+        legal = legal.actions  # the tuple itself: no Python-level __iter__
     try:  # the engine's own action objects: one C-level dict hit each
         for action in legal:
             mask[_INDEX_OF_ID(id(action))] = 1

@@ -36,6 +36,7 @@ from duyun.engine import (
     new_round,
 )
 from duyun.rl.actions import (
+    _ENGINE_ACTIONS,
     NUM_ACTIONS,
     PASS,
     action_mask,
@@ -350,9 +351,9 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         index = action if plain else check_index(action)
         legal = game.legal_actions(seat)
         # hand the engine its own action object: it recognises it by identity at once
-        chosen: Action | None = engine_action(index, seat)
+        chosen: Action | None = _ENGINE_ACTIONS[seat][index]  # engine_action, inlined
         penalty = 0.0
-        for offered in legal:  # by identity: an equality test per action would cost more
+        for offered in legal.actions:  # by identity: an equality test would cost more
             if offered is chosen:
                 break
         else:
