@@ -57,6 +57,7 @@ REWARD_TIMINGS: Final = ("end", "payments")
 ILLEGAL_ACTION_MODES: Final = ("raise", "penalize")
 RESET_OPTIONS: Final = ("dealer", "streak", "wall_order")
 _TURN: Final = Phase.TURN
+_INTP: Final = np.dtype(np.intp).type  # the index type of np.flatnonzero
 _ENDED: Final = Phase.ENDED
 
 Observation = dict[str, npt.NDArray[Any]]
@@ -347,8 +348,13 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
             game = self.game  # raises: reset() first
         seat = self.agent_name_mapping[agent]
         # the hot path is a plain int in range; anything else is checked and converted
-        plain = type(action) is int and 0 <= action < NUM_ACTIONS
-        index = action if plain else check_index(action)
+        kind = type(action)
+        if kind is int and 0 <= action < NUM_ACTIONS:
+            index = action
+        elif kind is _INTP and 0 <= action < NUM_ACTIONS:
+            index = int(action)  # what np.flatnonzero hands out: a plain int for the engine
+        else:
+            index = check_index(action)
         legal = game.legal_actions(seat)
         # hand the engine its own action object: it recognises it by identity at once
         chosen: Action | None = _ENGINE_ACTIONS[seat][index]  # engine_action, inlined
