@@ -25,6 +25,8 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from duyun.engine import (
     Action,
@@ -469,3 +471,33 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
 
     def close(self) -> None:
         self._game = None
+
+
+class OrderEnforcingEnv(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's order-enforcing wrapper around :class:`DuyunEnv`, with ``last`` and
+    ``step`` reaching the environment directly.
+
+    The base wrapper reads every attribute of ``last`` (the agent, its reward, termination,
+    truncation and info) through its ``__getattr__``, which checks each name against the
+    attributes forbidden before ``reset()``: several microseconds a step. These two methods
+    make the same checks once and then call the environment's own. Everything else is
+    PettingZoo's wrapper unchanged.
+    """
+
+    def last(
+        self, observe: bool = True
+    ) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:  # as the base: its first read is agent_selection
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)  # type: ignore[no-any-return]
+
+    def step(self, action: Any) -> None:
+        env = self.env
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            env.step(action)
