@@ -172,6 +172,7 @@ class TableEncoder:
         "_obs",
         "_points",
         "_read_only",
+        "_river_kinds",
         "_rivers",
         "_seen",
         "_targets",
@@ -198,6 +199,7 @@ class TableEncoder:
             for owner in _SEATS
         ]
         self._rivers: list[list[int]] = [[] for _ in _SEATS]
+        self._river_kinds: list[list[int]] = [[0] * NUM_KINDS for _ in _SEATS]  # counts
         # (kind index, tile) per meld in the order made; the tile of a concealed kong is
         # written into its owner's vector only
         self._melds: list[list[tuple[int, int]]] = [[] for _ in _SEATS]
@@ -276,18 +278,22 @@ class TableEncoder:
             )
         river.append(tile)
         offset = slot * NUM_KINDS + tile
+        kinds = self._river_kinds[owner]
+        count = kinds[tile] = kinds[tile] + 1  # written, not read back from four vectors
         for view, river_at, count_at in self._targets[owner]:
             view[river_at + offset] = 1
-            view[count_at + tile] += 1
+            view[count_at + tile] = count
 
     def _take_discard(self, owner: int) -> None:
         """A claimed discard leaves its owner's river (R6), as at the table."""
         river = self._rivers[owner]
         tile = river.pop()
         offset = len(river) * NUM_KINDS + tile
+        kinds = self._river_kinds[owner]
+        count = kinds[tile] = kinds[tile] - 1
         for view, river_at, count_at in self._targets[owner]:
             view[river_at + offset] = 0
-            view[count_at + tile] -= 1
+            view[count_at + tile] = count
 
     def _add_meld(self, owner: int, kind: int, tile: int) -> None:
         melds = self._melds[owner]
