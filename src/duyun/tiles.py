@@ -107,6 +107,8 @@ _RANK_CHARS: Final[tuple[str, ...]] = tuple(str(tile % 9 + 1) for tile in range(
 
 def format_tiles(tiles: Iterable[Tile]) -> str:
     """Normal notation: sorted, each suit written once in m, p, s order (``'11m234p'``)."""
+    if not isinstance(tiles, list | tuple):
+        tiles = list(tiles)  # read once: the checked loop below may need it again
     ordered = sorted(tiles)
     if not ordered:
         return ""
@@ -121,7 +123,7 @@ def format_tiles(tiles: Iterable[Tile]) -> str:
             + (ranks[first:second] + "p" if second > first else "")
             + (ranks[second:] + "s" if len(ranks) > second else "")
         )
-    return _format_checked(ordered)
+    return _format_checked(tiles)  # names the first bad tile in the given order
 
 
 def _format_checked(tiles: Iterable[Tile]) -> str:
