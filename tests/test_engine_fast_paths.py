@@ -159,3 +159,33 @@ def test_apply_logged_returns_the_log_events_and_apply_equal_copies() -> None:
         assert all(a is not b for a, b in zip(copies, first.events[-len(copies) :], strict=True))
         assert all(a is b for a, b in zip(logged, second.events[-len(logged) :], strict=True))
     assert first.events == second.events
+
+
+@pytest.mark.parametrize("bloody", [False, True])
+def test_concealed_sizes_follow_the_counts_at_every_step(bloody: bool) -> None:
+    """``Round.concealed_sizes`` (kept incrementally) equals the sums of the count vectors
+    after every decision, escape and leave, through pongs, kongs, robbed kongs and wins."""
+    from duyun.engine import ActionKind, Round, deal_setup
+    from duyun.rules import RuleSet
+
+    eager = {ActionKind.HU, ActionKind.PONG, ActionKind.KONG, ActionKind.CONCEALED_KONG}
+    eager |= {ActionKind.ADDED_KONG}
+    kinds: set[str] = set()
+    for seed in range(40):
+        rng = random.Random(seed)
+        game = Round(deal_setup(seed, dealer=seed % 4), RuleSet(bloody_battle=bloody))
+        steps = 0
+        while not game.is_over:
+            assert game.concealed_sizes == [sum(c) for c in game.counts], (seed, steps)
+            seat = game.to_act[0]
+            legal = game.legal_actions(seat)
+            if seed % 7 == 3 and steps == 40:
+                game.escape(seat)
+                break
+            choices = [a for a in legal if a.kind in eager]
+            pick = choices if choices and rng.random() < 0.8 else list(legal)
+            game.apply(pick[rng.randrange(len(pick))])
+            steps += 1
+        assert game.concealed_sizes == [sum(c) for c in game.counts], seed
+        kinds |= {e.get("kind", e["type"]) for e in game.events if e["type"] in ("kong", "pong")}
+    assert {"pong", "direct_kong", "concealed_kong", "added_kong"} <= kinds, kinds

@@ -385,6 +385,9 @@ class Round:
             raise SetupError("hands, discards and baoting need one entry per seat (4)")
 
         self.counts: list[list[int]] = [hand.counts() for hand in setup.hands]
+        # concealed tiles per seat (the sum of its counts), kept with every lasting change of
+        # the counts: public (every view shows them), and read on every RL observation
+        self.concealed_sizes: list[int] = [sum(counts) for counts in self.counts]
         self.melds: list[list[Meld]] = [list(hand.melds) for hand in setup.hands]
         self.rivers: list[list[Tile]] = [list(river) for river in setup.discards]
         self.discard_count: list[int] = [len(river) for river in setup.discards]
@@ -869,6 +872,7 @@ class Round:
             tile = self.wall[self.front]
             self.front += 1
         self.counts[seat][tile] += 1
+        self.concealed_sizes[seat] += 1
         if last_four:
             self.last_four_marks[seat][tile] += 1
         self._waits_cache[seat] = None
@@ -926,6 +930,7 @@ class Round:
             self.baoting[seat] = True  # R25
             events.append({"type": "baoting", "seat": seat, "tile": _NAMES[tile]})
         counts[tile] -= 1
+        self.concealed_sizes[seat] -= 1
         self._waits_cache[seat] = None
         self.rivers[seat].append(tile)
         self.discard_count[seat] += 1
@@ -1176,6 +1181,7 @@ class Round:
         self.meld_views.clear()
         self._take_discard(window)
         self.counts[seat][window.tile] -= 2
+        self.concealed_sizes[seat] -= 2
         self._drop_last_four_marks(seat, window.tile)
         self._invalidate(seat)
         self.melds[seat].append(Meld(MeldKind.PONG, window.tile))
@@ -1214,6 +1220,7 @@ class Round:
         self.meld_views.clear()
         self._take_discard(window)
         self.counts[seat][window.tile] -= 3
+        self.concealed_sizes[seat] -= 3
         self._drop_last_four_marks(seat, window.tile)
         self.melds[seat].append(Meld(MeldKind.DIRECT_KONG, window.tile))
         self.claims = None
@@ -1232,6 +1239,7 @@ class Round:
     def _concealed_kong(self, seat: int, tile: Tile, events: list[dict[str, Any]]) -> None:
         self.meld_views.clear()
         self.counts[seat][tile] -= 4
+        self.concealed_sizes[seat] -= 4
         self._drop_last_four_marks(seat, tile)
         self.melds[seat].append(Meld(MeldKind.CONCEALED_KONG, tile))
         events.append(
@@ -1244,6 +1252,7 @@ class Round:
         """R13: the added tile may be robbed before the kong happens."""
         last_four = self._take_last_four_mark(seat, tile)
         self.counts[seat][tile] -= 1
+        self.concealed_sizes[seat] -= 1
         self._invalidate(seat)
         self.drawn_tile = None
         self._open_claims(ClaimSource.ADDED_KONG, seat, tile, last_four, False, events)
@@ -1476,6 +1485,7 @@ class Round:
             # R13, R45: the escape ends the hand before the chance to rob has passed, so the
             # added kong never happens (no bean); its tile goes back to the kong player's hand
             self.counts[window.from_seat][window.tile] += 1
+            self.concealed_sizes[window.from_seat] += 1
             self._invalidate(window.from_seat)
             self.claims = None
         others = self._payers(seat)  # R57: the other players still in the hand

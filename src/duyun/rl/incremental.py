@@ -146,7 +146,7 @@ class _Written:
         # the values an all-zero block stands for; None: no one-hot entry set
         self.hand: list[int] = [0] * NUM_KINDS
         self.drawn: int | None = None
-        self.sizes: tuple[int, ...] = (0,) * SEATS
+        self.sizes: list[int] = [0] * SEATS
         self.baoting: list[bool] = [False] * SEATS  # absolute seat order, as the round has it
         self.bean: list[bool] = [False] * SEATS
         self.won: list[bool] = [False] * SEATS  # R53, absolute seat order
@@ -353,7 +353,7 @@ class TableEncoder:
         # other seats' concealed tiles: only how many there are. With 報聽, beans and the wall
         # count they make one run of 13 numbers; the sizes and the wall change on most steps,
         # 報聽 and beans seldom (then the whole run is written at once)
-        sizes = tuple(map(sum, game.counts))
+        sizes = game.concealed_sizes
         wall = game.back - game.front  # Round.wall_remaining, without the property call
         baoting = game.baoting
         bean = game.has_bean
@@ -366,14 +366,14 @@ class TableEncoder:
                 bean[a], bean[b], bean[c], bean[d],
                 wall,
             )  # fmt: skip
-            written.sizes = sizes
+            written.sizes = sizes.copy()
             written.baoting = baoting.copy()
             written.bean = bean.copy()
             written.wall = wall
         else:
             if sizes != written.sizes:
                 _PACK_SIZES(view, _TABLE_BYTES, sizes[a], sizes[b], sizes[c], sizes[d])
-                written.sizes = sizes
+                written.sizes = sizes.copy()
             if wall != written.wall:
                 view[_WALL_AT] = wall
                 written.wall = wall
