@@ -16,8 +16,9 @@ figure to read is the median of the rounds' paired ratios (each round's ``duyun_
 the RLCard rate measured right after it); the best round of each is shown too. Also measured
 in every round: the PettingZoo-wrapped ``env()`` and ``raw_env(copy_observations=False)``
 (read-only views instead of a copy per observation). The same loop
-over the bare engine (``legal_actions`` and ``apply``, no observation at all) is measured
-alongside: it is the ceiling that any encoding of the engine's state can approach.
+over the bare engine (``legal_actions`` and ``apply_logged``, as the environment steps it, no
+observation at all) is measured alongside: it is the ceiling that any encoding of the engine's
+state can approach.
 
 Checks (the exit status): every ``duyun_v0`` episode ends and its rewards sum to zero.
 """
@@ -67,7 +68,11 @@ def duyun_rate(
 
 
 def engine_rate(episodes: int, *, first: int = 0) -> tuple[float, float]:
-    """(decisions/CPU s, hands/CPU s) of the bare engine: deal, legal actions, apply."""
+    """(decisions/CPU s, hands/CPU s) of the bare engine: deal, legal actions, apply.
+
+    Applied with ``apply_logged`` as the environment does (``apply`` also copies the events it
+    returns, which the environment never reads: it follows the log itself).
+    """
     rng = random.Random(first)
     steps = 0
     start = time.process_time()
@@ -75,7 +80,7 @@ def engine_rate(episodes: int, *, first: int = 0) -> tuple[float, float]:
         game = new_round(episode)
         while not game.is_over:
             legal = game.legal_actions(game.to_act[0])
-            game.apply(legal[rng.randrange(len(legal))])
+            game.apply_logged(legal[rng.randrange(len(legal))])
             steps += 1
     elapsed = time.process_time() - start
     return steps / elapsed, episodes / elapsed

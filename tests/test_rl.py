@@ -762,3 +762,44 @@ def test_r4_rivers_stay_within_the_layout_bound() -> None:
             game.apply(legal[rng.randrange(len(legal))])
         longest = max(longest, *(len(river) for river in game.view(0).rivers))
     assert 10 < longest <= 35 < rl.RIVER_SLOTS
+
+
+def test_env_wrapper_behaves_as_pettingzoos_order_enforcing_wrapper() -> None:
+    """``rl.env()``'s wrapper (PettingZoo's, with direct ``last`` and ``step``) gives the same
+    episodes as PettingZoo's own ``OrderEnforcingWrapper`` and refuses the same misuse."""
+    from pettingzoo.utils import wrappers
+
+    ours = rl.env()
+    theirs = wrappers.OrderEnforcingWrapper(rl.raw_env())
+    assert isinstance(ours, wrappers.OrderEnforcingWrapper)
+    for wrapped in (ours, theirs):
+        with pytest.raises(AttributeError, match="before reset"):
+            wrapped.last()
+        with pytest.raises(AssertionError, match="before step"):
+            wrapped.step(0)
+    for seed in range(3):
+        rng = random.Random(seed)
+        ours.reset(seed=seed)
+        theirs.reset(seed=seed)
+        for agent, other in zip(ours.agent_iter(), theirs.agent_iter(), strict=True):
+            assert agent == other
+            mine, reward, terminated, truncated, info = ours.last()
+            expected = theirs.last()
+            assert np.array_equal(mine["observation"], expected[0]["observation"])
+            assert np.array_equal(mine["action_mask"], expected[0]["action_mask"])
+            assert (reward, terminated, truncated, info) == expected[1:]
+            if terminated or truncated:
+                ours.step(None)
+                theirs.step(None)
+                continue
+            legal = np.flatnonzero(mine["action_mask"])
+            choice = int(legal[rng.randrange(len(legal))])
+            ours.step(choice)
+            theirs.step(choice)
+        assert not ours.agents and not theirs.agents
+    # stepping a finished episode only warns (PettingZoo's EnvLogger), as its wrapper does
+    from pettingzoo.utils.env_logger import EnvLogger
+
+    before = len(EnvLogger.mqueue)
+    ours.step(None)
+    assert any("after all agents" in str(m) for m in EnvLogger.mqueue[before:])

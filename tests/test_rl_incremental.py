@@ -330,3 +330,44 @@ def test_copy_observations_false_passes_the_pettingzoo_api_test() -> None:
 def test_copy_observations_must_be_a_bool() -> None:
     with pytest.raises(rl.EnvOptionError, match="copy_observations"):
         rl.raw_env(copy_observations="yes")
+
+
+def test_bloody_battle_observation_shows_the_winners_every_seat_every_step() -> None:
+    """R53 血戰到底: a winner leaves play and the hand goes on. With bots that win (efficient
+    bots), the ``won`` block shows who has won (relative seats) for every seat after every
+    step, equal to ``encode_view`` of the view, and the rest of the vector follows the hand
+    past each win as in the normal room."""
+    seen_won = Counter[int]()
+
+    def check(env: Any) -> None:
+        _assert_every_seat_matches_the_view(env)
+        won = env.game.won
+        for seat, agent in enumerate(env.possible_agents):
+            block = env.observe(agent)["observation"][rl.field_slice("won")]
+            relative = [won[(seat + rel) % SEATS] for rel in range(SEATS)]
+            assert block.tolist() == [float(flag) for flag in relative], seat
+        seen_won[sum(won)] += 1
+
+    for seed in range(12):
+        env = rl.raw_env(rules={"bloody_battle": True})
+        env.reset(seed=seed)
+        bots = {a: make_bot("efficient", seed * 4 + s) for s, a in enumerate(env.possible_agents)}
+        check(env)
+        for agent in env.agent_iter(max_iter=10_000):
+            if env.terminations[agent]:
+                env.step(None)
+                continue
+            env.step(rl.index_of(bots[agent].choose(env.seat_view(agent))))
+            check(env)
+    # the test must reach hands going on after one and after two wins
+    assert seen_won[1] and seen_won[2], seen_won
+
+
+def test_the_won_block_stays_zero_in_the_normal_room() -> None:
+    """The normal room ends at the first win (R52): nobody is ever shown as having left play,
+    also in the final observation of a won hand."""
+    for seed in range(10):
+        env = rl.raw_env()
+        _play(env, seed, check=lambda env: None)
+        for agent in env.possible_agents:
+            assert not env.observe(agent)["observation"][rl.field_slice("won")].any()

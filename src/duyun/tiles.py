@@ -11,6 +11,7 @@ each suit once.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from typing import Final
 
@@ -101,8 +102,32 @@ def parse_tiles(text: str) -> list[Tile]:
     return tiles
 
 
+_RANK_CHARS: Final[tuple[str, ...]] = tuple(str(tile % 9 + 1) for tile in range(NUM_KINDS))
+
+
 def format_tiles(tiles: Iterable[Tile]) -> str:
     """Normal notation: sorted, each suit written once in m, p, s order (``'11m234p'``)."""
+    if not isinstance(tiles, list | tuple):
+        tiles = list(tiles)  # read once: the checked loop below may need it again
+    ordered = sorted(tiles)
+    if not ordered:
+        return ""
+    if ordered[0] >= 0 and ordered[-1] < NUM_KINDS:
+        # the usual case (every event names hands): the sorted tiles split at the suit bounds
+        # (C-level joins instead of a loop per tile; the same text as the loop below)
+        ranks = "".join(map(_RANK_CHARS.__getitem__, ordered))
+        first = bisect_left(ordered, 9)
+        second = bisect_left(ordered, 18, first)
+        return (
+            (ranks[:first] + "m" if first else "")
+            + (ranks[first:second] + "p" if second > first else "")
+            + (ranks[second:] + "s" if len(ranks) > second else "")
+        )
+    return _format_checked(tiles)  # names the first bad tile in the given order
+
+
+def _format_checked(tiles: Iterable[Tile]) -> str:
+    """format_tiles's reference loop, which names a tile out of range."""
     by_suit: list[list[int]] = [[], [], []]
     for tile in tiles:
         if not 0 <= tile < NUM_KINDS:

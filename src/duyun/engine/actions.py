@@ -180,6 +180,11 @@ class LegalActions(Sequence[Action]):
     def __init__(self, actions: Sequence[Action]) -> None:
         self._actions = tuple(actions)
 
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        """The actions as the tuple they are kept in (iterating it skips a method call)."""
+        return self._actions
+
     def __contains__(self, item: object) -> bool:
         # a linear scan: there are at most a few dozen actions, and most of the time the
         # engine's own cached Action objects are passed back, which match by identity first

@@ -22,9 +22,12 @@ import operator
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import mul
 from typing import Any, SupportsIndex
 
 from duyun.analysis import is_win, shanten, waits
+from duyun.analysis._tables import WIN_CODES
 from duyun.engine import settlement
 from duyun.engine.actions import (
     ADDED_KONG_ACTIONS,
@@ -51,12 +54,29 @@ from duyun.scoring import PatternResult, best_pattern, max_fan
 from duyun.tiles import (
     COPIES,
     NUM_KINDS,
+    TILE_NAMES,
     TOTAL_TILES,
     Tile,
     from_counts,
     full_set,
     tile_to_str,
 )
+
+# The ``act`` event of each of the engine's own Action objects (module-level singletons that
+# live as long as the process, so their id() is a safe key), built once: a decision copies its
+# template instead of serialising the action (same dict, same key order as Action.to_json).
+_ACT_EVENTS: dict[int, dict[str, Any]] = {
+    id(action): {"type": "act", **action.to_json()}
+    for table in (DISCARD_ACTIONS, BAOTING_ACTIONS, ADDED_KONG_ACTIONS, CONCEALED_KONG_ACTIONS)
+    for seat_actions in table
+    for action in seat_actions
+}
+_ACT_EVENTS.update(
+    (id(action), {"type": "act", **action.to_json()})
+    for seat_actions in CLAIM_ACTIONS.values()
+    for action in seat_actions
+)
+_NAMES = TILE_NAMES  # tile -> notation, for tiles the engine itself holds (always 0..26)
 
 EVENT_LOG_VERSION = 2
 # Version 2 added the ``match`` link to ``start``, the ``win_refused`` event and announces
@@ -66,6 +86,18 @@ SEATS = 4
 DEALER_HAND = 14
 HAND_SIZE = 13
 LAST_TILES = 4  # R19
+# the other seats of each seat, in play order after it (R3)
+_OTHERS: tuple[tuple[int, ...], ...] = tuple(
+    tuple((seat + offset) % SEATS for offset in (1, 2, 3)) for seat in range(SEATS)
+)
+_SEAT_TUPLES: tuple[tuple[int], ...] = tuple((seat,) for seat in range(SEATS))
+_NO_ACTIONS = LegalActions(())  # immutable: one object serves every seat without a choice
+# enum members as module constants: the hot path reads them without a class lookup
+_PHASE_TURN = Phase.TURN
+_PHASE_CLAIMS = Phase.CLAIMS
+_DISCARD_KIND = ActionKind.DISCARD
+_DRAW_TURN = TurnKind.DRAW
+_FROM_DISCARD = ClaimSource.DISCARD
 
 
 @dataclass(slots=True)
@@ -78,6 +110,7 @@ class _ClaimWindow:
     options: dict[int, tuple[ActionKind, ...]]
     forced: list[int]
     answers: dict[int, ActionKind] = field(default_factory=dict)
+    legal: dict[int, LegalActions] = field(default_factory=dict)  # built on first request
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +137,13 @@ class MatchLink:
         return {"id": self.match_id, "hand": self.hand, "hands": self.hands}
 
 
+def _tile_names(tiles: Sequence[Tile]) -> list[str]:
+    """``[tile_to_str(t) for t in tiles]``: one C-level map when every tile is in range."""
+    if tiles and min(tiles) >= 0 and max(tiles) < NUM_KINDS:
+        return list(map(TILE_NAMES.__getitem__, tiles))
+    return [tile_to_str(t) for t in tiles]
+
+
 @dataclass(frozen=True, slots=True)
 class Setup:
     """A starting position: hands (with melds), rivers, 報聽 flags and the wall order.
@@ -128,11 +168,11 @@ class Setup:
             "dealer": self.dealer,
             "streak": self.streak,
             "hands": [str(hand) if hand.concealed or hand.melds else "" for hand in self.hands],
-            "discards": [[tile_to_str(t) for t in river] for river in self.discards],
+            "discards": [_tile_names(river) for river in self.discards],
             "baoting": list(self.baoting),
             "turn": self.dealer if self.turn is None else self.turn,
             "drawn": self.drawn,
-            "wall": [tile_to_str(t) for t in self.wall],
+            "wall": _tile_names(self.wall),
             "seed": self.seed,
             "match": None if self.match is None else self.match.to_json(),
         }
@@ -193,8 +233,7 @@ def deal_setup(
     if match is not None and not isinstance(match, MatchLink):
         raise TypeError(f"match must be a MatchLink or None, not {type(match).__name__}")
     if wall_order is None:
-        order = full_set()
-        random.Random(seed).shuffle(order)
+        order = _shuffled_set(seed)
     else:
         if isinstance(wall_order, (str, bytes)) or not isinstance(wall_order, Sequence):
             raise TypeError("wall_order must be a sequence of 108 tile numbers 0..26")
@@ -218,6 +257,41 @@ def deal_setup(
     )
 
 
+_FULL_SET = tuple(full_set())
+# random.Random.shuffle's steps for 108 tiles: (position, bound, bits) as its randbelow draws
+_SHUFFLE_STEPS = tuple((i, i + 1, (i + 1).bit_length()) for i in reversed(range(1, TOTAL_TILES)))
+
+
+def _shuffle_inline(seed: int | None) -> list[Tile]:
+    """``random.Random(seed).shuffle(full_set())``, unrolled: the same draws of
+    ``getrandbits`` in the same order (``_randbelow_with_getrandbits``), so the same walls,
+    without two method calls per tile (a fifth of a deal's time)."""
+    order = list(_FULL_SET)
+    getrandbits = random.Random(seed).getrandbits
+    for i, bound, bits in _SHUFFLE_STEPS:
+        j = getrandbits(bits)
+        while j >= bound:
+            j = getrandbits(bits)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+def _shuffle_reference(seed: int | None) -> list[Tile]:
+    order = full_set()
+    random.Random(seed).shuffle(order)
+    return order
+
+
+def _same_shuffle() -> bool:
+    """Whether this Python's shuffle draws as :func:`_shuffle_inline` does (checked once)."""
+    return all(_shuffle_inline(seed) == _shuffle_reference(seed) for seed in (0, 1, 2**40 + 7))
+
+
+# Seeded walls must stay what they were (logs store seeds, tests replay them): the unrolled
+# shuffle is used only where it reproduces random.shuffle exactly.
+_shuffled_set = _shuffle_inline if _same_shuffle() else _shuffle_reference
+
+
 def _setup_seat(value: object, what: str) -> int:
     try:
         return as_seat(value, what)
@@ -233,6 +307,55 @@ def _setup_streak(value: object) -> int:
     if value < 0:
         raise SetupError(f"streak {value} must not be negative")
     return value
+
+
+def _may_be_ready_after_discard(counts: Sequence[int]) -> bool:
+    """A necessary condition, three dict lookups, for a discard to leave ``counts`` ready.
+
+    If discarding ``d`` and then drawing ``w`` completes the hand, ``d`` and ``w`` touch at
+    most two suits, so the third suit is complete as it is: sets with at most one pair, or all
+    pairs (seven pairs, R10) -- the suit shapes of the win-code table. A hand none of whose
+    suits is such a shape is never ready after a discard; most first hands are not, and this
+    spares them the shanten search (whose tables miss often on fresh 14-tile shapes). The
+    result of the 報聽 test is unchanged: it only skips hands the full test would refuse.
+    """
+    return (
+        tuple(counts[0:9]) in WIN_CODES
+        or tuple(counts[9:18]) in WIN_CODES
+        or tuple(counts[18:27]) in WIN_CODES
+    )
+
+
+def _waits(counts: Sequence[int], held: Sequence[int]) -> list[Tile]:
+    """:func:`duyun.analysis.waits`, answering [] at once for hands that cannot be ready.
+
+    A wait completes the hand by adding one tile to one suit, so the other two suits are
+    complete as they are (sets with at most one pair, or all pairs for seven pairs, R10): a
+    3k+1 hand with fewer than two such suits has no wait. Most hands at an exhaustive draw
+    (查大叫, R30) are like that, and their suit shapes often miss the lazily filled wait
+    tables; this spares them. Other hands (and bad sizes, which waits() reports) go on to
+    waits() itself, so the result is the same.
+    """
+    complete = (
+        (tuple(counts[0:9]) in WIN_CODES)
+        + (tuple(counts[9:18]) in WIN_CODES)
+        + (tuple(counts[18:27]) in WIN_CODES)
+    )
+    if complete < 2 and sum(counts) % 3 == 1:
+        return []
+    return waits(counts, held)
+
+
+def _concealed_text(counts: Sequence[int]) -> str:
+    """The notation of a count vector, as ``format_counts`` writes it (``'11m234p'``): each
+    suit's ranks repeated by their counts (C-level ``str * int``), then its letter."""
+    m = "".join(map(mul, _RANKS, counts[0:9]))
+    p = "".join(map(mul, _RANKS, counts[9:18]))
+    s = "".join(map(mul, _RANKS, counts[18:27]))
+    return (m + "m" if m else "") + (p + "p" if p else "") + (s + "s" if s else "")
+
+
+_RANKS = "123456789"
 
 
 class Round:
@@ -262,6 +385,9 @@ class Round:
             raise SetupError("hands, discards and baoting need one entry per seat (4)")
 
         self.counts: list[list[int]] = [hand.counts() for hand in setup.hands]
+        # concealed tiles per seat (the sum of its counts), kept with every lasting change of
+        # the counts: public (every view shows them), and read on every RL observation
+        self.concealed_sizes: list[int] = [sum(counts) for counts in self.counts]
         self.melds: list[list[Meld]] = [list(hand.melds) for hand in setup.hands]
         self.rivers: list[list[Tile]] = [list(river) for river in setup.discards]
         self.discard_count: list[int] = [len(river) for river in setup.discards]
@@ -440,7 +566,7 @@ class Round:
     def to_act(self) -> tuple[int, ...]:
         """Seats that have a decision to make now."""
         if self.phase is Phase.TURN:
-            return (self.current,)
+            return _SEAT_TUPLES[self.current]
         if self.phase is Phase.CLAIMS:
             assert self.claims is not None
             return tuple(s for s in self.claims.options if s not in self.claims.answers)
@@ -448,6 +574,16 @@ class Round:
 
     def hand_of(self, seat: int) -> Hand:
         return Hand(tuple(from_counts(self.counts[seat])), tuple(self.melds[seat]))
+
+    def _hand_text(self, seat: int) -> str:
+        """``str(self.hand_of(seat))`` without building the Hand (events name hands)."""
+        concealed = _concealed_text(self.counts[seat])
+        melds = self.melds[seat]
+        if not melds:
+            return concealed
+        parts = [concealed] if concealed else []
+        parts.extend(map(str, melds))
+        return " ".join(parts)
 
     def held_counts(self, seat: int) -> list[int]:
         """Concealed and melded tiles of a seat (R11's four-copies exclusion)."""
@@ -460,7 +596,7 @@ class Round:
         """Waits of a seat holding 3k+1 tiles, cached until its hand changes."""
         cached = self._waits_cache[seat]
         if cached is None:
-            cached = waits(self.counts[seat], self.held_counts(seat))
+            cached = _waits(self.counts[seat], self.held_counts(seat))
             self._waits_cache[seat] = cached
         return cached
 
@@ -469,7 +605,7 @@ class Round:
         held = list(counts)
         for meld in self.melds[seat]:
             held[meld.tile] += meld.kind.size
-        found = waits(counts, held)
+        found = _waits(counts, held)
         if self.rules.dead_waits_count or not found:
             return found
         visible = held
@@ -495,45 +631,61 @@ class Round:
         """Every action ``seat`` may take now; empty when it has no choice to make."""
         if type(seat) is not int or not 0 <= seat < SEATS:
             seat = as_seat(seat)
-        if self.phase is Phase.TURN and seat == self.current:
+        if self.phase is _PHASE_TURN and seat == self.current:
             # a driver lists the actions and apply() checks them again: compute them once
             # per position (any change of state goes through apply/escape, which clear this)
             cached = self._turn_legal
             if cached is None:
                 cached = self._turn_legal = LegalActions(self._turn_actions(seat))
             return cached
-        if self.phase is Phase.CLAIMS:
-            assert self.claims is not None
-            options = self.claims.options.get(seat)
-            if options is None or seat in self.claims.answers:
-                return LegalActions(())
-            return LegalActions([CLAIM_ACTIONS[kind][seat] for kind in options])
-        return LegalActions(())
+        if self.phase is _PHASE_CLAIMS:
+            window = self.claims
+            assert window is not None
+            if seat in window.answers:
+                return _NO_ACTIONS
+            # asked again by apply() and by drivers: built once per seat and window
+            cached = window.legal.get(seat)
+            if cached is None:
+                options = window.options.get(seat)
+                if options is None:
+                    return _NO_ACTIONS
+                cached = window.legal[seat] = LegalActions(
+                    [CLAIM_ACTIONS[kind][seat] for kind in options]
+                )
+            return cached
+        return _NO_ACTIONS
 
     def _turn_actions(self, seat: int) -> list[Action]:
         counts = self.counts[seat]
         actions: list[Action] = []
-        held = [tile for tile, count in enumerate(counts) if count]
         if self.turn_kind is not TurnKind.PONG:
             if is_win(counts):
                 actions.append(HU_ACTIONS[seat])
-            if self.wall_remaining > 0 and not self.baoting[seat]:  # R7, R26
-                concealed = CONCEALED_KONG_ACTIONS[seat]
-                actions.extend([concealed[t] for t in held if counts[t] == 4])
-                added = ADDED_KONG_ACTIONS[seat]
-                actions.extend(
-                    [
-                        added[meld.tile]
-                        for meld in self.melds[seat]
-                        if meld.kind is MeldKind.PONG and counts[meld.tile]
-                    ]
-                )
-        discards = DISCARD_ACTIONS[seat]
-        actions.extend([discards[t] for t in held])
+            if self.back > self.front and not self.baoting[seat]:  # R7, R26
+                if 4 in counts:
+                    concealed = CONCEALED_KONG_ACTIONS[seat]
+                    actions.extend([concealed[t] for t in range(NUM_KINDS) if counts[t] == 4])
+                melds = self.melds[seat]
+                if melds:
+                    added = ADDED_KONG_ACTIONS[seat]
+                    actions.extend(
+                        [
+                            added[meld.tile]
+                            for meld in melds
+                            if meld.kind is MeldKind.PONG and counts[meld.tile]
+                        ]
+                    )
+        # the discards in tile order: compress keeps the action of each kind held
+        actions.extend(compress(DISCARD_ACTIONS[seat], counts))
         # a 14-tile hand's shanten is its best discard's: above 0 no discard leaves it ready
-        if self._may_declare_baoting(seat) and shanten(counts) <= 0:
+        if (
+            not self.discard_count[seat]  # the cheapest part of R25's test first
+            and self._may_declare_baoting(seat)
+            and _may_be_ready_after_discard(counts)
+            and shanten(counts) <= 0
+        ):
             declarations = BAOTING_ACTIONS[seat]
-            for tile in held:
+            for tile in list(compress(range(NUM_KINDS), counts)):
                 counts[tile] -= 1
                 ready = bool(self._ready_waits_for(seat, counts))
                 counts[tile] += 1
@@ -602,24 +754,51 @@ class Round:
 
         The returned events are copies; ``self.events`` is the log itself.
         """
-        if not isinstance(action, Action):
+        # the caller gets copies: editing them must not rewrite the log
+        return [copy_event(event) for event in self.apply_logged(action)]
+
+    def apply_logged(self, action: Action) -> list[dict[str, Any]]:
+        """:meth:`apply` without the copies: the events returned are the log's own objects
+        (``self.events[-len(result):]``) and must not be edited.
+
+        For drivers that only read the events, or none at all (the RL environment follows the
+        log itself): copying a decision's three or so events is a measurable part of a step.
+        """
+        if type(action) is not Action and not isinstance(action, Action):
             raise TypeError(
                 f"apply() takes an Action (e.g. Action.parse('0 discard 5p')), not "
                 f"{type(action).__name__}"
             )
-        if action not in self.legal_actions(action.seat):
-            raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
-        events: list[dict[str, Any]] = [{"type": "act", **action.to_json()}]
+        seat = action.seat
+        # the engine's own action objects (the drivers hand them back) match by identity; a
+        # scan by identity first spares the dataclass __eq__ on every earlier legal action
+        for offered in self.legal_actions(seat).actions:
+            if offered is action:
+                break
+        else:
+            if action not in self.legal_actions(seat):
+                raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
+        return self._apply_legal(action)
+
+    def _apply_legal(self, action: Action) -> list[dict[str, Any]]:
+        """:meth:`apply_logged` once ``action`` is known to be one of the engine's own legal
+        action objects for this position (the RL environment has just found it among
+        ``legal_actions`` by identity: checking again would repeat that scan)."""
+        seat = action.seat
+        template = _ACT_EVENTS.get(id(action))
+        act = template.copy() if template is not None else {"type": "act", **action.to_json()}
+        events: list[dict[str, Any]] = [act]
         self._turn_legal = None
         self._self_draw_only = None
-        self.refused_wins[action.seat] = None
-        if self.phase is Phase.CLAIMS:
+        self.refused_wins[seat] = None
+        if self.phase is _PHASE_CLAIMS:
             self._answer_claim(action, events)
+        elif action.kind is _DISCARD_KIND:  # most decisions: straight to the discard
+            self._discard(seat, action.tile, False, False, events)  # type: ignore[arg-type]
         else:
             self._turn_action(action, events)
         self.events.extend(events)
-        # the caller gets copies: editing them must not rewrite the log
-        return [copy_event(event) for event in events]
+        return events
 
     def _why_illegal(self, action: Action) -> str:
         seat = action.seat
@@ -684,7 +863,8 @@ class Round:
         self._draw(seat, replacement=False, events=events)
 
     def _draw(self, seat: int, *, replacement: bool, events: list[dict[str, Any]]) -> None:
-        last_four = self.wall_remaining <= LAST_TILES  # R19: the drawn tile included
+        # the hot path of every hand: small helpers are inlined (same steps, same order)
+        last_four = self.back - self.front <= LAST_TILES  # R19: the drawn tile included
         if replacement:
             self.back -= 1
             tile = self.wall[self.back]
@@ -692,10 +872,11 @@ class Round:
             tile = self.wall[self.front]
             self.front += 1
         self.counts[seat][tile] += 1
+        self.concealed_sizes[seat] += 1
         if last_four:
             self.last_four_marks[seat][tile] += 1
-        self._invalidate(seat)
-        self.phase = Phase.TURN
+        self._waits_cache[seat] = None
+        self.phase = _PHASE_TURN
         self.current = seat
         self.claims = None
         self.drawn_tile = tile
@@ -706,20 +887,23 @@ class Round:
             self.turn_kind = TurnKind.REPLACEMENT
             self.dihu_draw = False
         else:
-            self.turn_kind = TurnKind.DRAW
+            self.turn_kind = _DRAW_TURN
             self.kong_income = None
-            self.dihu_draw = self.awaiting_first_draw[seat] and not self.any_meld_made
-            self.awaiting_first_draw[seat] = False
+            awaiting = self.awaiting_first_draw
+            self.dihu_draw = awaiting[seat] and not self.any_meld_made
+            awaiting[seat] = False
         events.append(
             {
                 "type": "draw",
                 "seat": seat,
-                "tile": tile_to_str(tile),
+                "tile": _NAMES[tile],
                 "replacement": replacement,
                 "last_four": last_four,
             }
         )
-        self._after_turn_start(seat, events)
+        # a drawn turn has forced moves only for a 報聽 seat or a last-four tile (R19, R26)
+        if last_four or self.baoting[seat]:
+            self._after_turn_start(seat, events)
 
     def _after_turn_start(self, seat: int, events: list[dict[str, Any]]) -> None:
         """Forced moves at the start of a turn: R19 last-four wins, R26 報聽 wins and discards."""
@@ -737,13 +921,17 @@ class Round:
         self, seat: int, tile: Tile, declare: bool, auto: bool, events: list[dict[str, Any]]
     ) -> None:
         counts = self.counts[seat]
-        last_four = self._take_last_four_mark(seat, tile)
+        marks = self.last_four_marks[seat]  # R19, as _take_last_four_mark (inlined)
+        last_four = marks[tile] > 0
+        if last_four:
+            marks[tile] -= 1
         gang_shang_pao = self.kong_income is not None and self.turn_kind is TurnKind.REPLACEMENT
         if declare:
             self.baoting[seat] = True  # R25
-            events.append({"type": "baoting", "seat": seat, "tile": tile_to_str(tile)})
+            events.append({"type": "baoting", "seat": seat, "tile": _NAMES[tile]})
         counts[tile] -= 1
-        self._invalidate(seat)
+        self.concealed_sizes[seat] -= 1
+        self._waits_cache[seat] = None
         self.rivers[seat].append(tile)
         self.discard_count[seat] += 1
         self.discard_made = True
@@ -752,7 +940,7 @@ class Round:
             {
                 "type": "discard",
                 "seat": seat,
-                "tile": tile_to_str(tile),
+                "tile": _NAMES[tile],
                 "baoting": declare,
                 "auto": auto,
             }
@@ -839,6 +1027,37 @@ class Round:
         gang_shang_pao: bool,
         events: list[dict[str, Any]],
     ) -> None:
+        # The common case first: no other seat in the hand can win on the tile or pong it.
+        # The test is the one of the full loop below (a win check of the seat's hand with the
+        # tile added, two copies held), without building anything; when it fails the full
+        # loop decides (and writes any refusal events) exactly as before.
+        counts = self.counts
+        won = self.won
+        for seat in _OTHERS[from_seat]:
+            if won[seat]:
+                continue
+            hand = counts[seat]
+            held = hand[tile]
+            if held >= 2:
+                break
+            hand[tile] = held + 1
+            complete = is_win(hand)
+            hand[tile] = held
+            if complete:
+                break
+        else:
+            self.claims = None
+            if source is _FROM_DISCARD:
+                nxt = _OTHERS[from_seat][0]
+                if won[nxt]:
+                    nxt = self._next_in_hand(from_seat)
+                if self.back == self.front:
+                    self._settle_exhaustive_draw(events)
+                else:
+                    self._draw(nxt, replacement=False, events=events)
+            else:
+                self._complete_added_kong(from_seat, tile, events)
+            return
         options: dict[int, tuple[ActionKind, ...]] = {}
         forced: list[int] = []
         for offset in (1, 2, 3):
@@ -962,6 +1181,7 @@ class Round:
         self.meld_views.clear()
         self._take_discard(window)
         self.counts[seat][window.tile] -= 2
+        self.concealed_sizes[seat] -= 2
         self._drop_last_four_marks(seat, window.tile)
         self._invalidate(seat)
         self.melds[seat].append(Meld(MeldKind.PONG, window.tile))
@@ -977,7 +1197,7 @@ class Round:
             {
                 "type": "pong",
                 "seat": seat,
-                "tile": tile_to_str(window.tile),
+                "tile": _NAMES[window.tile],
                 "from": window.from_seat,
             }
         )
@@ -1000,6 +1220,7 @@ class Round:
         self.meld_views.clear()
         self._take_discard(window)
         self.counts[seat][window.tile] -= 3
+        self.concealed_sizes[seat] -= 3
         self._drop_last_four_marks(seat, window.tile)
         self.melds[seat].append(Meld(MeldKind.DIRECT_KONG, window.tile))
         self.claims = None
@@ -1008,7 +1229,7 @@ class Round:
                 "type": "kong",
                 "seat": seat,
                 "kind": "direct_kong",
-                "tile": tile_to_str(window.tile),
+                "tile": _NAMES[window.tile],
                 "from": window.from_seat,
             }
         )
@@ -1018,10 +1239,11 @@ class Round:
     def _concealed_kong(self, seat: int, tile: Tile, events: list[dict[str, Any]]) -> None:
         self.meld_views.clear()
         self.counts[seat][tile] -= 4
+        self.concealed_sizes[seat] -= 4
         self._drop_last_four_marks(seat, tile)
         self.melds[seat].append(Meld(MeldKind.CONCEALED_KONG, tile))
         events.append(
-            {"type": "kong", "seat": seat, "kind": "concealed_kong", "tile": tile_to_str(tile)}
+            {"type": "kong", "seat": seat, "kind": "concealed_kong", "tile": _NAMES[tile]}
         )
         self._bean(seat, self._payers(seat), 2, "暗槓 金豆", events)
         self._after_kong(seat, events)
@@ -1030,6 +1252,7 @@ class Round:
         """R13: the added tile may be robbed before the kong happens."""
         last_four = self._take_last_four_mark(seat, tile)
         self.counts[seat][tile] -= 1
+        self.concealed_sizes[seat] -= 1
         self._invalidate(seat)
         self.drawn_tile = None
         self._open_claims(ClaimSource.ADDED_KONG, seat, tile, last_four, False, events)
@@ -1040,9 +1263,7 @@ class Round:
         index = next(i for i, m in enumerate(melds) if m.kind is MeldKind.PONG and m.tile == tile)
         melds[index] = Meld(MeldKind.ADDED_KONG, tile)
         self.claims = None
-        events.append(
-            {"type": "kong", "seat": seat, "kind": "added_kong", "tile": tile_to_str(tile)}
-        )
+        events.append({"type": "kong", "seat": seat, "kind": "added_kong", "tile": _NAMES[tile]})
         self._bean(seat, self._payers(seat), 1, "面下槓 銀豆", events)
         self._after_kong(seat, events)
 
@@ -1056,7 +1277,7 @@ class Round:
 
     def _next_in_hand(self, seat: int) -> int:
         """The next seat after ``seat`` in play order that is still in the hand (R8, R53)."""
-        for other in self._others(seat):
+        for other in _OTHERS[seat]:
             if not self.won[other]:
                 return other
         raise AssertionError("nobody is left in the hand")  # pragma: no cover - R53 ends it
@@ -1102,7 +1323,7 @@ class Round:
                 "fan": pattern.fan,
                 "extras": ["槓上花"] if gang_shang_hua else [],
                 "auto": auto,
-                "hand": str(self.hand_of(seat)),
+                "hand": self._hand_text(seat),
             }
         )
         rows = settlement.self_draw_rows(
@@ -1127,7 +1348,7 @@ class Round:
             pattern = self._win_allowed_on(seat, tile, window.source, payer)
             assert pattern is not None
             self.counts[seat][tile] += 1
-            hand_text = str(self.hand_of(seat))
+            hand_text = self._hand_text(seat)
             self.counts[seat][tile] -= 1
             events.append(
                 {
@@ -1264,6 +1485,7 @@ class Round:
             # R13, R45: the escape ends the hand before the chance to rob has passed, so the
             # added kong never happens (no bean); its tile goes back to the kong player's hand
             self.counts[window.from_seat][window.tile] += 1
+            self.concealed_sizes[window.from_seat] += 1
             self._invalidate(window.from_seat)
             self.claims = None
         others = self._payers(seat)  # R57: the other players still in the hand
@@ -1337,7 +1559,7 @@ class Round:
             "totals": list(totals),
             "next_dealer": next_dealer,
             "next_streak": next_streak,
-            "hands": [str(self.hand_of(s)) for s in range(SEATS)],
+            "hands": [self._hand_text(s) for s in range(SEATS)],
         }
         if self.bloody:  # the normal room's events stay as they were (old logs replay)
             end["wins"] = [win.to_json() for win in self.wins]

@@ -26,8 +26,6 @@ except ImportError as error:  # pragma: no cover - depends on the installation
         f"duyun.rl needs the rl extra ({error.name} is missing): pip install 'duyun[rl]'"
     ) from error
 
-from pettingzoo.utils import wrappers
-
 from duyun.rl.actions import (
     ACTION_NAMES,
     NUM_ACTIONS,
@@ -37,7 +35,13 @@ from duyun.rl.actions import (
     encode_action,
     index_of,
 )
-from duyun.rl.aec import AGENTS, DuyunEnv, EnvOptionError, IllegalEnvActionError
+from duyun.rl.aec import (
+    AGENTS,
+    DuyunEnv,
+    EnvOptionError,
+    IllegalEnvActionError,
+    OrderEnforcingEnv,
+)
 from duyun.rl.gym import DuyunGymEnv
 from duyun.rl.observation import FIELDS, OBS_SIZE, RIVER_SLOTS, encode_view, field_slice
 
@@ -51,9 +55,11 @@ def env(**options: Any) -> Any:
     """The PettingZoo AEC environment ``duyun_v0`` (see :class:`DuyunEnv` for the options).
 
     Wrapped in PettingZoo's order-enforcing wrapper, as PettingZoo's own games are: using it
-    before ``reset()`` is a clear error. ``env(...).unwrapped`` is the :class:`DuyunEnv`.
+    before ``reset()`` is a clear error. ``env(...).unwrapped`` is the :class:`DuyunEnv`. (The
+    wrapper is :class:`~duyun.rl.aec.OrderEnforcingEnv`, PettingZoo's own with ``last`` and
+    ``step`` reaching the environment directly: the same checks, fewer attribute lookups.)
     """
-    return wrappers.OrderEnforcingWrapper(DuyunEnv(**options))
+    return OrderEnforcingEnv(DuyunEnv(**options))
 
 
 def gym_env(**options: Any) -> DuyunGymEnv:
@@ -73,6 +79,7 @@ __all__ = [
     "DuyunGymEnv",
     "EnvOptionError",
     "IllegalEnvActionError",
+    "OrderEnforcingEnv",
     "action_for",
     "decode_action",
     "encode_action",

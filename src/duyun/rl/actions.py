@@ -31,7 +31,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from duyun.engine import Action, ActionKind
+from duyun.engine import Action, ActionKind, LegalActions
 from duyun.engine.actions import (
     ADDED_KONG_ACTIONS,
     BAOTING_ACTIONS,
@@ -158,6 +158,9 @@ for _seat in range(4):  # every engine object must stand for the index it is fil
 del _base, _table, _seat, _tile, _action, _kind, _simple_index, _index
 
 
+_INDEX_OF_ID: Final = _INDEX_BY_ID.__getitem__
+
+
 def engine_action(index: int, seat: int) -> Action:
     """The engine's own Action object for ``index`` (a plain int in range, unchecked).
 
@@ -169,11 +172,15 @@ def engine_action(index: int, seat: int) -> Action:
 
 def action_mask(legal: Iterable[Action]) -> npt.NDArray[np.int8]:
     """The ``int8`` mask (1 = legal) of the actions ``legal``: a fresh, writable array."""
-    by_id = _INDEX_BY_ID
     mask = bytearray(NUM_ACTIONS)
-    for action in legal:
-        index = by_id.get(id(action))
-        mask[index_of(action) if index is None else index] = 1
+    if isinstance(legal, LegalActions):
+        legal = legal.actions  # the tuple itself: no Python-level __iter__
+    try:  # the engine's own action objects: one C-level dict hit each
+        for action in legal:
+            mask[_INDEX_OF_ID(id(action))] = 1
+    except KeyError:  # an Action built elsewhere: by kind and tile
+        for action in legal:
+            mask[index_of(action)] = 1
     return np.frombuffer(mask, dtype=np.int8)
 
 

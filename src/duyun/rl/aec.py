@@ -25,9 +25,20 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
-from duyun.engine import Action, HandResult, IllegalActionError, Round, SeatView, new_round
+from duyun.engine import (
+    Action,
+    HandResult,
+    IllegalActionError,
+    Phase,
+    Round,
+    SeatView,
+    new_round,
+)
 from duyun.rl.actions import (
+    _ENGINE_ACTIONS,
     NUM_ACTIONS,
     PASS,
     action_mask,
@@ -47,6 +58,9 @@ AGENTS: Final[tuple[str, ...]] = tuple(f"player_{seat}" for seat in range(SEATS)
 REWARD_TIMINGS: Final = ("end", "payments")
 ILLEGAL_ACTION_MODES: Final = ("raise", "penalize")
 RESET_OPTIONS: Final = ("dealer", "streak", "wall_order")
+_TURN: Final = Phase.TURN
+_INTP: Final = np.dtype(np.intp).type  # the index type of np.flatnonzero
+_ENDED: Final = Phase.ENDED
 
 Observation = dict[str, npt.NDArray[Any]]
 
@@ -293,7 +307,9 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         ``encode_view(self.seat_view(agent), ...)`` at every step, at a fraction of the cost.
         """
         seat = self.agent_name_mapping[agent]
-        game = self.game
+        game = self._game
+        if game is None:
+            game = self.game  # raises: reset() first
         encoder = self._encoder
         if encoder is None or encoder.game is not game:
             encoder = self._encoder = TableEncoder(game)
@@ -303,6 +319,20 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
             ),
             "action_mask": action_mask(game.legal_actions(seat)),
         }
+
+    def last(
+        self, observe: bool = True
+    ) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``: the selected agent's observation, cumulative reward,
+        termination, truncation and info (the same values, one attribute lookup each)."""
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def legal_indices(self, agent: str) -> list[int]:
         """The action indices ``agent`` may take now, ascending (empty when not asked)."""
@@ -315,16 +345,23 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
+        game = self._game
+        if game is None:
+            game = self.game  # raises: reset() first
         seat = self.agent_name_mapping[agent]
         # the hot path is a plain int in range; anything else is checked and converted
-        plain = type(action) is int and 0 <= action < NUM_ACTIONS
-        index = action if plain else check_index(action)
+        kind = type(action)
+        if kind is int and 0 <= action < NUM_ACTIONS:
+            index = action
+        elif kind is _INTP and 0 <= action < NUM_ACTIONS:
+            index = int(action)  # what np.flatnonzero hands out: a plain int for the engine
+        else:
+            index = check_index(action)
         legal = game.legal_actions(seat)
         # hand the engine its own action object: it recognises it by identity at once
-        chosen: Action | None = engine_action(index, seat)
+        chosen: Action | None = _ENGINE_ACTIONS[seat][index]  # engine_action, inlined
         penalty = 0.0
-        for offered in legal:  # by identity: an equality test per action would cost more
+        for offered in legal.actions:  # by identity: an equality test would cost more
             if offered is chosen:
                 break
         else:
@@ -343,8 +380,14 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
             chosen = engine_action(fallback, seat)
             penalty = self.illegal_penalty
         self._cumulative_rewards[agent] = 0.0
-        self.infos[agent] = {"illegal_action": True} if penalty else {}
-        events = game.apply(chosen)
+        if penalty:
+            self.infos[agent] = {"illegal_action": True}
+        elif self.infos[agent]:
+            self.infos[agent] = {}
+        # the log's own events, uncopied: they are only read here (and by the encoder, which
+        # follows the log itself). A chosen action found in ``legal`` above is one of its own
+        # objects, so the engine need not check it again; a penalised fallback is checked.
+        events = game.apply_logged(chosen) if penalty else game._apply_legal(chosen)
         rewards: dict[str, float] | None = None  # None: nobody is rewarded on this step
         if self.reward_timing == "payments":
             for event in events:
@@ -360,7 +403,10 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
             if rewards is None:
                 rewards = dict.fromkeys(AGENTS, 0.0)
             rewards[agent] -= penalty
-        if game.is_over:
+        phase = game.phase
+        if phase is _TURN:
+            self.agent_selection = AGENTS[game.current]
+        elif phase is _ENDED:
             if rewards is None:
                 rewards = dict.fromkeys(AGENTS, 0.0)
             self._end_hand(rewards)
@@ -425,3 +471,33 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
 
     def close(self) -> None:
         self._game = None
+
+
+class OrderEnforcingEnv(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's order-enforcing wrapper around :class:`DuyunEnv`, with ``last`` and
+    ``step`` reaching the environment directly.
+
+    The base wrapper reads every attribute of ``last`` (the agent, its reward, termination,
+    truncation and info) through its ``__getattr__``, which checks each name against the
+    attributes forbidden before ``reset()``: several microseconds a step. These two methods
+    make the same checks once and then call the environment's own. Everything else is
+    PettingZoo's wrapper unchanged.
+    """
+
+    def last(
+        self, observe: bool = True
+    ) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:  # as the base: its first read is agent_selection
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)  # type: ignore[no-any-return]
+
+    def step(self, action: Any) -> None:
+        env = self.env
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            env.step(action)

@@ -1,11 +1,11 @@
 """Observations kept up to date step by step, instead of re-encoding a whole view each time.
 
 :func:`~duyun.rl.observation.encode_view` builds a seat's observation from its
-:class:`~duyun.engine.SeatView`: correct by construction, but it rebuilds the 4,616 numbers and
+:class:`~duyun.engine.SeatView`: correct by construction, but it rebuilds the 4,620 numbers and
 the view itself on every decision, and most of them do not change between two decisions.
 :class:`TableEncoder` keeps one vector per seat for the whole hand and brings it up to date:
 
-* The large blocks (``melds``, ``rivers``, ``river_counts``: 4,492 of the 4,616 numbers) change
+* The large blocks (``melds``, ``rivers``, ``river_counts``: 4,492 of the 4,620 numbers) change
   only through public events — a discard sets one river slot, a pong or direct kong takes the
   discard back out of its owner's river and fills one meld slot, an added kong changes one
   meld's kind, a won discard leaves the river. They are written from the hand's event log as
@@ -13,9 +13,9 @@ the view itself on every decision, and most of them do not change between two de
   written into its owner's vector only.
 * The small blocks are rewritten at each :meth:`TableEncoder.observation` from what the table
   shows everyone (phase, whose turn, the tile under claim, wall count, concealed tile counts,
-  報聽 flags, beans, dealer, streak, points) and from the seat's **own** concealed tiles and
-  drawn tile. Nothing of another seat's concealed tiles is read but their number, and nothing
-  of the wall but its length.
+  報聽 flags, beans, 血戰 winners, dealer, streak, points) and from the seat's **own**
+  concealed tiles and drawn tile. Nothing of another seat's concealed tiles is read but their
+  number, and nothing of the wall but its length.
 
 The result equals ``encode_view(game.view(seat), ...)`` at every step: tests check that on
 every decision of many hands, and the counterfactual no-leak tests run against this path.
@@ -27,6 +27,7 @@ drives the engine): :meth:`TableEncoder.sync` catches up with whatever was logge
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -82,7 +83,19 @@ _CURRENT_AT: Final = OFFSETS["current"]
 _SEAT_AT: Final = OFFSETS["seat"]
 _MATCH_AT: Final = OFFSETS["match_points"]
 _HANDS_LEFT_AT: Final = OFFSETS["hands_left"]
+_WON_AT: Final = OFFSETS["won"]
 _PHASE_INDEX: Final = {Phase.TURN: 0, Phase.CLAIMS: 1, Phase.ENDED: 2}
+# the own hand (27 counts) and the run concealed sizes, 報聽, beans, wall count (13 numbers,
+# contiguous in the layout) are written as float32 by one struct call each
+_FLOAT: Final = np.dtype(np.float32).itemsize
+_PACK_HAND: Final = struct.Struct(f"={NUM_KINDS}f").pack_into
+_HAND_BYTES: Final = _HAND * _FLOAT
+_PACK_TABLE: Final = struct.Struct(f"={3 * SEATS + 1}f").pack_into
+_PACK_SIZES: Final = struct.Struct(f"={SEATS}f").pack_into
+_TABLE_BYTES: Final = _SIZES_AT * _FLOAT
+if not (_BAOTING_AT == _SIZES_AT + SEATS and _BEAN_AT == _BAOTING_AT + SEATS
+        and _WALL_AT == _BEAN_AT + SEATS):  # fmt: skip  # pragma: no cover - layout changed
+    raise AssertionError("concealed_sizes, baoting, has_bean, wall_remaining must be contiguous")
 # enum members as module constants: reading one off its class costs a descriptor call
 _TURN: Final = Phase.TURN
 _ROB: Final = ClaimSource.ADDED_KONG
@@ -126,15 +139,17 @@ class _Written:
         "points",
         "sizes",
         "wall",
+        "won",
     )
 
     def __init__(self) -> None:
         # the values an all-zero block stands for; None: no one-hot entry set
         self.hand: list[int] = [0] * NUM_KINDS
         self.drawn: int | None = None
-        self.sizes: tuple[int, ...] = (0,) * SEATS
+        self.sizes: list[int] = [0] * SEATS
         self.baoting: list[bool] = [False] * SEATS  # absolute seat order, as the round has it
         self.bean: list[bool] = [False] * SEATS
+        self.won: list[bool] = [False] * SEATS  # R53, absolute seat order
         self.points: list[int] = [0] * SEATS
         self.match: list[int] = [0] * SEATS
         self.wall = 0
@@ -157,6 +172,7 @@ class TableEncoder:
         "_obs",
         "_points",
         "_read_only",
+        "_river_kinds",
         "_rivers",
         "_seen",
         "_targets",
@@ -183,6 +199,7 @@ class TableEncoder:
             for owner in _SEATS
         ]
         self._rivers: list[list[int]] = [[] for _ in _SEATS]
+        self._river_kinds: list[list[int]] = [[0] * NUM_KINDS for _ in _SEATS]  # counts
         # (kind index, tile) per meld in the order made; the tile of a concealed kong is
         # written into its owner's vector only
         self._melds: list[list[tuple[int, int]]] = [[] for _ in _SEATS]
@@ -213,6 +230,8 @@ class TableEncoder:
         river_taken = False  # a discard won by several seats (R18) leaves the river once
         for event in log[start:end]:
             kind = event["type"]
+            if kind == "act" or kind == "draw":  # most events: nothing public in the blocks
+                continue
             if kind == "discard":
                 self._discard(event["seat"], _TILE[event["tile"]])
                 river_taken = False  # a new discard, a new claim window
@@ -259,18 +278,22 @@ class TableEncoder:
             )
         river.append(tile)
         offset = slot * NUM_KINDS + tile
+        kinds = self._river_kinds[owner]
+        count = kinds[tile] = kinds[tile] + 1  # written, not read back from four vectors
         for view, river_at, count_at in self._targets[owner]:
             view[river_at + offset] = 1
-            view[count_at + tile] += 1
+            view[count_at + tile] = count
 
     def _take_discard(self, owner: int) -> None:
         """A claimed discard leaves its owner's river (R6), as at the table."""
         river = self._rivers[owner]
         tile = river.pop()
         offset = len(river) * NUM_KINDS + tile
+        kinds = self._river_kinds[owner]
+        count = kinds[tile] = kinds[tile] - 1
         for view, river_at, count_at in self._targets[owner]:
             view[river_at + offset] = 0
-            view[count_at + tile] -= 1
+            view[count_at + tile] = count
 
     def _add_meld(self, owner: int, kind: int, tile: int) -> None:
         melds = self._melds[owner]
@@ -314,10 +337,9 @@ class TableEncoder:
         # own concealed tiles: the observing seat's own, never another's
         counts = game.counts[seat]
         if counts != written.hand:
-            old = written.hand
-            for tile in range(NUM_KINDS):
-                if counts[tile] != old[tile]:
-                    view[_HAND + tile] = counts[tile]
+            # all 27 counts in one C-level write (as float32): cheaper than finding the
+            # one or two that changed since the seat's last observation
+            _PACK_HAND(view, _HAND_BYTES, *counts)
             written.hand = counts.copy()
         phase = game.phase
         current = game.current
@@ -328,17 +350,35 @@ class TableEncoder:
             if drawn is not None:
                 view[_DRAWN_AT + drawn] = 1
             written.drawn = drawn
-        # other seats' concealed tiles: only how many there are
-        every = game.counts
-        sizes = (sum(every[0]), sum(every[1]), sum(every[2]), sum(every[3]))
-        if sizes != written.sizes:
-            for position, owner in enumerate(order):
-                view[_SIZES_AT + position] = sizes[owner]
-            written.sizes = sizes
-        if game.baoting != written.baoting:
-            written.baoting = _write_seats(view, _BAOTING_AT, order, game.baoting)
-        if game.has_bean != written.bean:
-            written.bean = _write_seats(view, _BEAN_AT, order, game.has_bean)
+        # other seats' concealed tiles: only how many there are. With 報聽, beans and the wall
+        # count they make one run of 13 numbers; the sizes and the wall change on most steps,
+        # 報聽 and beans seldom (then the whole run is written at once)
+        sizes = game.concealed_sizes
+        wall = game.back - game.front  # Round.wall_remaining, without the property call
+        baoting = game.baoting
+        bean = game.has_bean
+        a, b, c, d = order
+        if baoting != written.baoting or bean != written.bean:
+            _PACK_TABLE(
+                view, _TABLE_BYTES,
+                sizes[a], sizes[b], sizes[c], sizes[d],
+                baoting[a], baoting[b], baoting[c], baoting[d],
+                bean[a], bean[b], bean[c], bean[d],
+                wall,
+            )  # fmt: skip
+            written.sizes = sizes.copy()
+            written.baoting = baoting.copy()
+            written.bean = bean.copy()
+            written.wall = wall
+        else:
+            if sizes != written.sizes:
+                _PACK_SIZES(view, _TABLE_BYTES, sizes[a], sizes[b], sizes[c], sizes[d])
+                written.sizes = sizes.copy()
+            if wall != written.wall:
+                view[_WALL_AT] = wall
+                written.wall = wall
+        if game.won != written.won:  # R53: public, every winner leaves play
+            written.won = _write_seats(view, _WON_AT, order, game.won)
         if self._points != written.points:
             written.points = _write_seats(view, _POINTS_AT, order, self._points)
         if match_points != written.match:
@@ -346,10 +386,6 @@ class TableEncoder:
         if hands_left != written.hands_left:
             view[_HANDS_LEFT_AT] = hands_left
             written.hands_left = hands_left
-        wall = game.wall_remaining
-        if wall != written.wall:
-            view[_WALL_AT] = wall
-            written.wall = wall
         claims = game.claims
         claim = (
             None if claims is None else (claims.tile, rel[claims.from_seat], claims.source is _ROB)

@@ -102,6 +102,14 @@ FIELDS: Final[tuple[Field, ...]] = (
         "per relative seat, net points of the episode's earlier hands (match option)",
     ),
     Field("hands_left", 1, 0, INF, "hands of the episode still to deal after this one"),
+    Field(
+        "won",
+        SEATS,
+        0,
+        1,
+        "per relative seat, has won and left play (血戰 room, R53; the normal room ends at "
+        "the first win, so there it stays 0)",
+    ),
 )
 
 OFFSETS: Final[dict[str, int]] = {}
@@ -135,6 +143,7 @@ _CURRENT = OFFSETS["current"]
 _SEAT = OFFSETS["seat"]
 _MATCH = OFFSETS["match_points"]
 _HANDS_LEFT = OFFSETS["hands_left"]
+_WON = OFFSETS["won"]
 _PHASES: Final = {"turn": 0, "claims": 1, "ended": 2}
 _RIVER_STRIDE = RIVER_SLOTS * NUM_KINDS
 _MELD_STRIDE = MELD_SLOTS * MELD_WIDTH
@@ -180,6 +189,7 @@ def encode_view(
     if view.drawn_tile is not None:
         hits.append(_DRAWN + view.drawn_tile)
     melds_by_seat, rivers, baoting, has_bean = view.melds, view.rivers, view.baoting, view.has_bean
+    won = view.won
     for rel, owner in _RELATIVE[seat]:
         melds = melds_by_seat[owner]
         if melds:
@@ -204,6 +214,8 @@ def encode_view(
             hits.append(_BAOTING + rel)
         if has_bean[owner]:
             hits.append(_BEAN + rel)
+        if won[owner]:
+            hits.append(_WON + rel)
     hits.append(_DEALER + (view.dealer - seat) % SEATS)
     if view.claim_tile is not None:
         hits.append(_CLAIM_TILE + view.claim_tile)
