@@ -15,7 +15,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from duyun import rl
 from duyun.bots import make_bot
-from duyun.engine import Action, ActionKind, new_round
+from duyun.engine import Action, ActionKind, Phase, new_round
 from duyun.hand import MeldKind
 from duyun.rl.actions import (
     ADDED_KONG,
@@ -638,6 +638,43 @@ def test_no_leak_counterfactual_undrawn_wall_every_seat_every_step(seed: int) ->
         again = [second.observe(a)["observation"] for a in second.possible_agents]
         for seat in range(SEATS):
             assert np.array_equal(observed[step][seat], again[seat]), (step, seat)
+
+
+@pytest.mark.parametrize("rules", [{}, {"bloody_battle": True}])
+def test_no_leak_a_seat_not_asked_never_sees_a_claim_window(rules: dict[str, bool]) -> None:
+    """R6: whether a discard (or an added kong's tile, R13) can be claimed depends on the other
+    seats' concealed tiles; a tile nobody can claim opens no window. So while a window is open,
+    every seat that is not asked -- the discarder included -- observes exactly what it observed
+    just before the tile was played (mask too), as it would if nobody could claim."""
+    windows = 0
+    for seed in range(12):
+        env = rl.raw_env(rules=rules)
+        env.reset(seed=seed)
+        rng = random.Random(seed)
+        before: dict[str, dict[str, np.ndarray]] = {}
+        while env.agents:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            game = env.game
+            if game.claims is None:
+                before = {a: env.observe(a) for a in env.agents}
+            else:
+                windows += 1
+                for other in env.agents:
+                    seat = env.agent_name_mapping[other]
+                    if seat in game.to_act:
+                        continue
+                    seen = env.observe(other)
+                    assert np.array_equal(seen["observation"], before[other]["observation"])
+                    assert np.array_equal(seen["action_mask"], before[other]["action_mask"])
+                    view = env.seat_view(other)
+                    assert view.phase is not Phase.CLAIMS
+                    assert np.array_equal(rl.encode_view(view), seen["observation"])
+            legal = env.legal_indices(agent)
+            env.step(legal[rng.randrange(len(legal))])
+    assert windows > 20
 
 
 def test_r12_other_seats_concealed_kongs_are_face_down() -> None:

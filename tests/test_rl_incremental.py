@@ -47,16 +47,27 @@ def _hands_left(env: Any) -> int:
     return max(0, env.hands - 1 - len(env.results))
 
 
+def _assert_same(seat: int, got: np.ndarray, expected: np.ndarray) -> None:
+    if not np.array_equal(got, expected):
+        wrong = np.flatnonzero(got != expected)
+        fields = sorted({f.name for f in rl.FIELDS for i in wrong if i in _range(f.name)})
+        pytest.fail(f"seat {seat}: observation differs from encode_view in {fields}")
+
+
 def _assert_every_seat_matches_the_view(env: Any) -> None:
+    """The encoder that followed every event equals ``encode_view`` of the engine's view for
+    every seat; what the environment hands out equals ``encode_view`` of the view the seat may
+    see (``seat_view``: for a seat not asked in an open claim window, the table before the
+    tile), with the mask of that view's legal actions."""
+    points, left = env.episode_points, _hands_left(env)
     for seat, agent in enumerate(env.possible_agents):
+        tracked = env._encoder.observation(seat, points, left)
+        _assert_same(seat, tracked, rl.encode_view(env.game.view(seat), points, left))
+        view = env.seat_view(agent)
         obs = env.observe(agent)
-        expected = rl.encode_view(env.game.view(seat), env.episode_points, _hands_left(env))
-        if not np.array_equal(obs["observation"], expected):
-            wrong = np.flatnonzero(obs["observation"] != expected)
-            fields = sorted({f.name for f in rl.FIELDS for i in wrong if i in _range(f.name)})
-            pytest.fail(f"seat {seat}: observation differs from encode_view in {fields}")
+        _assert_same(seat, obs["observation"], rl.encode_view(view, points, left))
         mask = np.zeros(rl.NUM_ACTIONS, dtype=np.int8)
-        mask[env.legal_indices(agent)] = 1
+        mask[[rl.index_of(action) for action in view.legal]] = 1
         assert np.array_equal(obs["action_mask"], mask), seat
 
 
@@ -169,9 +180,9 @@ def test_a_fresh_encoder_mid_hand_equals_the_one_that_followed_it() -> None:
                 break
             env.step(_eager_choice(env.legal_indices(agent), rng))
         fresh = TableEncoder(env.game)
-        for seat, agent in enumerate(env.possible_agents):
+        for seat in range(SEATS):
             assert np.array_equal(
-                env.observe(agent)["observation"],
+                env._encoder.observation(seat, env.episode_points, _hands_left(env)),
                 fresh.observation(seat, env.episode_points, _hands_left(env)),
             )
 

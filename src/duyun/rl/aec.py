@@ -36,6 +36,7 @@ from duyun.engine import (
     Round,
     SeatView,
     new_round,
+    replay,
 )
 from duyun.rl.actions import (
     _ENGINE_ACTIONS,
@@ -48,7 +49,7 @@ from duyun.rl.actions import (
     index_of,
 )
 from duyun.rl.incremental import TableEncoder
-from duyun.rl.observation import HIGH, LOW, OBS_SIZE
+from duyun.rl.observation import HIGH, LOW, OBS_SIZE, encode_view
 from duyun.rl.render import render_table
 from duyun.rules import DUYUN, RuleSet
 from duyun.tiles import TOTAL_TILES, NotationError, parse_tiles
@@ -60,6 +61,8 @@ ILLEGAL_ACTION_MODES: Final = ("raise", "penalize")
 RESET_OPTIONS: Final = ("dealer", "streak", "wall_order")
 _TURN: Final = Phase.TURN
 _INTP: Final = np.dtype(np.intp).type  # the index type of np.flatnonzero
+#: the ``act`` events after which other seats may be asked to claim the tile
+_WINDOW_OPENERS: Final = frozenset({"discard", "baoting", "added_kong"})
 _ENDED: Final = Phase.ENDED
 
 Observation = dict[str, npt.NDArray[Any]]
@@ -295,8 +298,35 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         return tuple(self._match_points)
 
     def seat_view(self, agent: str) -> SeatView:
-        """What ``agent``'s seat may know now (the engine's view; bots play from it)."""
-        return self.game.view(self.agent_name_mapping[agent])
+        """What ``agent``'s seat may know now (the engine's view; bots play from it).
+
+        While a claim window is open, a seat that is not asked sees the table as it was before
+        the tile that opened the window (see :meth:`_before_window`)."""
+        seat = self.agent_name_mapping[agent]
+        before = self._before_window(seat)
+        return (before if before is not None else self.game).view(seat)
+
+    def _before_window(self, seat: int) -> Round | None:
+        """The hand just before the discard (or added kong) whose claim window is open, when
+        ``seat`` is not asked in it; else None.
+
+        Whether anybody may claim a tile depends on the other seats' concealed tiles; a tile
+        nobody can claim opens no window and play goes straight on. A seat that is not asked
+        must therefore not see that a window is open: not the claims phase, not the tile under
+        claim -- not even the discard itself without the next draw, a moment that exists only
+        when somebody may claim. Until the window closes it sees the hand as it was before the
+        tile was played, as it would have at that moment either way (its action mask included).
+        The selected agent is always asked, so the training loop never takes this path.
+        """
+        game = self._game
+        if game is None or game.claims is None or seat in game.to_act:
+            return None
+        events = game.events
+        for cut in range(len(events) - 1, -1, -1):
+            event = events[cut]
+            if event["type"] == "act" and event.get("action") in _WINDOW_OPENERS:
+                return replay(events[:cut], verify=False)
+        raise AssertionError("a claim window is open but no discard or added kong opened it")
 
     def observe(self, agent: str) -> Observation:
         """``agent``'s observation vector and action mask (fresh arrays on every call).
@@ -310,6 +340,12 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         game = self._game
         if game is None:
             game = self.game  # raises: reset() first
+        before = None if game.claims is None else self._before_window(seat)
+        if before is not None:
+            return {
+                "observation": encode_view(before.view(seat), self._match_points, self._hands_left),
+                "action_mask": action_mask(before.legal_actions(seat)),
+            }
         encoder = self._encoder
         if encoder is None or encoder.game is not game:
             encoder = self._encoder = TableEncoder(game)
