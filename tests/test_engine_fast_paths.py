@@ -95,17 +95,21 @@ def test_tile_names_equal_tile_to_str(tiles: list[int]) -> None:
     assert _tile_names(tiles) == [tile_to_str(tile) for tile in tiles]
 
 
+def _trimmed(counts: list[int], remainder: int) -> list[int]:
+    """``counts`` less its most-held tiles until the size is 3k + ``remainder``."""
+    size = sum(counts)
+    while size % 3 != remainder:
+        tile = max(range(NUM_KINDS), key=lambda t: counts[t])
+        counts[tile] -= 1
+        size -= 1
+    return counts
+
+
 @settings(max_examples=300)
 @given(_pieces, st.integers(0, NUM_KINDS - 1))
 def test_waits_prefilter_never_drops_a_wait(pieces: list[tuple[str, int]], extra: int) -> None:
     """R10, R11: the two-complete-suits prefilter answers [] only where waits() does."""
-    counts = _counts_of([*_hand_from(pieces), extra])
-    size = sum(counts)
-    # trim to 3k + 1 tiles
-    while size % 3 != 1:
-        tile = max(range(NUM_KINDS), key=lambda t: counts[t])
-        counts[tile] -= 1
-        size -= 1
+    counts = _trimmed(_counts_of([*_hand_from(pieces), extra]), 1)  # 3k + 1 tiles
     assert _waits(counts, counts) == waits(counts, counts)
 
 
@@ -115,12 +119,7 @@ def test_baoting_prefilter_passes_every_hand_a_discard_makes_ready(
     pieces: list[tuple[str, int]], extra: int
 ) -> None:
     """R25: a hand that some discard leaves ready always passes the 報聽 prefilter."""
-    counts = _counts_of([*_hand_from(pieces), extra])
-    size = sum(counts)
-    while size % 3 != 2:
-        tile = max(range(NUM_KINDS), key=lambda t: counts[t])
-        counts[tile] -= 1
-        size -= 1
+    counts = _trimmed(_counts_of([*_hand_from(pieces), extra]), 2)  # 3k + 2 tiles
     ready = False
     for tile in range(NUM_KINDS):
         if counts[tile]:

@@ -117,6 +117,22 @@ def test_incremental_observation_equals_encode_view_every_seat_every_step() -> N
         assert seen[needed], f"no {needed} in 60 hands: the test would miss that path ({seen})"
 
 
+def _play_with_efficient_bots(seed: int, rules: dict[str, bool], check: Any) -> Any:
+    """One hand of four efficient bots (they win: self-draws, discards, robbed kongs), calling
+    ``check(env)`` after the deal and after every step; returns the finished environment."""
+    env = rl.raw_env(rules=rules)
+    env.reset(seed=seed)
+    bots = {a: make_bot("efficient", seed * 4 + s) for s, a in enumerate(env.possible_agents)}
+    check(env)
+    for agent in env.agent_iter(max_iter=10_000):
+        if env.terminations[agent]:
+            env.step(None)
+            continue
+        env.step(rl.index_of(bots[agent].choose(env.seat_view(agent))))
+        check(env)
+    return env
+
+
 # efficient bots on seed 541 win twice on one discard (R18); found by a search over seeds
 _SEVERAL_WINNERS_SEED = 541
 
@@ -127,16 +143,7 @@ def test_incremental_observation_equals_encode_view_in_bot_play() -> None:
     reference encoding of its view after every step of 31 such hands."""
     seen: Counter[str] = Counter()
     for seed in [*range(30), _SEVERAL_WINNERS_SEED]:
-        env = rl.raw_env()
-        env.reset(seed=seed)
-        bots = {a: make_bot("efficient", seed * 4 + s) for s, a in enumerate(env.possible_agents)}
-        _assert_every_seat_matches_the_view(env)
-        for agent in env.agent_iter(max_iter=10_000):
-            if env.terminations[agent]:
-                env.step(None)
-                continue
-            env.step(rl.index_of(bots[agent].choose(env.seat_view(agent))))
-            _assert_every_seat_matches_the_view(env)
+        env = _play_with_efficient_bots(seed, {}, _assert_every_seat_matches_the_view)
         seen += _outcomes(env) + _meld_kinds(env)
     for needed in ("self_draw", "discard", "rob_kong", "several winners", "added_kong"):
         assert seen[needed], f"no {needed} in these hands: the test would miss it ({seen})"
@@ -360,16 +367,7 @@ def test_bloody_battle_observation_shows_the_winners_every_seat_every_step() -> 
         seen_won[sum(won)] += 1
 
     for seed in range(12):
-        env = rl.raw_env(rules={"bloody_battle": True})
-        env.reset(seed=seed)
-        bots = {a: make_bot("efficient", seed * 4 + s) for s, a in enumerate(env.possible_agents)}
-        check(env)
-        for agent in env.agent_iter(max_iter=10_000):
-            if env.terminations[agent]:
-                env.step(None)
-                continue
-            env.step(rl.index_of(bots[agent].choose(env.seat_view(agent))))
-            check(env)
+        _play_with_efficient_bots(seed, {"bloody_battle": True}, check)
     # the test must reach hands going on after one and after two wins
     assert seen_won[1] and seen_won[2], seen_won
 
