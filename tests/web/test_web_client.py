@@ -230,6 +230,7 @@ def test_guest_quick_match_plays_a_whole_hand_by_clicking(
     shot(tab, screenshots, f"settlement-{size}.png")
     end = tab.app("app.handEnd")
     assert sum(end["points"]) == 0  # R41: a hand's payments sum to zero
+    assert "血戰" not in tab.page.text_content("#settlement h2")  # a normal room (R52)
     # the header still names the hand being settled, not the next one
     assert f"第 {end['hand_index'] + 1}/" in tab.page.text_content("header.topbar .info")
     rows = (

@@ -114,8 +114,9 @@ export function renderSettlement(app, top = "") {
   const who = names(app);
   const tb = app.table ?? {};
   const winners = end.winners ?? [];
-  // 血戰 (R53): the table's rules, the hand's start event, or the end event's extra fields
-  const bloody = !!(tb.rules?.bloody_battle || app.hand?.bloody || Array.isArray(end.left));
+  // 血戰 (R53): the table's rules or the hand's start event (every hand_end carries `left`,
+  // all false outside a 血戰 room, so it tells nothing)
+  const bloody = !!(tb.rules?.bloody_battle || app.hand?.bloody);
   let title;
   if (bloody && end.result === "win") title = `${t("bloody")} · ${t("n_wins", { n: winEvents(end, app).length })}`;
   else if (end.result === "win") title = end.win_kind === "self_draw" ? t("self_draw") : end.win_kind === "rob_kong" ? t("rob_kong") : t("win");
