@@ -18,7 +18,6 @@ or not anyone could claim. Views are folded from the released events
 from __future__ import annotations
 
 import asyncio
-import functools
 import itertools
 import json
 import logging
@@ -26,7 +25,6 @@ import random
 import secrets
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -44,6 +42,7 @@ from duyun.engine import (
 from duyun.rules import RuleSet
 from duyun.server import protocol
 from duyun.server.config import Room, ServerConfig
+from duyun.server.dbthread import MOVES, OTHER, DatabaseThread
 from duyun.server.protocol import ProtocolError, error_message
 from duyun.server.store import Account, LiveMatch, MatchSpec, SeatSpec, Store
 from duyun.server.writer import EventWriter
@@ -1254,26 +1253,26 @@ class TableManager:
     connections: dict[int, Client] = field(default_factory=dict)
     #: every table's events go to the database through this one group-committing writer
     writer: EventWriter = field(init=False)
-    #: SQLite: the tables' database calls run one after another on one thread, in the order
-    #: they were made. SQLite has one writer anyway; several threads would only take turns
-    #: on its lock in no particular order, so under load one table's move could wait behind
-    #: many later ones (and the threads would fight for the GIL). PostgreSQL: the default
-    #: pool, its row locks let transactions run side by side.
-    db_executor: ThreadPoolExecutor | None = field(init=False)
+    #: SQLite: the tables' database calls run on one thread, in order, moves first
+    #: (server/dbthread.py). PostgreSQL: the default pool, its row locks let transactions run
+    #: side by side.
+    db_thread: DatabaseThread | None = field(init=False)
 
     def __post_init__(self) -> None:
-        self.db_executor = (
-            ThreadPoolExecutor(1, thread_name_prefix="duyun-db")
-            if self.store.dialect == "sqlite"
-            else None
-        )
-        self.writer = EventWriter(self.store, self.run_db)
+        self.db_thread = DatabaseThread() if self.store.dialect == "sqlite" else None
+        self.writer = EventWriter(self.store, self.run_moves)
 
     async def run_db(self, function: Callable[..., Any], *args: Any) -> Any:
-        """``function(*args)`` (a store call) off the event loop, on the tables' database
-        thread."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.db_executor, functools.partial(function, *args))
+        """``function(*args)`` (a store call) off the event loop."""
+        if self.db_thread is not None:
+            return await self.db_thread.run(OTHER, function, *args)
+        return await asyncio.to_thread(function, *args)
+
+    async def run_moves(self, function: Callable[..., Any], *args: Any) -> Any:
+        """The event writer's batches: ahead of every other store call still waiting."""
+        if self.db_thread is not None:
+            return await self.db_thread.run(MOVES, function, *args)
+        return await asyncio.to_thread(function, *args)
 
     def new_code(self) -> str:
         while True:
@@ -1493,8 +1492,8 @@ class TableManager:
         tasks = [t.task for t in self.tables.values() if t.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=5)
-        if self.db_executor is not None:
-            self.db_executor.shutdown(wait=True)
+        if self.db_thread is not None:
+            self.db_thread.shutdown()
 
 
 __all__ = ["Client", "Seat", "Table", "TableManager", "TableOptions", "hand_seed"]
