@@ -37,7 +37,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from duyun.bots.evaluation import HandEvaluator, unseen_counts
+from duyun.bots.evaluation import HandEvaluator, next_stage_live, unseen_counts
 from duyun.bots.expectation import (
     DRAWS_PER_ROUND,
     NOT_READY,
@@ -117,6 +117,9 @@ class StrongBot(HeuristicBot):
     TYPICAL_WAIT_LIVE = 5  # live winning tiles of a typical ready hand
     # live useful tiles of a typical hand 1, 2, 3, 4+ steps from ready (efficient self-play)
     TYPICAL_STAGE_LIVE = (16, 26, 34, 40)
+    # Three or more steps from ready (the heuristic's efficiency): the fastest few discards
+    # are ranked by their speed over the next two steps, not the next one only.
+    TWO_STEP_CANDIDATES = 5
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
@@ -440,6 +443,46 @@ class StrongBot(HeuristicBot):
         fan = 9 if len(suits) == 1 else 3
         live = sorted((unseen[t] for t in pair_tiles), reverse=True)
         return chain(table, stages, _synthetic_ready(table, fan, sum(live[:2]) or 3))
+
+    # ------------------------------------------------------------------ far from ready
+
+    def _refine_speeds(
+        self,
+        counts: list[int],
+        after: dict[int, int],
+        lowest: int,
+        lives: dict[int, int],
+        unseen: Sequence[int],
+    ) -> dict[int, float]:
+        """Three or more steps from ready: the fastest discards by their speed over two steps.
+
+        A hand needing two more useful draws takes about ``pool / live1 + pool / live2``
+        draws, so the speed credited is the harmonic mean of the live useful count now and
+        the one after the next useful draw (:func:`next_stage_live`, exact over the draws).
+        The other discards at the same distance are credited at most the slowest of those
+        read (they were not among the fastest now either); slower discards keep their
+        capped live count.
+        """
+        speeds = {tile: float(live) for tile, live in lives.items()}
+        fastest = sorted(
+            (tile for tile in lives if after[tile] == lowest), key=lambda t: (-lives[t], t)
+        )[: self.TWO_STEP_CANDIDATES]
+        deeper: dict[int, float] = {}
+        for tile in fastest:
+            counts[tile] -= 1
+            second = next_stage_live(counts, unseen)
+            counts[tile] += 1
+            if lives[tile] and second:
+                deeper[tile] = 2.0 / (1.0 / lives[tile] + 1.0 / second)
+        if not deeper:
+            return speeds
+        floor = min(deeper.values())
+        for tile in speeds:
+            if tile in deeper:
+                speeds[tile] = deeper[tile]
+            elif after[tile] == lowest:
+                speeds[tile] = min(speeds[tile], floor)
+        return speeds
 
     # ------------------------------------------------------------------ defence
 
