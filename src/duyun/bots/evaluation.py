@@ -238,11 +238,14 @@ def next_stage_live(counts: Sequence[int], unseen: Sequence[int]) -> float:
     the next improvement": two discards with the same live count now may differ in how good
     the hand is after it improves. Exact over the draws: every tile this seat cannot see is
     equally likely, and the copy drawn is no longer live afterwards. 0.0 when no useful tile
-    is live.
+    is live, and for a ready hand (its next useful draw wins: there is no second step).
     """
     work = list(counts)
     live = list(unseen)
-    useful = HandEvaluator(work).useful_tiles(unseen)
+    evaluator = HandEvaluator(work)
+    if evaluator.shanten() <= 0:
+        return 0.0
+    useful = evaluator.useful_tiles(unseen)
     total = 0.0
     weight = 0
     for tile, copies in useful.items():

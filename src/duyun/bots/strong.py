@@ -100,7 +100,7 @@ class StrongBot(HeuristicBot):
     HYBRID = True
     # A ready hand may be broken for a one-step-slower hand worth more (both read exactly).
     BREAK_READY = False
-    EV_SHANTEN = 2  # decide by value up to this distance from ready (beyond: heuristic)
+    EV_SHANTEN = 3  # decide by value up to this distance from ready (beyond: heuristic)
     PONG_FREE = False  # near ready, take every pong that does not slow the hand
     # Two steps from ready, read the next stage's speed one draw ahead (the useful count of
     # the best hand after each useful draw) instead of from typical hands.
@@ -385,6 +385,9 @@ class StrongBot(HeuristicBot):
             # later stages at most as fast as a typical hand that far from ready: useful
             # tiles thin out as a hand closes in
             later = [min(first, self._typical_stage(k, pool)) for k in range(1, shanten)]
+            if not slower:
+                # the stage after the next: exact over the next draw (two-step efficiency)
+                later[-1] = next_stage_live(counts, unseen) / pool
             head = min(first, self._typical_stage(shanten, pool)) if slower else first
             stages = (*later, head)
         return chain(table, stages, self._typical_ready(table, counts, melds, unseen))
