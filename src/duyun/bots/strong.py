@@ -21,11 +21,13 @@ R14), the 平胡 discard wins the bean unlocks (R15, R17: the hand is revalued w
 extra draw, 槓上炮 (R21, R28) and 搶槓 (R13). 報聽 (R25) weighs +6 on every payment both ways
 and the frozen hand (R26, R27) against the chain's chances of winning first.
 
-Where the chain is weakest -- hands three or more steps from ready, with no opponent very
+Where the chain is weakest -- hands four or more steps from ready, with no opponent very
 likely ready and allowed to win on a discard -- the bot plays the ``heuristic`` bot's tuned
-efficiency and pattern tie-breaks instead (paired duplicate runs measured that better; see
-docs/simulate.md). Everything else -- every decision at most two steps from ready, every
-discard under threat, and 報聽 -- is decided by value.
+efficiency and pattern tie-breaks instead (paired duplicate runs measured that no worse; see
+docs/simulate.md), its fastest discards ranked by their speed over two steps, exact over the
+next draw (:func:`~duyun.bots.evaluation.next_stage_live`). Everything else -- every decision
+at most three steps from ready, every discard under threat, and 報聽 -- is decided by value;
+two and three steps from ready the chain's stage after the next is read by the same function.
 
 It sees only its :class:`~duyun.engine.view.SeatView` (and remembers earlier views of the same
 hand: who ponged lately) and uses no randomness: the same views give the same actions.
