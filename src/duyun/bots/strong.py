@@ -107,7 +107,7 @@ class StrongBot(HeuristicBot):
     # Two steps from ready, read the next stage's speed one draw ahead (the useful count of
     # the best hand after each useful draw) instead of from typical hands.
     LOOKAHEAD_TWO = True
-    FOLD_THREAT = 0.8  # an opponent this likely ready and allowed: every discard is weighed
+    FOLD_THREAT = 0.9  # an opponent this likely ready and allowed: every discard is weighed
     LOSS_SHARE = 0.5  # share of our own hand's value a win by someone else ends
     # 報聽: when another player wins, how likely we are among the payers (self-draws: always;
     # a frozen hand's discards feed any 平胡, R27).
