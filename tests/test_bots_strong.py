@@ -198,13 +198,14 @@ def test_defence_changes_the_discard_against_a_ready_bean_holder_r17() -> None:
         hands,
         turn=0,
         drawn=True,
-        discards=["1p1p2p9m", "1s3s9m", "7s7s1m4p9m", "8p8p7m7m3m9m"],
+        discards=["1p1p2p9m1p", "1s3s9m9s", "7s7s1m4p9m9s", "8p8p7m7m3m9m8p"],
     )
     assert view.has_bean[1] and view.wall_remaining < 40
     bot = StrongBot()
     unseen = unseen_counts(view.visible_counts())
-    threats = bot._threats(view, unseen)
     careful = bot.choose(view)
+    threats = bot._threats(view, unseen)  # after choose: it has seen the fresh pong
+    assert max(t.ready * t.allowed for t in threats) >= bot.FOLD_THREAT
     blind = _Blind().choose(view)
     assert careful.tile is not None and blind.tile is not None
     assert careful.tile != blind.tile

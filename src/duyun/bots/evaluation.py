@@ -227,3 +227,41 @@ def _useful(
 def unseen_counts(visible: Sequence[int]) -> list[int]:
     """Copies of each tile this seat cannot see (4 minus visible, never negative)."""
     return [4 - v if v < 4 else 0 for v in visible]
+
+
+def next_stage_live(counts: Sequence[int], unseen: Sequence[int]) -> float:
+    """How fast a 3k + 1 hand's *second* step from here is: over every useful draw (weighted by
+    its live copies), the live useful tiles of the best hand that draw allows (the discard
+    after it that keeps the new, lower shanten with the most live useful tiles).
+
+    Tile efficiency counted one draw deeper, as riichi efficiency tools count "ukeire after
+    the next improvement": two discards with the same live count now may differ in how good
+    the hand is after it improves. Exact over the draws: every tile this seat cannot see is
+    equally likely, and the copy drawn is no longer live afterwards. 0.0 when no useful tile
+    is live, and for a ready hand (its next useful draw wins: there is no second step).
+    """
+    work = list(counts)
+    live = list(unseen)
+    evaluator = HandEvaluator(work)
+    if evaluator.shanten() <= 0:
+        return 0.0
+    useful = evaluator.useful_tiles(unseen)
+    total = 0.0
+    weight = 0
+    for tile, copies in useful.items():
+        if not copies:
+            continue
+        work[tile] += 1
+        live[tile] -= 1
+        step = HandEvaluator(work)
+        after = step.discard_shanten()
+        lowest = min(after.values())
+        best = 0
+        for discard, value in after.items():
+            if value == lowest:
+                best = max(best, step.useful_after_discard(discard, live)[1])
+        work[tile] -= 1
+        live[tile] += 1
+        total += copies * best
+        weight += copies
+    return total / weight if weight else 0.0

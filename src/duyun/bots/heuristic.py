@@ -294,8 +294,9 @@ class HeuristicBot(EfficientBot):
                 lives[tile] = evaluator.useful_after_discard(tile, unseen)[1]
         # A slower hand has more tiles that speed it up: that live count is no merit.
         cap = max(live for tile, live in lives.items() if after[tile] == lowest)
+        speeds = self._refine_speeds(counts, after, lowest, lives, unseen)
         best: tuple[float, int] | None = None
-        for tile, live in lives.items():
+        for tile, live in speeds.items():
             shanten = after[tile]
             if shanten > lowest:
                 live = min(live, cap)
@@ -316,6 +317,18 @@ class HeuristicBot(EfficientBot):
                 best = (score, tile)
         assert best is not None
         return best[1]
+
+    def _refine_speeds(
+        self,
+        counts: list[int],
+        after: dict[int, int],
+        lowest: int,
+        lives: dict[int, int],
+        unseen: Sequence[int],
+    ) -> dict[int, float]:
+        """The speed (live useful tiles) credited to each candidate discard. Here the live
+        count as it is; the strong bot reads the fastest candidates one draw deeper."""
+        return {tile: float(live) for tile, live in lives.items()}
 
     def _flush_suit(self, counts: Sequence[int], melds: tuple[Meld, ...]) -> int | None:
         """The suit to build a 清一色 in, when one suit holds most of the hand (R20)."""

@@ -21,11 +21,13 @@ R14), the 平胡 discard wins the bean unlocks (R15, R17: the hand is revalued w
 extra draw, 槓上炮 (R21, R28) and 搶槓 (R13). 報聽 (R25) weighs +6 on every payment both ways
 and the frozen hand (R26, R27) against the chain's chances of winning first.
 
-Where the chain is weakest -- hands three or more steps from ready, with no opponent very
+Where the chain is weakest -- hands four or more steps from ready, with no opponent very
 likely ready and allowed to win on a discard -- the bot plays the ``heuristic`` bot's tuned
-efficiency and pattern tie-breaks instead (paired duplicate runs measured that better; see
-docs/simulate.md). Everything else -- every decision at most two steps from ready, every
-discard under threat, and 報聽 -- is decided by value.
+efficiency and pattern tie-breaks instead (paired duplicate runs measured that no worse; see
+docs/simulate.md), its fastest discards ranked by their speed over two steps, exact over the
+next draw (:func:`~duyun.bots.evaluation.next_stage_live`). Everything else -- every decision
+at most three steps from ready, every discard under threat, and 報聽 -- is decided by value;
+two and three steps from ready the chain's stage after the next is read by the same function.
 
 It sees only its :class:`~duyun.engine.view.SeatView` (and remembers earlier views of the same
 hand: who ponged lately) and uses no randomness: the same views give the same actions.
@@ -37,7 +39,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from duyun.bots.evaluation import HandEvaluator, unseen_counts
+from duyun.bots.evaluation import HandEvaluator, next_stage_live, unseen_counts
 from duyun.bots.expectation import (
     DRAWS_PER_ROUND,
     NOT_READY,
@@ -100,12 +102,12 @@ class StrongBot(HeuristicBot):
     HYBRID = True
     # A ready hand may be broken for a one-step-slower hand worth more (both read exactly).
     BREAK_READY = False
-    EV_SHANTEN = 2  # decide by value up to this distance from ready (beyond: heuristic)
+    EV_SHANTEN = 3  # decide by value up to this distance from ready (beyond: heuristic)
     PONG_FREE = False  # near ready, take every pong that does not slow the hand
     # Two steps from ready, read the next stage's speed one draw ahead (the useful count of
     # the best hand after each useful draw) instead of from typical hands.
     LOOKAHEAD_TWO = True
-    FOLD_THREAT = 0.8  # an opponent this likely ready and allowed: every discard is weighed
+    FOLD_THREAT = 0.9  # an opponent this likely ready and allowed: every discard is weighed
     LOSS_SHARE = 0.5  # share of our own hand's value a win by someone else ends
     # 報聽: when another player wins, how likely we are among the payers (self-draws: always;
     # a frozen hand's discards feed any 平胡, R27).
@@ -117,6 +119,9 @@ class StrongBot(HeuristicBot):
     TYPICAL_WAIT_LIVE = 5  # live winning tiles of a typical ready hand
     # live useful tiles of a typical hand 1, 2, 3, 4+ steps from ready (efficient self-play)
     TYPICAL_STAGE_LIVE = (16, 26, 34, 40)
+    # Three or more steps from ready (the heuristic's efficiency): the fastest few discards
+    # are ranked by their speed over the next two steps, not the next one only.
+    TWO_STEP_CANDIDATES = 5
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
@@ -382,6 +387,9 @@ class StrongBot(HeuristicBot):
             # later stages at most as fast as a typical hand that far from ready: useful
             # tiles thin out as a hand closes in
             later = [min(first, self._typical_stage(k, pool)) for k in range(1, shanten)]
+            if not slower:
+                # the stage after the next: exact over the next draw (two-step efficiency)
+                later[-1] = next_stage_live(counts, unseen) / pool
             head = min(first, self._typical_stage(shanten, pool)) if slower else first
             stages = (*later, head)
         return chain(table, stages, self._typical_ready(table, counts, melds, unseen))
@@ -440,6 +448,46 @@ class StrongBot(HeuristicBot):
         fan = 9 if len(suits) == 1 else 3
         live = sorted((unseen[t] for t in pair_tiles), reverse=True)
         return chain(table, stages, _synthetic_ready(table, fan, sum(live[:2]) or 3))
+
+    # ------------------------------------------------------------------ far from ready
+
+    def _refine_speeds(
+        self,
+        counts: list[int],
+        after: dict[int, int],
+        lowest: int,
+        lives: dict[int, int],
+        unseen: Sequence[int],
+    ) -> dict[int, float]:
+        """Three or more steps from ready: the fastest discards by their speed over two steps.
+
+        A hand needing two more useful draws takes about ``pool / live1 + pool / live2``
+        draws, so the speed credited is the harmonic mean of the live useful count now and
+        the one after the next useful draw (:func:`next_stage_live`, exact over the draws).
+        The other discards at the same distance are credited at most the slowest of those
+        read (they were not among the fastest now either); slower discards keep their
+        capped live count.
+        """
+        speeds = {tile: float(live) for tile, live in lives.items()}
+        fastest = sorted(
+            (tile for tile in lives if after[tile] == lowest), key=lambda t: (-lives[t], t)
+        )[: self.TWO_STEP_CANDIDATES]
+        deeper: dict[int, float] = {}
+        for tile in fastest:
+            counts[tile] -= 1
+            second = next_stage_live(counts, unseen)
+            counts[tile] += 1
+            if lives[tile] and second:
+                deeper[tile] = 2.0 / (1.0 / lives[tile] + 1.0 / second)
+        if not deeper:
+            return speeds
+        floor = min(deeper.values())
+        for tile in speeds:
+            if tile in deeper:
+                speeds[tile] = deeper[tile]
+            elif after[tile] == lowest:
+                speeds[tile] = min(speeds[tile], floor)
+        return speeds
 
     # ------------------------------------------------------------------ defence
 
