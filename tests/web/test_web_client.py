@@ -69,6 +69,18 @@ class Tab:
 
     def goto(self, path: str = "/") -> None:
         self.page.goto(self.server.url + path)
+        self.settle()
+
+    def reload(self) -> None:
+        self.page.reload()
+        self.settle()
+
+    def settle(self) -> None:
+        """Wait until the page has drawn its first lobby. It renders again once that has
+        loaded, and a click landing on a button that is replaced between press and release
+        is lost."""
+        self.page.wait_for_function("() => window.__duyun && window.__duyun.booted")
+        self.page.evaluate(NEXT_FRAMES)
 
     def app(self, expression: str) -> Any:
         """Evaluate an expression over the client's state object (``app``)."""
@@ -248,6 +260,17 @@ def test_guest_quick_match_plays_a_whole_hand_by_clicking(
     tab.close()
 
 
+#: resolves after two animation frames: whatever render was queued has been drawn
+NEXT_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+#: the hand row shows exactly the seat's own tiles of the client state
+SHOWN_IS_OWN_HAND = """own => {
+  const shown = [...document.querySelectorAll('#hand button.tile')].map(e => e.dataset.tile);
+  const known = (window.__duyun.hand.hands[own] || []).slice();
+  return shown.length >= 13 && JSON.stringify(shown.sort()) === JSON.stringify(known.sort());
+}"""
+
+
 def test_private_table_two_players_each_see_only_their_own_hand(
     browser: Any, web_server: WebServer, screenshots: Path
 ) -> None:
@@ -260,7 +283,7 @@ def test_private_table_two_players_each_see_only_their_own_hand(
     assert host.page.text_content("#guest-btn").strip() == "遊客一鍵開始"
     host.page.click("#lang-toggle")
     host.page.wait_for_function("() => document.documentElement.lang === 'en'")
-    host.page.reload()
+    host.reload()
     assert host.page.text_content("#guest-btn").strip() == "Play as guest"
     host.guest()
     host.page.fill("#create-stake", "2")
@@ -290,9 +313,10 @@ def test_private_table_two_players_each_see_only_their_own_hand(
     a, b = host.app("app.seat"), guest.app("app.seat")
     assert a != b
     for tab, own, other in ((host, a, b), (guest, b, a)):
-        shown = tab.hand_tiles()
-        known = tab.app(f"app.hand.hands[{own}]")
-        assert sorted(shown) == sorted(known) and len(shown) in (13, 14)
+        # the page draws on the next animation frame and the bots play on meanwhile (a draw
+        # may change the own hand between two reads): wait until what is shown is the state
+        tab.page.wait_for_function(SHOWN_IS_OWN_HAND, arg=own)
+        assert len(tab.hand_tiles()) in (13, 14)
         assert tab.app(f"app.hand.hands[{other}]") is None
         backs = tab.page.eval_on_selector_all(
             f".plate[data-seat='{other}'] .concealed .tile", "els => els.map(e => e.dataset.tile)"

@@ -481,6 +481,7 @@ function routeFromURL() {
 }
 
 async function boot() {
+  window.__duyun = app; // for the browser tests and debugging from the console
   setLang(getLang());
   document.body.insertAdjacentHTML("afterbegin", TILE_DEFS);
   const replayId = routeFromURL();
@@ -491,9 +492,10 @@ async function boot() {
     startSession();
     if (replayId != null) await openReplay(replayId);
   }
-  refreshLobby();
   setInterval(updateTimers, 250);
   window.addEventListener("resize", () => render());
+  await refreshLobby();
+  app.booted = true; // the first lobby is loaded (tests wait for it before they click)
 }
 
 boot();
