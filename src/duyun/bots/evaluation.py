@@ -229,7 +229,9 @@ def unseen_counts(visible: Sequence[int]) -> list[int]:
     return [4 - v if v < 4 else 0 for v in visible]
 
 
-def next_stage_live(counts: Sequence[int], unseen: Sequence[int]) -> float:
+def next_stage_live(
+    counts: Sequence[int], unseen: Sequence[int], *, drawn_copy_stays_live: bool = False
+) -> float:
     """How fast a 3k + 1 hand's *second* step from here is: over every useful draw (weighted by
     its live copies), the live useful tiles of the best hand that draw allows (the discard
     after it that keeps the new, lower shanten with the most live useful tiles).
@@ -239,7 +241,11 @@ def next_stage_live(counts: Sequence[int], unseen: Sequence[int]) -> float:
     the hand is after it improves. Exact over the draws: every tile this seat cannot see is
     equally likely, and the copy drawn is no longer live afterwards. 0.0 when no useful tile
     is live, and for a ready hand (its next useful draw wins: there is no second step).
+
+    ``drawn_copy_stays_live`` counts the drawn copy as still live after the draw: the strong
+    bot's chain two steps from ready was measured that way and keeps it.
     """
+    kept = 0 if drawn_copy_stays_live else 1
     work = list(counts)
     live = list(unseen)
     evaluator = HandEvaluator(work)
@@ -252,7 +258,7 @@ def next_stage_live(counts: Sequence[int], unseen: Sequence[int]) -> float:
         if not copies:
             continue
         work[tile] += 1
-        live[tile] -= 1
+        live[tile] -= kept
         step = HandEvaluator(work)
         after = step.discard_shanten()
         lowest = min(after.values())
@@ -261,7 +267,7 @@ def next_stage_live(counts: Sequence[int], unseen: Sequence[int]) -> float:
             if value == lowest:
                 best = max(best, step.useful_after_discard(discard, live)[1])
         work[tile] -= 1
-        live[tile] += 1
+        live[tile] += kept
         total += copies * best
         weight += copies
     return total / weight if weight else 0.0

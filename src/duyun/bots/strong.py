@@ -366,22 +366,7 @@ class StrongBot(HeuristicBot):
             return chain(table, (first,), ReadyRates.blend(parts))
         if shanten == 2 and self.LOOKAHEAD_TWO:
             # one draw ahead: the useful count of the best hand after each useful draw
-            total = 0.0
-            weight = 0.0
-            for tile, copies in useful.items():
-                if not copies:
-                    continue
-                counts[tile] += 1
-                step = HandEvaluator(counts)
-                after = step.discard_shanten()
-                best_live = 0
-                for discard, value in after.items():
-                    if value == 1:
-                        best_live = max(best_live, step.useful_after_discard(discard, unseen)[1])
-                counts[tile] -= 1
-                total += copies * best_live
-                weight += copies
-            second = (total / weight) / pool if weight else self._typical_stage(1, pool)
+            second = next_stage_live(counts, unseen, drawn_copy_stays_live=True) / pool
             stages: tuple[float, ...] = (second, first)
         else:
             # later stages at most as fast as a typical hand that far from ready: useful
