@@ -32,6 +32,7 @@ from duyun.server.config import ServerConfig
 from duyun.server.store import Store, StoreConfig
 from duyun.server.store.store import normalize_url
 from duyun.server.tables import TableManager
+from readiness import wait_healthy
 
 POSTGRES_ENV = "DUYUN_TEST_POSTGRES_URL"
 POSTGRES_SKIP = f"PostgreSQL tests need {POSTGRES_ENV} (set by .ci/run)"
@@ -160,20 +161,6 @@ class LiveServer:
         self.server.should_exit = True
         self.thread.join(timeout=15)
         self.http.close()
-
-
-def wait_healthy(url: str, deadline: float = 30.0) -> None:
-    """Poll GET /healthz until it answers 200 (a readiness check, not a fixed sleep)."""
-    end = time.monotonic() + deadline
-    with httpx.Client(timeout=2) as client:
-        while time.monotonic() < end:
-            try:
-                if client.get(f"{url}/healthz").status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.02)
-    raise RuntimeError(f"server at {url} did not become healthy within {deadline} s")
 
 
 def start_live_server(database_url: str, **overrides: Any) -> LiveServer:

@@ -13,17 +13,16 @@ from __future__ import annotations
 import shutil
 import socket
 import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 import uvicorn
 
 from duyun.server.app import WS_MAX_FRAME, create_app
 from duyun.server.config import ServerConfig
 from duyun.server.store import StoreConfig
+from readiness import wait_healthy
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 #: why the browser tests are skipped on this machine, or None when they can run
@@ -70,19 +69,6 @@ class WebServer:
         self.thread.join(timeout=15)
 
 
-def _wait_healthy(url: str, deadline: float = 30.0) -> None:
-    end = time.monotonic() + deadline
-    with httpx.Client(timeout=2) as client:
-        while time.monotonic() < end:
-            try:
-                if client.get(f"{url}/healthz").status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.02)
-    raise RuntimeError(f"server at {url} did not become healthy within {deadline} s")
-
-
 def start_web_server(database_url: str, **overrides: Any) -> WebServer:
     config = ServerConfig().with_overrides(**{**BROWSER_TIMERS, **overrides})
     app = create_app(
@@ -102,5 +88,5 @@ def start_web_server(database_url: str, **overrides: Any) -> WebServer:
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{port}"
-    _wait_healthy(url)
+    wait_healthy(url)
     return WebServer(url, app, server, thread)

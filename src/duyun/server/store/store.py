@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from importlib import resources
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from alembic import command
 from alembic.config import Config
@@ -78,6 +78,7 @@ from duyun.server.store.models import (
 )
 
 HOUSE_NAME = "house"
+_Row = TypeVar("_Row", MatchRow, HandRow)
 LIVE_STATUSES = ("open", "playing")
 MATCH_END_REASONS = ("completed", "dissolved")
 # PostgreSQL advisory lock key that serialises concurrent `upgrade head` runs of several processes
@@ -724,25 +725,11 @@ class Store:
 
     @staticmethod
     def _get_match(session: Session, match_id: int, lock: bool = False) -> MatchRow:
-        _check_int("match id", match_id, 1)
-        query = select(MatchRow).where(MatchRow.id == match_id)
-        if lock and session.get_bind().dialect.name == "postgresql":
-            query = query.with_for_update()
-        row = session.scalar(query)
-        if row is None:
-            raise NotFoundError(f"no match with id {match_id}")
-        return row
+        return _get_row(session, MatchRow, "match", match_id, lock)
 
     @staticmethod
     def _get_hand(session: Session, hand_id: int, lock: bool = False) -> HandRow:
-        _check_int("hand id", hand_id, 1)
-        query = select(HandRow).where(HandRow.id == hand_id)
-        if lock and session.get_bind().dialect.name == "postgresql":
-            query = query.with_for_update()
-        row = session.scalar(query)
-        if row is None:
-            raise NotFoundError(f"no hand with id {hand_id}")
-        return row
+        return _get_row(session, HandRow, "hand", hand_id, lock)
 
     def start_hand(self, match_id: int, index: int, seed: int, dealer: int, streak: int) -> int:
         """Store a new hand of a match; returns its id. :class:`ConflictError` if that index
@@ -1235,6 +1222,19 @@ class Store:
         """The stored spec of a match."""
         with self._session() as session:
             return self._spec(session, self._get_match(session, match_id))
+
+
+def _get_row(session: Session, model: type[_Row], what: str, row_id: int, lock: bool) -> _Row:
+    """The row of ``model`` with id ``row_id`` (locked for this transaction on PostgreSQL when
+    ``lock``); :class:`NotFoundError` naming ``what`` when there is none."""
+    _check_int(f"{what} id", row_id, 1)
+    query = select(model).where(model.id == row_id)
+    if lock and session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update()
+    row = session.scalar(query)
+    if row is None:
+        raise NotFoundError(f"no {what} with id {row_id}")
+    return row
 
 
 # -------------------------------------------------------------------- engine and migrations
