@@ -4,13 +4,26 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench lint clean
+# The engine's hot modules are compiled to C by mypyc when the project is installed (setup.py,
+# src/duyun/_build.py); a change to one of them reinstalls, so tests never run stale code.
+COMPILED := $(shell $(PYTHON) -c "import runpy; print(' '.join('src/' + m.replace('.', '/') + '.py' for m in runpy.run_path('src/duyun/_build.py')['COMPILED_MODULES']))")
 
-$(STAMP): pyproject.toml
+.PHONY: run test bench lint clean build pure
+
+$(STAMP): pyproject.toml setup.py $(COMPILED)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev,sim,rl]'
 	touch $(STAMP)
+
+# recompile the engine's modules after editing them (make test and make run do it themselves)
+build: $(STAMP)
+
+# pure Python: remove the compiled modules; the source runs until the next install, which
+# compiles again unless DUYUN_PURE_PYTHON=1 is set
+pure:
+	find src -name '*.so' -delete
+	rm -f src/duyun/_compiled_sources.json
 
 # the browser game: the server on SQLite (./duyun.db), bots fill empty seats; `duyun play` is
 # the terminal game
@@ -27,9 +40,11 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks setup.py
+	$(BIN)/ruff format --check src tests benchmarks setup.py
 	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info src/*.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	find src -name '*.so' -delete
+	rm -f src/duyun/_compiled_sources.json

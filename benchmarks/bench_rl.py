@@ -20,17 +20,30 @@ over the bare engine (``legal_actions`` and ``apply_logged``, as the environment
 observation at all) is measured alongside: it is the ceiling that any encoding of the engine's
 state can approach.
 
+The engine's hot modules and the observation encoder are compiled with mypyc when the project
+is installed (``setup.py``); the header says which build runs. When it is the compiled one, the
+same ``raw_env()`` loop also runs in a child process on a copy of the sources without the
+compiled modules, so that the gain of compiling is measured in the same run.
+
 Checks (the exit status): every ``duyun_v0`` episode ends and its rewards sum to zero.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
+import duyun
 from duyun import rl
 from duyun.engine import new_round
 
@@ -127,11 +140,49 @@ def _rounds(rates: list[tuple[float, float]]) -> str:
     return ", ".join(f"{rate:,.0f}" for rate, _ in rates)
 
 
+def build_label() -> str:
+    compiled = duyun.compiled_modules()
+    if not compiled:
+        return "pure Python (nothing compiled)"
+    return f"compiled with mypyc: {len(compiled)} modules ({', '.join(compiled)})"
+
+
+def pure_python_copy(scratch: str) -> Path:
+    """A copy of the package under ``scratch`` without its compiled modules."""
+    package = Path(duyun.__file__).resolve().parent
+    copy = Path(scratch) / "duyun"
+    shutil.copytree(
+        package, copy, ignore=shutil.ignore_patterns("*.so", "*.pyd", "_compiled_sources.json")
+    )
+    return copy
+
+
+def pure_python_rate(scratch: str, first: int) -> float | None:
+    """``raw_env()`` decisions/CPU s of one round (the same hands as the compiled round) in a
+    child process importing the pure copy under ``scratch``; None if it cannot run here."""
+    code = (
+        "import json, bench_rl, duyun\n"
+        "assert not duyun.compiled_modules(), 'the copy must be pure Python'\n"
+        "bench_rl.duyun_rate(20, wrapped=False, first=10_000)\n"
+        f"print(json.dumps(bench_rl.duyun_rate({EPISODES}, wrapped=False, first={first})[0]))"
+    )
+    here = str(Path(__file__).resolve().parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([scratch, here])}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
+    if done.returncode:
+        print(f"  (pure-Python comparison failed: {done.stderr.strip()[-300:]})")
+        return None
+    return float(json.loads(done.stdout))
+
+
 def main() -> int:
     print(
         f"== rl: duyun_v0 with random masked actions vs RLCard mahjong, {ROUNDS} alternating "
         f"rounds of {EPISODES} and {RLCARD_EPISODES} hands, per CPU second"
     )
+    print(f"  build: {build_label()}")
     duyun_rate(20, wrapped=False)  # warm the analysis tables
     raw: list[tuple[float, float]] = []
     engine: list[tuple[float, float]] = []
@@ -139,10 +190,18 @@ def main() -> int:
     wrapped_rates: list[tuple[float, float]] = []
     view_rates: list[tuple[float, float]] = []
     failures = 0
+    pure_ratios: list[float] = []
+    scratch = tempfile.TemporaryDirectory() if duyun.compiled_modules() else None
+    if scratch is not None:
+        pure_python_copy(scratch.name)
     for round_ in range(ROUNDS):
         rate, hands, failed = duyun_rate(EPISODES, wrapped=False, first=round_ * EPISODES)
         raw.append((rate, hands))
         failures += failed
+        if scratch is not None:
+            pure = pure_python_rate(scratch.name, round_ * EPISODES)
+            if pure is not None:
+                pure_ratios.append(rate / pure)
         measured = rlcard_rate(RLCARD_EPISODES, seed=round_)
         if measured is not None:
             reference.append(measured)
@@ -195,6 +254,14 @@ def main() -> int:
         )
         print(
             f"  ratio bare engine/RLCard  {ceiling:10.1f} × steps/s  (the ceiling of any encoding)"
+        )
+    if scratch is not None:
+        scratch.cleanup()
+    if pure_ratios:
+        print(
+            f"  compiled / pure Python    {statistics.median(pure_ratios):10.2f} × raw_env() "
+            f"steps/s  (the same hands in a child process on the sources without the compiled "
+            f"modules; median of paired rounds: {', '.join(f'{r:.2f}' for r in pure_ratios)})"
         )
     if failures:
         print(f"  {failures} episodes did not end or had rewards not summing to zero")

@@ -14,6 +14,14 @@ from pathlib import Path
 def main() -> int:
     here = Path(__file__).resolve().parent
     sys.path.insert(0, str(here))
+    import duyun
+
+    compiled = duyun.compiled_modules()
+    print(
+        f"build: {len(compiled)} modules compiled with mypyc"
+        if compiled
+        else "build: pure Python (nothing compiled; `make build` compiles the engine)"
+    )
     status = 0
     for path in sorted(here.glob("bench_*.py")):
         spec = importlib.util.spec_from_file_location(path.stem, path)

@@ -212,11 +212,11 @@ class HandResult:
 
 
 def deal_setup(
-    seed: int | None = None,
+    seed: SupportsIndex | None = None,
     *,
     wall_order: Sequence[Tile] | None = None,
-    dealer: int = 0,
-    streak: int = 0,
+    dealer: object = 0,
+    streak: object = 0,
     match: MatchLink | None = None,
 ) -> Setup:
     """Deal a fresh hand (R4) from a seeded shuffle or an explicit 108-tile order.
@@ -627,10 +627,13 @@ class Round:
     def _invalidate(self, seat: int) -> None:
         self._waits_cache[seat] = None
 
-    def legal_actions(self, seat: int) -> LegalActions:
-        """Every action ``seat`` may take now; empty when it has no choice to make."""
-        if type(seat) is not int or not 0 <= seat < SEATS:
-            seat = as_seat(seat)
+    def legal_actions(self, seat: object) -> LegalActions:
+        """Every action ``seat`` may take now; empty when it has no choice to make.
+
+        ``seat`` is typed ``object`` because it is checked here (a bool, a float or a seat out
+        of range is an error naming it): a compiled engine (mypyc) would otherwise convert or
+        refuse it with its own message before the check."""
+        seat = seat if type(seat) is int and 0 <= seat < SEATS else as_seat(seat)
         if self.phase is _PHASE_TURN and seat == self.current:
             # a driver lists the actions and apply() checks them again: compute them once
             # per position (any change of state goes through apply/escape, which clear this)
@@ -1282,7 +1285,7 @@ class Round:
                 return other
         raise AssertionError("nobody is left in the hand")  # pragma: no cover - R53 ends it
 
-    def in_hand(self, seat: int) -> bool:
+    def in_hand(self, seat: object) -> bool:
         """Whether ``seat`` still plays this hand: it has not won (R53) and the hand goes on."""
         return not self.won[as_seat(seat)] and self.phase is not Phase.ENDED
 
@@ -1445,7 +1448,7 @@ class Round:
         self.phase = Phase.ENDED
         self._finish("draw", (), None, None, events)
 
-    def leave(self, seat: int) -> list[dict[str, Any]]:
+    def leave(self, seat: object) -> list[dict[str, Any]]:
         """R57: a player who has won in a 血戰 room leaves the table, without penalty; the hand
         goes on, and no 黃豆 refund (R56) is owed to them any more. Logged (an ``act`` with
         action "leave", then a ``leave`` event) so that a replay reproduces it."""
@@ -1467,7 +1470,7 @@ class Round:
         self.events.extend(events)
         return [copy_event(event) for event in events]
 
-    def escape(self, seat: int) -> list[dict[str, Any]]:
+    def escape(self, seat: object) -> list[dict[str, Any]]:
         """R45: a seat quits (or times out); it pays the larger of the two penalties.
 
         In a 血戰 room (R57) a winner who quits only leaves the table (see :meth:`leave`): no
@@ -1599,18 +1602,18 @@ class Round:
             **({"won": list(self.won), "left": list(self.left)} if self.bloody else {}),
         }
 
-    def view(self, seat: int) -> SeatView:
+    def view(self, seat: object) -> SeatView:
         """What ``seat`` may know (see :mod:`duyun.engine.view`); an invalid seat is an error,
         never another seat's view."""
         return seat_view(self, as_seat(seat))
 
 
 def new_round(
-    seed: int | None = None,
+    seed: SupportsIndex | None = None,
     *,
     rules: RuleSet = DUYUN,
-    dealer: int = 0,
-    streak: int = 0,
+    dealer: object = 0,
+    streak: object = 0,
     wall_order: Sequence[Tile] | None = None,
 ) -> Round:
     """A freshly dealt hand (R4)."""
