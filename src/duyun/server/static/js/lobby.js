@@ -194,17 +194,40 @@ function historyCard() {
   return `<section class="card" id="history-card"><h2>${t("history")}</h2><div class="list">${body}</div></section>`;
 }
 
+const LOBBY_PARTS = ["lobby-top", "lobby-welcome", "lobby-left", "lobby-right", "lobby-help"];
+
 export function renderLobby(root, appState) {
-  keepForm(root, () => {
-    const signed = !!appState.account;
-    root.innerHTML = `<div class="lobby">${head()}
-      ${signed ? "" : welcome()}
+  const signed = !!appState.account;
+  const parts = {
+    "lobby-top": head(),
+    "lobby-welcome": signed ? "" : welcome(),
+    "lobby-left": `${rooms()}${signed ? privateTables() : ""}`,
+    "lobby-right": `${openTables()}${historyCard()}`,
+    "lobby-help": `<p class="kbd-help">${t("keyboard_help")}</p>`,
+  };
+  // Each part is replaced only when its markup changed (as on the table screen): a lobby
+  // update (a table filling up, a balance) must not rebuild the button being pressed, which
+  // would lose the click, nor the form being typed in.
+  let lobby = root.querySelector(":scope > .lobby[data-screen='lobby']");
+  if (!lobby) {
+    root.innerHTML = `<div class="lobby" data-screen="lobby">
+      <div id="lobby-top"></div><div id="lobby-welcome"></div>
       <div class="grid">
-        <div class="list" style="gap:14px">${rooms()}${signed ? privateTables() : ""}</div>
-        <div class="list" style="gap:14px">${openTables()}${historyCard()}</div>
-      </div>
-      <p class="kbd-help">${t("keyboard_help")}</p></div>`;
-  });
+        <div class="list" style="gap:14px" id="lobby-left"></div>
+        <div class="list" style="gap:14px" id="lobby-right"></div>
+      </div><div id="lobby-help"></div></div>`;
+    lobby = root.querySelector(":scope > .lobby");
+  }
+  for (const id of LOBBY_PARTS) {
+    const el = lobby.querySelector(`#${id}`);
+    const html = parts[id];
+    if (el && el.dataset.html !== html) {
+      keepForm(el, () => {
+        el.innerHTML = html;
+      });
+      el.dataset.html = html;
+    }
+  }
 }
 
 async function needAccount() {
