@@ -29,6 +29,11 @@ next draw (:func:`~duyun.bots.evaluation.next_stage_live`). Everything else -- e
 at most three steps from ready, every discard under threat, and 報聽 -- is decided by value;
 two and three steps from ready the chain's stage after the next is read by the same function.
 
+One thing the chain of wins alone would miss (third round, docs/simulate.md): a concealed
+triplet or a pong whose fourth tile is live is worth the kong it may become -- its bean income
+(R12) from the draws the hand still makes, less 黃豆 (R14), plus part of the R17 unlock a bean
+brings (:func:`~duyun.bots.expectation.bean_chances`).
+
 It sees only its :class:`~duyun.engine.view.SeatView` (and remembers earlier views of the same
 hand: who ponged lately) and uses no randomness: the same views give the same actions.
 """
