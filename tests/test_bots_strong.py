@@ -186,6 +186,9 @@ def test_hand_value_adds_the_kongs_to_come_r12_r14() -> None:
     expected = routes.value + beans.income * (1.0 - routes.p_unready_at_draw)
     expected += min(1.0, beans.chance) * max(0.0, unlock) * bot.KONG_UNLOCK_SHARE
     assert bot._hand_value(table, counts, (), unseen, {}).value == pytest.approx(expected)
+    declared = replace(table, baoting=True)  # R26: no kongs after 報聽
+    frozen = bot._routes_value(declared, counts, (), unseen, {}).value
+    assert bot._hand_value(declared, counts, (), unseen, {}).value == frozen
 
 
 # ---------------------------------------------------------------------- defence

@@ -330,8 +330,10 @@ class StrongBot(HeuristicBot):
         The income is kept unless the hand ends not ready at the draw (黃豆, R14), and without
         a bean yet, a kong lets 平胡 win on discards (R15, R17): credited as the share
         ``KONG_UNLOCK_SHARE`` of the difference the bean makes to the hand's value, times the
-        expected number of kongs.
+        expected number of kongs. A 報聽 hand makes no more kongs (R26).
         """
+        if table.baoting:
+            return outcome
         beans = bean_chances(table, counts, melds, unseen, outcome.draws)
         if not beans.chance:
             return outcome
