@@ -19,6 +19,7 @@ from duyun.bots.expectation import (
     NOT_READY,
     ReadyRates,
     Table,
+    bean_chances,
     chain,
     payment,
     ready_rates,
@@ -233,3 +234,62 @@ def test_winning_fan_equals_best_pattern_r20(seed: int) -> None:
         assert winning_fan(counts, melds) == expected.fan
         counts[wait] -= 1
     assert [w for w, _ in wait_fans(counts, melds)] == found
+
+
+# ---------------------------------------------------------------------- kongs to come
+
+
+def test_chain_counts_the_draws_still_made_before_the_hand_ends() -> None:
+    """A hand that never advances draws once per round until the wall ends (5 rounds, no
+    hazard: 5 draws). With a per-round hazard h of someone else ending the hand first, the
+    draw of round r happens with chance (1 - h)^r. A ready hand that self-draws with chance
+    s stops drawing after its win: draws = sum over r of (1 - s)^(r - 1)."""
+    assert chain(BASE, (0.0,), NOT_READY).draws == pytest.approx(5.0)
+    risky = replace(BASE, hazards=(0.1,) * 5)
+    assert chain(risky, (0.0,), NOT_READY).draws == pytest.approx(sum(0.9**r for r in range(1, 6)))
+    ready = ReadyRates(0.0, 0.0, 0.2, 0.6, 0.0)
+    assert chain(BASE, (), ready).draws == pytest.approx(sum(0.8**r for r in range(5)))
+
+
+def test_bean_chances_of_a_triplet_and_a_pong_by_hand_r12() -> None:
+    """8 draws left, 80 unseen, opponents discarding a live tile half the time. A concealed
+    555m with the fourth 5m live: drawn with chance 8/80 = 0.1 (暗槓: 2 from each of three, 6
+    fan), else discarded by one of the three opponents, each drawing as often: 3 x 0.1 x 0.5
+    = 0.15 (直槓: 1 from the discarder). 0.1 x 6 + 0.15 x 1 = 0.75 fan over 0.25 kongs. A pong
+    of 3p with its fourth live adds a 面下槓 (1 from each of three) when drawn: 0.1 x 3."""
+    counts = to_counts(parse_tiles("555m12p789s"))
+    unseen = unseen_with({"5m": 1, "3p": 1, "9s": 2})
+    beans = bean_chances(BASE, counts, (), unseen, 8.0)
+    assert beans.income == pytest.approx(0.75)
+    assert beans.chance == pytest.approx(0.25)
+    ponged = (Meld(MeldKind.PONG, tile("3p")),)
+    with_pong = bean_chances(BASE, counts, ponged, unseen, 8.0)
+    assert with_pong.income == pytest.approx(0.75 + 0.3)
+    assert with_pong.chance == pytest.approx(0.35)
+
+
+def test_bean_chances_need_a_live_fourth_tile_r12() -> None:
+    """No kong is possible when the fourth tile is visible (dead), from a pair, or without
+    draws left; four alike are an option of the turn, not a chance to come."""
+    counts = to_counts(parse_tiles("555m12p789s"))
+    assert bean_chances(BASE, counts, (), unseen_with({"5m": 0}), 8.0).chance == 0.0
+    assert bean_chances(BASE, counts, (), unseen_with({"5m": 1}), 0.0).income == 0.0
+    pair = to_counts(parse_tiles("55m123p789s"))
+    assert bean_chances(BASE, pair, (), unseen_with({"5m": 2}), 8.0).chance == 0.0
+    four = to_counts(parse_tiles("5555m12p789s"))
+    assert bean_chances(BASE, four, (), unseen_with({"1p": 3}), 8.0).chance == 0.0
+
+
+@given(
+    draws=st.floats(0.0, 60.0),
+    live=st.integers(0, 1),
+    rate=st.floats(0.0, 1.0),
+)
+def test_bean_chances_stay_probabilities(draws: float, live: int, rate: float) -> None:
+    """However many draws are left, a triplet makes at most one kong (own draw or a
+    discard), and its income is at most the 暗槓's 6 fan (R12)."""
+    table = replace(BASE, discard_rate=(0.0, rate, rate, rate))
+    counts = to_counts(parse_tiles("555m12p789s"))
+    beans = bean_chances(table, counts, (), unseen_with({"5m": live}), draws)
+    assert 0.0 <= beans.chance <= 1.0 + 1e-12
+    assert 0.0 <= beans.income <= 6.0 + 1e-12

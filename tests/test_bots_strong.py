@@ -6,6 +6,7 @@ exactly the :class:`SeatView` a game would give it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from duyun.bots import (
     make_bot,
 )
 from duyun.bots.evaluation import HandEvaluator, unseen_counts
+from duyun.bots.expectation import bean_chances
 from duyun.bots.strong import StrongBot
 from duyun.engine import Action, ActionKind, SeatView
 from duyun.hand import Meld, MeldKind
@@ -145,6 +147,48 @@ def test_kong_bean_is_discounted_by_huangdou_risk_r12_r14() -> None:
     with_kong = bot._kong_ev(late, counts, melds, unseen, threats, table, income)
     no_income = bot._kong_ev(late, counts, melds, unseen, threats, table, 0.0)
     assert 0.0 < with_kong - no_income < income
+
+
+TRIPLET_HAND = "22466m6688p11147s"  # 111s or the 2m/4m/6m shape: equally fast discards
+
+
+class _NoKongsToCome(StrongBot):
+    KONG_POTENTIAL = False
+
+
+def test_keeps_a_triplet_whose_fourth_tile_is_live_r12_r15_r17() -> None:
+    """Two steps from ready, discarding a 1s (111s becomes a pair) or the 4m is equally fast.
+    By its wins alone the chain prefers giving up the triplet; the kong it may become (暗槓:
+    6 fan, 直槓: 1, R12, and a bean that lets 平胡 win on discards, R15, R17) makes the bot
+    keep it. When the fourth 1s is visible no kong can come, and the bot plays as before."""
+    live = view_of([TRIPLET_HAND, None, None, None], drawn=True, discards=["9s", "", "", ""])
+    assert _NoKongsToCome().choose(live).tile == tile("1s")
+    assert StrongBot().choose(live) == Action(0, ActionKind.DISCARD, tile("4m"))
+    dead = view_of([TRIPLET_HAND, None, None, None], drawn=True, discards=["9s", "1s", "", ""])
+    assert StrongBot().choose(dead).tile == _NoKongsToCome().choose(dead).tile == tile("1s")
+
+
+def test_hand_value_adds_the_kongs_to_come_r12_r14() -> None:
+    """The value of a hand holding 111s with the fourth live is its routes' value plus the
+    expected bean income kept at the draw (黃豆 R14 takes it back when not ready) plus half
+    of what a bean adds to the hand, per expected kong (R15, R17)."""
+    view = view_of([TRIPLET_HAND, None, None, None], drawn=True, discards=["9s", "", "", ""])
+    bot = StrongBot()
+    unseen = unseen_counts(view.visible_counts())
+    table = bot._table(view, unseen, bot._threats(view, unseen))
+    counts = to_counts(view.hand)
+    counts[tile("4m")] -= 1
+    routes = bot._routes_value(table, counts, (), unseen, {})
+    beans = bean_chances(table, counts, (), unseen, routes.draws)
+    assert beans.chance > 0.0
+    bean_table = replace(table, has_bean=True)
+    unlock = bot._routes_value(bean_table, counts, (), unseen, {}).value - routes.value
+    expected = routes.value + beans.income * (1.0 - routes.p_unready_at_draw)
+    expected += min(1.0, beans.chance) * max(0.0, unlock) * bot.KONG_UNLOCK_SHARE
+    assert bot._hand_value(table, counts, (), unseen, {}).value == pytest.approx(expected)
+    declared = replace(table, baoting=True)  # R26: no kongs after 報聽
+    frozen = bot._routes_value(declared, counts, (), unseen, {}).value
+    assert bot._hand_value(declared, counts, (), unseen, {}).value == frozen
 
 
 # ---------------------------------------------------------------------- defence

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from duyun.analysis import waits as find_waits
-from duyun.hand import Hand, Meld
+from duyun.hand import Hand, Meld, MeldKind
 from duyun.scoring import BAOTING_FAN, best_pattern
 
 SEATS = 4
@@ -208,6 +208,7 @@ class Outcome:
     p_win: float
     p_ready_at_draw: float  # reaches the exhaustive draw ready (collects 大叫)
     p_unready_at_draw: float  # reaches it not ready (pays 大叫, returns beans: 黃豆)
+    draws: float = 0.0  # expected own draws still made before the hand ends (kong chances)
 
 
 def chain(
@@ -227,6 +228,7 @@ def chain(
     mass[levels] = 1.0
     value = 0.0
     p_win = 0.0
+    draws = 0.0
     hazards = table.hazards
     last_hazard = hazards[-1] if hazards else 0.0
     for r in range(count):
@@ -239,6 +241,9 @@ def chain(
             value += ready_mass * ready.v_discard
             ready_mass -= won
             p_win += won
+        # every hand still in play draws now (a self-draw win is such a draw too)
+        draws += ready_mass + sum(mass[1:])
+        if ready_mass:
             won = ready_mass * ready.p_self
             value += ready_mass * ready.v_self
             p_win += won
@@ -252,4 +257,55 @@ def chain(
     unready = sum(mass[1:])
     value += mass[0] * ready.dajiao
     value -= unready * (table.ready_opponents_cost + table.bean_income)
-    return Outcome(value, p_win, mass[0], unready)
+    return Outcome(value, p_win, mass[0], unready, draws)
+
+
+@dataclass(frozen=True, slots=True)
+class BeanChances:
+    """What the kongs a hand may still make are worth before it wins (R12, R15)."""
+
+    income: float  # expected bean income in fan, before 黃豆 (R14) takes any back
+    chance: float  # expected number of kongs made (at most one per set): the R17 unlock
+
+
+def bean_chances(
+    table: Table,
+    counts: Sequence[int],
+    melds: tuple[Meld, ...],
+    unseen: Sequence[int],
+    draws: float,
+) -> BeanChances:
+    """Kongs a hand may make before it ends, from the draws it has left (``Outcome.draws``).
+
+    Each own draw is any unseen tile with equal chance (the chain's model), so the fourth
+    tile of a set is drawn with chance ``draws x live / unseen`` (capped at 1):
+
+    - a concealed triplet makes a 暗槓 when drawn, paid 2 by each of the three others, or a
+      直槓 when an opponent discards it, paid 1 by that discarder (R12); each opponent draws
+      as often as this seat and discards a live tile at its ``discard_rate``;
+    - a pong makes a 面下槓 when drawn (an added kong, R12: 1 from each other player; a pong
+      cannot take the fourth tile off a discard).
+
+    A hand of four alike is left out: that kong is on offer now and weighed as an option.
+    The income is what R12 pays; the caller discounts 黃豆 (R14) by the chance of ending the
+    hand not ready, and values the bean's R17 unlock with ``chance``.
+    """
+    pool = float(table.unseen)
+    if draws <= 0.0 or pool <= 0.0:
+        return BeanChances(0.0, 0.0)
+    payers = SEATS - 1
+    opponents = [o for o in range(SEATS) if o != table.seat]
+    discard = sum(table.discard_rate[o] for o in opponents) / len(opponents)
+    income = chance = 0.0
+    for tile in range(len(counts)):
+        if counts[tile] == 3 and unseen[tile]:
+            own = min(1.0, draws * unseen[tile] / pool)
+            fed = min(1.0 - own, payers * draws * unseen[tile] / pool * discard)
+            income += own * 2 * payers + fed
+            chance += own + fed
+    for meld in melds:
+        if meld.kind is MeldKind.PONG and unseen[meld.tile]:
+            own = min(1.0, draws * unseen[meld.tile] / pool)
+            income += own * payers
+            chance += own
+    return BeanChances(income, chance)

@@ -29,6 +29,11 @@ next draw (:func:`~duyun.bots.evaluation.next_stage_live`). Everything else -- e
 at most three steps from ready, every discard under threat, and 報聽 -- is decided by value;
 two and three steps from ready the chain's stage after the next is read by the same function.
 
+One thing the chain of wins alone would miss (third round, docs/simulate.md): a concealed
+triplet or a pong whose fourth tile is live is worth the kong it may become -- its bean income
+(R12) from the draws the hand still makes, less 黃豆 (R14), plus part of the R17 unlock a bean
+brings (:func:`~duyun.bots.expectation.bean_chances`).
+
 It sees only its :class:`~duyun.engine.view.SeatView` (and remembers earlier views of the same
 hand: who ponged lately) and uses no randomness: the same views give the same actions.
 """
@@ -47,6 +52,7 @@ from duyun.bots.expectation import (
     Outcome,
     ReadyRates,
     Table,
+    bean_chances,
     chain,
     ready_rates,
     wait_fans,
@@ -122,6 +128,11 @@ class StrongBot(HeuristicBot):
     # Three or more steps from ready (the heuristic's efficiency): the fastest few discards
     # are ranked by their speed over the next two steps, not the next one only.
     TWO_STEP_CANDIDATES = 5
+    # Kongs still to come (R12, R15, R17): a concealed triplet or a pong whose fourth tile is
+    # live is worth its expected bean income, less 黃豆 (R14), plus this share of what a bean
+    # would add to the hand (a kong made on average half-way through the hand's draws).
+    KONG_POTENTIAL = True
+    KONG_UNLOCK_SHARE = 0.5
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
@@ -131,9 +142,12 @@ class StrongBot(HeuristicBot):
         self._last_wall = FULL_WALL + 1
         self._melds_seen = [0] * SEATS
         self._fresh_pong: dict[int, int] = {}
+        # ready hands' rates with a bean, for the R17 unlock of kongs to come (one decision)
+        self._bean_memo: dict[tuple[int, ...], ReadyRates] = {}
 
     def choose(self, view: SeatView) -> Action:
         self._remember(view)
+        self._bean_memo = {}
         return super().choose(view)
 
     def _remember(self, view: SeatView) -> None:
@@ -260,6 +274,22 @@ class StrongBot(HeuristicBot):
         memo: dict[tuple[int, ...], ReadyRates],
         fastest: int | None = None,
     ) -> Outcome:
+        """The best route's outcome for a 3k + 1 concealed hand, plus the kongs it may still
+        make (``KONG_POTENTIAL``, :meth:`_with_kongs_to_come`)."""
+        best = self._routes_value(table, counts, melds, unseen, memo, fastest)
+        if self.KONG_POTENTIAL:
+            best = self._with_kongs_to_come(table, counts, melds, unseen, best, fastest)
+        return best
+
+    def _routes_value(
+        self,
+        table: Table,
+        counts: list[int],
+        melds: tuple[Meld, ...],
+        unseen: Sequence[int],
+        memo: dict[tuple[int, ...], ReadyRates],
+        fastest: int | None = None,
+    ) -> Outcome:
         """The best route's outcome for a 3k + 1 concealed hand (see the module docstring).
 
         ``fastest`` is the lowest shanten among the options being compared: a hand slower
@@ -283,6 +313,37 @@ class StrongBot(HeuristicBot):
         if flush is not None and flush.value > best.value:
             best = flush
         return best
+
+    def _with_kongs_to_come(
+        self,
+        table: Table,
+        counts: list[int],
+        melds: tuple[Meld, ...],
+        unseen: Sequence[int],
+        outcome: Outcome,
+        fastest: int | None,
+    ) -> Outcome:
+        """The hand's value plus the kongs it may still make (:func:`bean_chances`).
+
+        The chain values a hand by its wins only; a triplet whose fourth tile is live is also
+        a 暗槓 (6 fan from the three others, R12) or a 直槓 waiting to happen, a pong a 面下槓.
+        The income is kept unless the hand ends not ready at the draw (黃豆, R14), and without
+        a bean yet, a kong lets 平胡 win on discards (R15, R17): credited as the share
+        ``KONG_UNLOCK_SHARE`` of the difference the bean makes to the hand's value, times the
+        expected number of kongs. A 報聽 hand makes no more kongs (R26).
+        """
+        if table.baoting:
+            return outcome
+        beans = bean_chances(table, counts, melds, unseen, outcome.draws)
+        if not beans.chance:
+            return outcome
+        gain = beans.income * (1.0 - outcome.p_unready_at_draw)
+        if not table.has_bean:
+            with_bean = replace(table, has_bean=True)
+            bean = self._routes_value(with_bean, counts, melds, unseen, self._bean_memo, fastest)
+            unlock = max(0.0, bean.value - outcome.value)
+            gain += min(1.0, beans.chance) * unlock * self.KONG_UNLOCK_SHARE
+        return replace(outcome, value=outcome.value + gain)
 
     def _flush_route(
         self,
