@@ -280,6 +280,22 @@ def test_bean_chances_need_a_live_fourth_tile_r12() -> None:
     assert bean_chances(BASE, four, (), unseen_with({"1p": 3}), 8.0).chance == 0.0
 
 
+def test_bean_chances_in_a_bloody_room_after_a_win_r54() -> None:
+    """血戰 room, seat 3 has won and left play: it discards nothing and pays no bean (R53,
+    R54). The same 555m and 3p pong as above, 8 draws of 80: 暗槓 0.1 x 2 x 2 = 0.4, 直槓 from
+    one of the two players still in the hand 2 x 0.1 x 0.5 = 0.1 (x 1), 面下槓 0.1 x 2 = 0.2."""
+    table = replace(BASE, discard_rate=(0.0, 0.5, 0.5, 0.0), payers=2)
+    counts = to_counts(parse_tiles("555m12p789s"))
+    unseen = unseen_with({"5m": 1, "3p": 1, "9s": 2})
+    beans = bean_chances(table, counts, (Meld(MeldKind.PONG, tile("3p")),), unseen, 8.0)
+    assert beans.income == pytest.approx(0.4 + 0.1 + 0.2)
+    assert beans.chance == pytest.approx(0.1 + 0.1 + 0.1)
+    nobody = bean_chances(
+        replace(table, discard_rate=(0.0,) * 4, payers=0), counts, (), unseen, 8.0
+    )
+    assert nobody.income == 0.0 and nobody.chance == 0.0
+
+
 @given(
     draws=st.floats(0.0, 60.0),
     live=st.integers(0, 1),

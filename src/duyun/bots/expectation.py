@@ -119,6 +119,9 @@ class Table:
     ready_opponents_cost: float  # what a not-ready hand pays at an exhaustive draw (R30)
     bean_income: float  # returned if not ready at an exhaustive draw (黃豆, R14)
     win_bonus: float = 1.0  # ending the hand also ends the losses it would bring
+    # the other players still in the hand (R52-R54: in a 血戰 room a winner leaves play and
+    # pays no bean), three in a normal room
+    payers: int = SEATS - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,7 +283,8 @@ def bean_chances(
     Each own draw is any unseen tile with equal chance (the chain's model), so the fourth
     tile of a set is drawn with chance ``draws x live / unseen`` (capped at 1):
 
-    - a concealed triplet makes a 暗槓 when drawn, paid 2 by each of the three others, or a
+    - a concealed triplet makes a 暗槓 when drawn, paid 2 by each of the others still in the
+      hand (``table.payers``: three, fewer in a 血戰 room after a win, R54), or a
       直槓 when an opponent discards it, paid 1 by that discarder (R12); each opponent draws
       as often as this seat and discards a live tile at its ``discard_rate``;
     - a pong makes a 面下槓 when drawn (an added kong, R12: 1 from each other player; a pong
@@ -293,9 +297,12 @@ def bean_chances(
     pool = float(table.unseen)
     if draws <= 0.0 or pool <= 0.0:
         return BeanChances(0.0, 0.0)
-    payers = SEATS - 1
+    payers = table.payers  # R12, R54: only the players still in the hand pay
+    if payers <= 0:
+        return BeanChances(0.0, 0.0)
     opponents = [o for o in range(SEATS) if o != table.seat]
-    discard = sum(table.discard_rate[o] for o in opponents) / len(opponents)
+    # the opponents still in the hand discard (a winner's rate is 0), on average this often
+    discard = sum(table.discard_rate[o] for o in opponents) / payers
     income = chance = 0.0
     for tile in range(len(counts)):
         if counts[tile] == 3 and unseen[tile]:

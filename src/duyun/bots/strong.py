@@ -261,6 +261,7 @@ class StrongBot(HeuristicBot):
             ready_opponents_cost=pay_ready,
             bean_income=income,
             win_bonus=self.WIN_BONUS,
+            payers=len(threats),  # R54: the opponents still in the hand
         )
 
     # ------------------------------------------------------------------ hand value
