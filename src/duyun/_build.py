@@ -16,14 +16,18 @@ import json
 from pathlib import Path
 
 # The hot path of the engine and of every bot and environment step: dealing, legal actions,
-# applying actions, settlement, and the win/shanten/waits tables. Modules that check the
-# types of values from outside (tiles, hands, actions, rules) stay interpreted: a compiled
-# function checks its argument types itself, with its own messages, before ours could.
+# applying actions, settlement, the win/shanten/waits tables, and the bots' hand evaluator
+# and expected-value arithmetic (the bot classes stay interpreted: experiments subclass them).
+# Modules that check the types of values from outside (tiles, hands, actions, rules) stay
+# interpreted: a compiled function checks its argument types itself, with its own messages,
+# before ours could.
 COMPILED_MODULES: tuple[str, ...] = (
     "duyun.analysis._tables",
     "duyun.analysis.shanten",
     "duyun.analysis.waits",
     "duyun.analysis.win",
+    "duyun.bots.evaluation",
+    "duyun.bots.expectation",
     "duyun.engine.ledger",
     "duyun.engine.phases",
     "duyun.engine.round",

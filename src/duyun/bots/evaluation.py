@@ -35,17 +35,22 @@ def _within_two_of_held(key: SuitKey, rank: int) -> bool:
     return any(key[r] for r in range(max(0, rank - 2), min(9, rank + 3)))
 
 
+# Bounds of the lazily filled tables below, like the analysis tables': memory stays flat in
+# long runs. Module constants rather than class attributes: a compiled (mypyc) dict subclass
+# does not see its class attributes through ``self``.
+_STEP_LIMIT = 32_768
+_ROW_LIMIT = 4_096
+
+
 class _StepTable(dict[SuitKey, tuple[Step, ...]]):
     """Suit key -> the one-tile steps from it (draws or discards), computed on first use."""
-
-    LIMIT = 32_768  # bounded like the analysis tables: memory stays flat in long runs
 
     def __init__(self, draw: bool) -> None:
         super().__init__()
         self._draw = draw
 
     def __missing__(self, key: SuitKey) -> tuple[Step, ...]:
-        if len(self) >= self.LIMIT:
+        if len(self) >= _STEP_LIMIT:
             self.clear()
         steps: list[Step] = []
         for rank in range(9):
@@ -92,10 +97,8 @@ class _ShantenRow(dict[int, int]):
 
 
 class _RowTable(dict[tuple[int, int], _ShantenRow]):
-    LIMIT = 4_096
-
     def __missing__(self, key: tuple[int, int]) -> _ShantenRow:
-        if len(self) >= self.LIMIT:
+        if len(self) >= _ROW_LIMIT:
             self.clear()
         row = _ShantenRow(*key)
         self[key] = row

@@ -44,13 +44,16 @@ WaitFans = tuple[tuple[int, int], ...]
 """((wait tile, fan of the win on it), ...) for a ready 13-tile hand (R11, R20)."""
 
 
+# the bound of the table below (a module constant: a compiled dict subclass does not see its
+# class attributes through ``self``)
+_WAIT_LIMIT = 65_536
+
+
 class _WaitCache(dict[tuple[tuple[int, ...], tuple[Meld, ...]], WaitFans]):
     """(concealed counts, melds) -> waits with their fan; bounded so that memory stays flat."""
 
-    LIMIT = 65_536
-
     def __missing__(self, key: tuple[tuple[int, ...], tuple[Meld, ...]]) -> WaitFans:
-        if len(self) >= self.LIMIT:
+        if len(self) >= _WAIT_LIMIT:
             self.clear()
         counts, melds = key
         held = list(counts)
