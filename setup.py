@@ -15,14 +15,19 @@ is running.
 from __future__ import annotations
 
 import os
+import runpy
 import sys
 
 from setuptools import setup
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "src"))
-
-# The modules compiled, as paths under src/ (duyun._build keeps the list for the runtime check).
-from duyun._build import COMPILED_MODULES, record_digests
+# The modules compiled and the digests of their sources (duyun/_build.py, which the package
+# also uses at import). Read as a file, not imported: importing it would run the package's
+# __init__, whose check refuses the stale compiled modules this build is about to replace.
+_BUILD = runpy.run_path(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "src", "duyun", "_build.py")
+)
+COMPILED_MODULES: tuple[str, ...] = _BUILD["COMPILED_MODULES"]
+record_digests = _BUILD["record_digests"]
 
 
 def _extensions() -> list[object]:

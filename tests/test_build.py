@@ -6,6 +6,8 @@ from __future__ import annotations
 import importlib.machinery
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -93,3 +95,25 @@ def test_a_pure_install_has_nothing_to_check(
     source.write_text("X = 3\n")
     assert _build.compiled_modules() == ()
     check_compiled()
+
+
+def test_setup_reads_the_build_list_without_importing_the_package(tmp_path: Path) -> None:
+    """A rebuild starts from a tree whose compiled modules are stale: setup.py must not import
+    the package (its import-time check would refuse to run, and the rebuild that the error
+    message asks for could never happen)."""
+    root = Path(__file__).resolve().parent.parent
+    package = tmp_path / "src" / "duyun"
+    package.mkdir(parents=True)
+    (tmp_path / "setup.py").write_text((root / "setup.py").read_text())
+    (package / "_build.py").write_text((root / "src" / "duyun" / "_build.py").read_text())
+    (package / "__init__.py").write_text("raise ImportError('setup.py imported the package')\n")
+    done = subprocess.run(
+        [sys.executable, "setup.py", "--name"],
+        cwd=tmp_path,
+        env={**os.environ, "DUYUN_PURE_PYTHON": "1"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "imported the package" not in done.stderr

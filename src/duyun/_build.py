@@ -5,7 +5,9 @@ A compiled module (``round.cpython-311-x86_64-linux-gnu.so``) sits beside its so
 imported in its place. After the source changes -- an edit, a ``git pull`` -- the old compiled
 code would go on running, silently: the build records a digest of every compiled source
 (``_compiled_sources.json``) and :func:`check_compiled` refuses to start when a source no
-longer matches, saying how to rebuild. This module imports nothing of the package.
+longer matches, saying how to rebuild. This module imports nothing of the package:
+``setup.py`` runs it as a file (importing the package would run this check against the very
+modules being rebuilt).
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ def check_compiled() -> None:
     ]
     if stale:
         raise StaleBuildError(
-            f"duyun: the compiled {', '.join(stale)} no longer match their source files "
-            f"(edited or updated since the build). Rebuild with `make build` (or "
+            f"duyun: the compiled module(s) {', '.join(stale)} no longer match their source "
+            f"files (edited or updated since the build). Rebuild with `make build` (or "
             f"`pip install -e .`), or remove the compiled modules with `make pure`."
         )
