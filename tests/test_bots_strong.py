@@ -257,6 +257,30 @@ def test_defence_changes_the_discard_against_a_ready_bean_holder_r17() -> None:
     assert cost < bot._feed_cost(view, blind.tile, threats, unseen, 0.0)
 
 
+def test_without_a_bean_a_pung_hand_is_a_small_threat_on_discards_r15_r17() -> None:
+    """The same opponent with pongs instead of kongs has no bean (R15): its 平胡 waits cannot
+    win on our discard (R17), only a 對對胡 could. Such melds are mostly chance, not a pattern
+    being built (measured: benchmarks/calibrate_strong.py), so the permission read for it is
+    a small fraction of a bean holder's and feeding it costs as much less."""
+    discards = ["1p1p2p9m1p", "1s3s9m9s", "7s7s1m4p9m9s", "8p8p7m7m3m9m8p"]
+    beans: list[str | None] = ["1468m25579p23689s", "5p1m7s8m [2222m] [4444s] [333p]", None, None]
+    pungs: list[str | None] = ["1468m25579p23689s", "5p1m7s8m [222m] [444s] [333p]", None, None]
+    with_bean = view_of(beans, turn=0, drawn=True, discards=discards)
+    without = view_of(pungs, turn=0, drawn=True, discards=discards)
+    assert with_bean.has_bean[1] and not without.has_bean[1]
+    bot = StrongBot()
+    bean_threat = bot._threats(with_bean, unseen_counts(with_bean.visible_counts()))[0]
+    unseen = unseen_counts(without.visible_counts())
+    pung_threat = bot._threats(without, unseen)[0]
+    assert bean_threat.allowed == 1.0
+    assert pung_threat.allowed == bot.ALLOWED_PUNGS < 0.2
+    assert pung_threat.ready * pung_threat.allowed < bot.FOLD_THREAT
+    live = tile("5p")
+    cost_pungs = bot._feed_cost(without, live, [pung_threat], unseen, 0.0)
+    cost_bean = bot._feed_cost(without, live, [replace(pung_threat, allowed=1.0)], unseen, 0.0)
+    assert 0.0 < cost_pungs < 0.2 * cost_bean
+
+
 def test_a_fresh_pong_raises_the_ponger_readiness_and_memory_resets_per_hand() -> None:
     """A pong on the tile just discarded is usually made to get ready: for two rounds after
     it, the bot reads that opponent as likelier ready than a bot that did not see it happen.

@@ -104,6 +104,14 @@ class StrongBot(HeuristicBot):
     DISCARD_RATE = 0.65
     # Feeding: a ready hand waits on about two kinds.
     WAIT_SHARE = 0.10
+    # The chance a win on our discard is allowed to an opponent without a bean (R17), by what
+    # its melds show: two or more melds all in one suit (清一色), all pungs (對對胡), or
+    # neither (only a concealed 七對 / 對對胡 / 清一色). Measured on what was actually won on
+    # the bot's own discards (docs/simulate.md, fourth round): melds in one suit or all
+    # pungs are mostly chance, not a pattern being built, and these wins are rare.
+    ALLOWED_FLUSH = 0.06
+    ALLOWED_PUNGS = 0.08
+    ALLOWED_CONCEALED = 0.02
     # Beyond EV_SHANTEN with no near-certain threat, play the heuristic bot (module docstring).
     HYBRID = True
     # A ready hand may be broken for a one-step-slower hand worth more (both read exactly).
@@ -189,11 +197,11 @@ class StrongBot(HeuristicBot):
             if view.has_bean[other] or view.baoting[me]:
                 allowed, fan = 1.0, 1.6
             elif flush:
-                allowed, fan = 0.7, 6.0
+                allowed, fan = self.ALLOWED_FLUSH, 6.0
             elif pungs:
-                allowed, fan = 0.6, 3.0
+                allowed, fan = self.ALLOWED_PUNGS, 3.0
             else:
-                allowed, fan = 0.12, 5.0  # concealed 七對 / 對對胡 / 清一色
+                allowed, fan = self.ALLOWED_CONCEALED, 5.0  # concealed 七對 / 對對胡 / 清一色
             cost = fan
             if view.baoting[other]:
                 cost += BAOTING_FAN
