@@ -79,7 +79,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.walls < 2:
         raise SystemExit("--walls must be at least 2 (the interval needs two walls)")
-    bot_factory(args.variant), bot_factory(args.base)  # fail early on a bad name
+    for spec in (args.variant, args.base):
+        bot_factory(spec)  # a bad name fails here, not in every worker
     with ProcessPoolExecutor(args.workers) as pool:
         points = {
             spec: list(
