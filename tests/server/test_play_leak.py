@@ -101,3 +101,65 @@ def test_no_seat_learns_more_than_events_for_allows(
     assert min(free_gaps) >= WINDOW - 0.003
     median = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
     assert abs(median(claimable_gaps) - median(free_gaps)) < 0.03
+
+
+def test_history_of_a_live_hand_holds_nothing_that_reproduces_it_r4(
+    live_server: Any, ws_client: Any, play: Any
+) -> None:
+    """Issue 20 item 1: a hand's seed deals its four hands and the wall again (R4, new_round), so
+    while it is played the history shows it without seed, result or replay link, and its log is
+    refused; once it has finished, all three are there."""
+    from duyun.server.config import Room
+
+    server = live_server(rooms=(Room("novice", "新手場", stake=1, entry=100, hands=1),))
+    ann = server.guest()
+    headers = server.auth(ann["token"])
+
+    async def main() -> tuple[str, dict[str, Any], dict[str, Any]]:
+        client = await ws_client.connect(server.ws_url, ann["token"], name="ann")
+        await client.send(type="quick_match", room="novice")
+        await client.expect("prompt", timeout=20)  # the hand is dealt and waits for ann
+        during = server.http.get("/api/history", headers=headers)
+        end = await play(client, 5)
+        await client.close()
+        return during.text, during.json(), end
+
+    during_text, during, end = asyncio.run(main())
+    (match,) = during["matches"]
+    (live,) = match["hand_records"]
+    assert live["status"] == "playing"
+    assert live["seed"] is None and live["result"] is None and live["replay"] is None
+    stored = server.store.hand_log(live["hand_id"])
+    assert str(stored.seed) not in during_text  # not under any other name either
+    assert end["reason"] == "completed"
+    after = server.http.get("/api/history", headers=headers).json()
+    (finished,) = after["matches"][0]["hand_records"]
+    assert finished["status"] == "finished" and finished["seed"] == stored.seed
+    assert finished["replay"] == f"/api/hands/{live['hand_id']}/log"
+    assert finished["result"]["type"] == "end"
+
+
+def test_the_log_of_a_live_hand_is_refused_to_its_own_player(
+    live_server: Any, ws_client: Any
+) -> None:
+    """The full log (wall and every hand) of a hand in play leaves the server for nobody."""
+    from duyun.server.config import Room
+
+    server = live_server(rooms=(Room("novice", "新手場", stake=1, entry=100, hands=1),))
+    ann = server.guest()
+
+    async def main() -> Any:
+        client = await ws_client.connect(server.ws_url, ann["token"], name="ann")
+        await client.send(type="quick_match", room="novice")
+        await client.expect("prompt", timeout=20)
+        hand_id = server.http.get("/api/history", headers=server.auth(ann["token"])).json()[
+            "matches"
+        ][0]["hand_records"][0]["hand_id"]
+        answer = server.http.get(f"/api/hands/{hand_id}/log", headers=server.auth(ann["token"]))
+        await client.close()
+        return answer
+
+    answer = asyncio.run(main())
+    assert answer.status_code == 409
+    assert answer.json()["error"]["code"] == "hand_not_finished"
+    assert "wall" not in answer.text and "seed" not in answer.text

@@ -34,6 +34,7 @@ from duyun.server.store import (
     Account,
     AccountError,
     AuthError,
+    MatchRecord,
     NotFoundError,
     RateLimitedError,
     Store,
@@ -167,6 +168,24 @@ def _account_json(account: Account) -> dict[str, Any]:
 
 def _record_json(value: Any) -> Any:
     data = jsonable_encoder(dataclasses.asdict(value))
+    return data
+
+
+def _history_json(record: MatchRecord) -> dict[str, Any]:
+    """A match of the history (戰績) as a player may see it: nothing secret of a hand in play.
+
+    The seed of a hand reproduces its four hands and the wall (R4), so it, the stored result and
+    the replay link exist in the answer only once the hand has finished; a hand still being
+    played shows its index, dealer, streak and status, and coins that are all zero.
+    """
+    data: dict[str, Any] = _record_json(record)
+    for hand in data.get("hand_records", []):
+        if hand["status"] == "finished":
+            hand["replay"] = f"/api/hands/{hand['hand_id']}/log"
+        else:
+            hand["seed"] = None
+            hand["result"] = None
+            hand["replay"] = None
     return data
 
 
@@ -391,13 +410,7 @@ def create_app(
     async def history(request: Request, limit: int = 50) -> dict[str, Any]:
         account = await current_account(request)
         records = await db(store().history, account.id, max(1, min(limit, 200)))
-        matches = []
-        for record in records:
-            data = _record_json(record)
-            for hand in data.get("hand_records", []):
-                hand["replay"] = f"/api/hands/{hand['hand_id']}/log"
-            matches.append(data)
-        return {"matches": matches}
+        return {"matches": [_history_json(record) for record in records]}
 
     @app.get("/api/ledger")
     async def ledger(request: Request, limit: int = 200) -> dict[str, Any]:
