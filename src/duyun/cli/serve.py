@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from duyun.cli.common import require_server_extra
+
 DEFAULT_DATABASE = "sqlite:///duyun.db"
 
 
@@ -42,6 +44,7 @@ def serve(
     log_level: Annotated[str, typer.Option("--log-level", help="Log level")] = "info",
 ) -> None:
     """Run the online game server: the browser client at /, websockets at /ws, REST at /api."""
+    require_server_extra("serve")
     import uvicorn
 
     from duyun.server.app import WS_MAX_FRAME, create_app

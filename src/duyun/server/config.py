@@ -23,7 +23,7 @@ Example file (every key optional)::
     name = "血戰新手場"
     stake = 1
     entry = 100
-    rules = {bloody_battle = true}     # any RuleSet option (RULES.md), checked at load
+    rules = {bloody_battle = true}     # any RuleSet option (docs/rules.md), checked at load
 """
 
 from __future__ import annotations
