@@ -252,6 +252,7 @@ def error_message(code: str, message: str, rid: str | int | None = None) -> dict
 
 # --------------------------------------------------------------------------- views
 
+
 def view_to_json(view: SeatView) -> dict[str, Any]:
     """An engine SeatView as the protocol's VIEW (without ``legal``; that is the prompt)."""
     return {
