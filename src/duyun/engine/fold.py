@@ -366,7 +366,7 @@ class SeatFold:
                 self._take(who, tile_or_none, 4)
             self._melds[who].append(MeldView(how, tile_or_none))
         self._meld_changed()
-        self._has_bean[who] = True  # R12: every kong is a bean
+        self._has_bean[who] = True  # R15: a kong is a bean
         self._claim = None
 
     def _win(self, who: int, event: Mapping[str, Any]) -> None:
