@@ -19,6 +19,7 @@ from duyun.engine.fold import FoldError, SeatFold, fold_events
 from duyun.engine.view import MeldView, events_for, seat_view
 from duyun.hand import MeldKind
 from duyun.rules import RuleSet
+from duyun.tiles import tile_from_str, tile_to_str
 
 _MELDS = (ActionKind.PONG, ActionKind.KONG, ActionKind.ADDED_KONG, ActionKind.CONCEALED_KONG)
 _NONE = LegalActions(())
@@ -58,7 +59,8 @@ def _play(seed: int, *, bloody: bool, eager: float, skill: float, quit_at: int) 
 
     def check() -> None:
         nonlocal done
-        for event in game.events[done:]:
+        batch = game.events[done:]
+        for index, event in enumerate(batch):
             kind = event["type"]
             detail = event.get("kind") or event.get("how") or ""
             seen[f"{kind}:{'baoting' if event.get('baoting') is True else detail}"] += 1
@@ -66,7 +68,15 @@ def _play(seed: int, *, bloody: bool, eager: float, skill: float, quit_at: int) 
                 shown = redact_event(event, seat)
                 if shown is not None:
                     fold.apply(shown)
-                    fold.view()  # every intermediate state builds a view
+                    view = fold.view()  # every intermediate state builds a view
+                    if kind == "discard" and index + 1 < len(batch):
+                        # by design: a discard the round passed on at once (nobody could
+                        # claim it) still opens the window in a fold, to every seat and
+                        # nobody asked, as the server's released events show it
+                        seen["discard:unclaimable"] += 1
+                        assert view.phase == "claims" and view.to_act == ()
+                        tile = tile_from_str(event["tile"])
+                        assert (view.claim_tile, view.claim_from) == (tile, event["seat"])
         done = len(game.events)
         for seat in range(4):
             view = folds[seat].view()
@@ -149,6 +159,7 @@ def test_seeded_hands_cover_every_kind_of_event_r7_r9_r13_r17_r25_r45_r53_r57() 
         "win:discard",
         "pong:",
         "exhaustive_draw:",
+        "discard:unclaimable",
     ):
         assert seen[kind], f"no {kind} in the seeded hands: {sorted(seen)}"
 
@@ -179,8 +190,6 @@ def test_bad_event_sequences_are_refused_with_what_is_wrong() -> None:
         fold.apply({"type": "draw", "seat": 0, "tile": "x9"})
     held = fold.view().hand
     missing = next(t for t in range(27) if t not in held)
-    from duyun.tiles import tile_to_str
-
     with pytest.raises(FoldError, match="gives up 1 of a tile it holds 0"):
         fold.apply({"type": "discard", "seat": 0, "tile": tile_to_str(missing), "auto": False})
     with pytest.raises(ValueError, match="seat"):

@@ -16,6 +16,10 @@ could claim. A fold can never show more than its events do.
 Where a fold's view differs from ``Round.view(seat)`` by design (tests hold it to exactly
 these differences, over whole self-played hands):
 
+- A discard nobody can claim opens a claim window in the fold (``phase`` "claims", the tile
+  as ``claim_tile``) until the next event, although the round passes it on at once: the
+  round's view is only ever read after a whole action, the fold after each event a table
+  releases, and a seat must not tell from the view that nobody could claim.
 - ``to_act`` during a claim window is empty: who is asked (the seat itself included) is not
   in any event, it comes with the seat's prompt. In a turn it is the seat to play, as the
   round's.
