@@ -20,7 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from duyun.engine import Action, ActionKind, LegalActions, SeatView
-from duyun.engine.fold import FoldError, fold_events
+from duyun.engine.fold import fold_events
 from duyun.engine.view import RefusedWin
 from duyun.tiles import NotationError, tile_from_str, tile_to_str
 
@@ -309,11 +309,7 @@ def fold_view(events: Sequence[dict[str, Any]], seat: int | None) -> dict[str, A
     Equal to ``view_to_json(round.view(seat))`` whenever the table has released every event of
     the round (tests check this over whole hands).
     """
-    try:
-        fold = fold_events(events, seat)
-    except FoldError as error:
-        raise ValueError(str(error)) from None
-    data = view_to_json(fold.view())
+    data = view_to_json(fold_events(events, seat).view())  # FoldError: a ValueError
     data["seat"] = seat  # a spectator's view is written from seat 0's chair
     return data
 
