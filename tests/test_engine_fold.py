@@ -194,3 +194,40 @@ def test_bad_event_sequences_are_refused_with_what_is_wrong() -> None:
         fold.apply({"type": "discard", "seat": 0, "tile": tile_to_str(missing), "auto": False})
     with pytest.raises(ValueError, match="seat"):
         SeatFold(7)
+
+
+_JUNK = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 40),
+    st.sampled_from(["?", "5p", "x9", "", "11m [555p]"]),
+    st.lists(st.integers(-1, 3), max_size=5),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    seed=st.integers(0, 50),
+    index=st.integers(0, 400),
+    key=st.sampled_from(["type", "seat", "tile", "from", "kind", "how", "hand", "payer", "wall"]),
+    junk=_JUNK,
+    seat=st.sampled_from([0, 1, 2, 3, None]),
+)
+def test_a_damaged_event_folds_or_is_refused_with_a_fold_error(
+    seed: int, index: int, key: str, junk: object, seat: int | None
+) -> None:
+    """Events a fold is handed may come from a file: one field replaced by junk folds (if it
+    still makes sense) or raises FoldError naming the event, never another exception."""
+    game = new_round(seed=seed, rules=RuleSet(bloody_battle=seed % 2 == 1))
+    rng = random.Random(seed)
+    while not game.is_over:
+        legal = list(game.legal_actions(game.to_act[0]))
+        wins = [a for a in legal if a.kind is ActionKind.HU]
+        game.apply(wins[0] if wins else rng.choice(legal))
+    events = events_for(game.events, seat)
+    damaged = events[index % len(events)]
+    damaged[key] = junk
+    try:
+        fold_events(events, seat).view()
+    except FoldError as error:
+        assert str(error)

@@ -43,7 +43,7 @@ from duyun.engine.ledger import Payment
 from duyun.engine.phases import ClaimSource, Phase
 from duyun.engine.view import SEATS, MeldView, RefusedWin, SeatView, seat_view
 from duyun.hand import Hand, Meld, MeldKind
-from duyun.tiles import NUM_KINDS, NotationError, Tile, tile_from_str
+from duyun.tiles import NUM_KINDS, Tile, tile_from_str
 
 __all__ = ["FoldError", "SeatFold", "fold_events"]
 
@@ -215,27 +215,33 @@ class SeatFold:
         if kind == "start":
             if self.started:
                 raise FoldError("a second 'start': fold one hand per SeatFold")
-            self._start(event)
+            try:
+                self._start(event)
+            except FoldError:
+                raise
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
+                raise FoldError(f"malformed 'start' event: {error!r}") from None
             return
         if not self.started:
             raise FoldError(f"a hand's events start with 'start', not {kind!r}")
         try:
             self._apply(kind, event)
-        except (KeyError, IndexError, TypeError, NotationError) as error:
+        except FoldError:
+            raise
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
             raise FoldError(f"malformed {kind!r} event: {error!r}") from None
 
     def _start(self, event: Mapping[str, Any]) -> None:
-        try:
-            self.dealer = int(event["dealer"])
-            self.streak = int(event["streak"])
-            self.current = int(event["turn"])
-            wall = event["wall"]
-            self._wall = wall if isinstance(wall, int) else len(wall)
-            self._rivers = [[_tile(t) for t in river] for river in event["discards"]]
-            self._baoting = [bool(b) for b in event["baoting"]]
-            hands = event["hands"]
-        except (KeyError, TypeError, ValueError, NotationError) as error:
-            raise FoldError(f"malformed 'start' event: {error!r}") from None
+        self.dealer = as_seat(event["dealer"])
+        self.streak = int(event["streak"])
+        self.current = as_seat(event["turn"])
+        wall = event["wall"]
+        self._wall = wall if isinstance(wall, int) else len(wall)
+        self._rivers = [[_tile(t) for t in river] for river in event["discards"]]
+        self._baoting = [bool(b) for b in event["baoting"]]
+        hands = event["hands"]
+        if len(self._rivers) != SEATS or len(self._baoting) != SEATS or len(hands) != SEATS:
+            raise FoldError("a 'start' event names four seats' hands, discards and 報聽")
         rules = event.get("rules")
         self.bloody = isinstance(rules, dict) and bool(rules.get("bloody_battle"))
         for owner, text in enumerate(hands):
@@ -271,13 +277,18 @@ class SeatFold:
 
     def _apply(self, kind: object, event: Mapping[str, Any]) -> None:
         who: Any = event.get("seat")
+        if who is not None:
+            who = as_seat(who)  # -1 is an error, never seat 3
         own = who is not None and who == self.seat
         if own:
             # the refused win is kept until the seat's next own decision (an escape is none:
             # the round keeps it) or draw; a 血戰 winner's is cleared by the win (R9, R17)
             if kind == "win_refused":
                 self._refused[who] = RefusedWin(
-                    _tile(event["tile"]), int(event["from"]), event["reason"], event["pattern"]
+                    _tile(event["tile"]),
+                    as_seat(event["from"], "from"),
+                    str(event["reason"]),
+                    str(event["pattern"]),
                 )
             elif (
                 kind == "draw"
@@ -311,7 +322,7 @@ class SeatFold:
                 self.drawn_tile = None
         elif kind == "pong":
             tile = _tile(event["tile"])
-            self._rivers[event["from"]].pop()
+            self._rivers[as_seat(event["from"], "from")].pop()
             self._take(who, tile, 2)
             self._melds[who].append(MeldView(MeldKind.PONG, tile))
             self._meld_changed()
@@ -325,8 +336,8 @@ class SeatFold:
         elif kind == "payment":
             self._ledger.append(
                 Payment(
-                    int(event["payer"]),
-                    int(event["payee"]),
+                    as_seat(event["payer"], "payer"),
+                    as_seat(event["payee"], "payee"),
                     int(event["fan"]),
                     int(event["points"]),
                     str(event["rule"]),
@@ -350,7 +361,7 @@ class SeatFold:
         text = event["tile"]
         if how is MeldKind.DIRECT_KONG:
             tile = _tile(text)
-            self._rivers[event["from"]].pop()
+            self._rivers[as_seat(event["from"], "from")].pop()
             self._take(who, tile, 3)
             self._melds[who].append(MeldView(how, tile))
         elif how is MeldKind.ADDED_KONG:
