@@ -136,3 +136,20 @@ def test_a_log_without_recorded_rules_reads_the_defaults() -> None:
     assert figure in (describe_event(escape) or "")
     assert figure in (describe_event(escape, rules={"base_points": "odd"}) or "")
     assert "查大叫" in (describe_event({**escape, "penalty": "da_jiao"}) or "")
+
+
+def test_changing_describes_words_changes_the_terminal_and_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neither the terminal nor ``duyun replay`` keeps a copy of the words: a word changed in
+    describe.py shows in both."""
+    from duyun import describe as words
+
+    hands = (_hand(seed, RuleSet()) for seed in range(60))
+    game = next(g for g in hands if any(e["type"] == "win" for e in g.events))
+    win = next(e for e in game.events if e["type"] == "win")
+    monkeypatch.setitem(words.WIN_HOW, win["how"], "WORDS-TEST")
+    info = TableInfo(names=("a", "b", "c", "d"), human=0)
+    text = render.describe_event(win, info)
+    assert text is not None and "WORDS-TEST" in text.plain
+    assert sum("wins by WORDS-TEST" in line for line in _replay_lines(tmp_path, game.events)) == 1
