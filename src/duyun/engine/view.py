@@ -128,9 +128,10 @@ class ClaimState(Protocol):
 
 
 class TableState(Protocol):
-    """What :func:`seat_view` reads of a hand. :class:`~duyun.engine.round.Round` provides it;
-    the view depends on this protocol, not on the round, so the two modules do not import
-    each other."""
+    """What :func:`seat_view` reads of a hand. :class:`~duyun.engine.round.Round` provides it,
+    and so does :class:`~duyun.engine.fold.SeatFold` (the hand as one seat's received events
+    tell it); the view depends on this protocol, not on either, so this module imports
+    neither."""
 
     dealer: int
     streak: int
