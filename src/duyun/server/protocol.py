@@ -20,8 +20,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from duyun.engine import Action, ActionKind, LegalActions, SeatView
+from duyun.engine.fold import fold_events
 from duyun.engine.view import RefusedWin
-from duyun.hand import Hand
 from duyun.tiles import NotationError, tile_from_str, tile_to_str
 
 PROTOCOL_VERSION = 1
@@ -252,12 +252,6 @@ def error_message(code: str, message: str, rid: str | int | None = None) -> dict
 
 # --------------------------------------------------------------------------- views
 
-_TILE_ORDER = {tile_to_str(t): t for t in range(27)}
-
-
-def _sorted_tiles(tiles: Iterable[str]) -> list[str]:
-    return sorted(tiles, key=lambda t: _TILE_ORDER.get(t, 99))
-
 
 def view_to_json(view: SeatView) -> dict[str, Any]:
     """An engine SeatView as the protocol's VIEW (without ``legal``; that is the prompt)."""
@@ -310,200 +304,14 @@ def _refused_json(refused: RefusedWin) -> dict[str, Any]:
 def fold_view(events: Sequence[dict[str, Any]], seat: int | None) -> dict[str, Any]:
     """The VIEW of ``seat`` (None: a spectator) built from the events it was sent.
 
-    ``events`` must already be redacted for ``seat`` (``events_for``). Equal to
-    ``view_to_json(round.view(seat))`` whenever the table has released every event of the
-    round (tests check this over whole hands). Hands dealt by the server hold 14 tiles for
-    the dealer and 13 for the others; a start position with melds (a scenario) is read from
-    the seat's own hand and assumed melds-free for hidden hands.
+    ``events`` must already be redacted for ``seat`` (``events_for``). The engine's fold
+    (:class:`duyun.engine.fold.SeatFold`) holds every rule of it; this only writes it as JSON.
+    Equal to ``view_to_json(round.view(seat))`` whenever the table has released every event of
+    the round (tests check this over whole hands).
     """
-    if not events or events[0].get("type") != "start":
-        raise ValueError("a view is folded from a hand's events, starting with 'start'")
-    start = events[0]
-    dealer = int(start["dealer"])
-    own: list[str] = []
-    melds: list[list[dict[str, Any]]] = [[], [], [], []]
-    sizes = [0, 0, 0, 0]
-    for owner, text in enumerate(start["hands"]):
-        if text == "?" or owner != seat:
-            sizes[owner] = 14 if owner == dealer else 13
-            continue
-        hand = Hand.parse(text) if text else Hand(())
-        own = [tile_to_str(t) for t in hand.concealed]
-        sizes[owner] = len(own)
-        melds[owner] = [{"kind": m.kind.value, "tile": tile_to_str(m.tile)} for m in hand.melds]
-    wall = start["wall"]
-    rules = start.get("rules")
-    bloody = isinstance(rules, dict) and bool(rules.get("bloody_battle"))
-    won = [False] * 4
-    left = [False] * 4
-    open_hands: list[list[str]] = [[], [], [], []]
-    win_tiles: list[str | None] = [None] * 4
-    off_table: list[str] = []
-    refused: dict[str, Any] | None = None
-    taken = False  # the claimed tile of the open window has gone to its winner(s)
-    state: dict[str, Any] = {
-        "seat": seat,
-        "dealer": dealer,
-        "streak": int(start["streak"]),
-        "phase": "turn",
-        "current": int(start["turn"]),
-        "wall_remaining": wall if isinstance(wall, int) else len(wall),
-        "drawn_tile": None,
-        "rivers": [list(r) for r in start["discards"]],
-        "baoting": list(start["baoting"]),
-        "has_bean": [any("kong" in m["kind"] for m in ms) for ms in melds],
-        "claim_tile": None,
-        "claim_from": None,
-        "claim_is_rob": False,
-        "payments": [],
-        "points": [0, 0, 0, 0],
-    }
-
-    def clear_claim() -> None:
-        state["claim_tile"] = None
-        state["claim_from"] = None
-        state["claim_is_rob"] = False
-
-    def take(owner: int, tile: str, count: int) -> None:
-        sizes[owner] -= count
-        if owner == seat:
-            for _ in range(count):
-                own.remove(tile)
-
-    for event in events[1:]:
-        kind = event.get("type")
-        who: Any = event.get("seat")
-        if who == seat and seat is not None:
-            # SeatView.refused_win: kept until the seat's next own act (an escape is none:
-            # the engine keeps it) or draw; a 血戰 winner's is cleared by the win
-            if kind == "win_refused":
-                refused = {key: event[key] for key in ("tile", "from", "reason", "pattern")}
-            elif (
-                kind == "draw"
-                or (kind == "act" and event.get("action") != "quit")
-                or (kind == "win" and bloody)
-            ):
-                refused = None
-        if kind == "draw":
-            sizes[who] += 1
-            state["wall_remaining"] -= 1
-            state["phase"], state["current"] = "turn", who
-            clear_claim()
-            if who == seat:
-                own.append(event["tile"])
-                state["drawn_tile"] = event["tile"]
-        elif kind == "discard":
-            take(who, event["tile"], 1)
-            state["rivers"][who].append(event["tile"])
-            if event.get("baoting"):
-                state["baoting"][who] = True
-            state["phase"], state["current"] = "claims", who
-            state["claim_tile"], state["claim_from"] = event["tile"], who
-            taken = False
-            if who == seat:
-                state["drawn_tile"] = None
-        elif kind == "baoting":
-            state["baoting"][who] = True
-        elif kind == "act" and event.get("action") == "added_kong":
-            take(who, event["tile"], 1)
-            state["phase"] = "claims"
-            state["claim_tile"], state["claim_from"] = event["tile"], who
-            state["claim_is_rob"] = True
-            taken = False
-            if who == seat:
-                state["drawn_tile"] = None
-        elif kind == "pong":
-            state["rivers"][event["from"]].pop()
-            take(who, event["tile"], 2)
-            melds[who].append({"kind": "pong", "tile": event["tile"]})
-            state["phase"], state["current"] = "turn", who
-            clear_claim()
-            if who == seat:
-                state["drawn_tile"] = None
-        elif kind == "kong":
-            how = event["kind"]
-            tile = event["tile"]
-            if how == "direct_kong":
-                state["rivers"][event["from"]].pop()
-                take(who, tile, 3)
-                melds[who].append({"kind": how, "tile": tile})
-            elif how == "added_kong":
-                for meld in melds[who]:
-                    if meld["kind"] == "pong" and meld["tile"] == tile:
-                        meld["kind"] = how
-                        break
-            else:
-                if who == seat:
-                    take(who, tile, 4)
-                else:
-                    sizes[who] -= 4
-                melds[who].append({"kind": how, "tile": None if tile == "?" else tile})
-            state["has_bean"][who] = True
-            clear_claim()
-            if who == seat:
-                state["drawn_tile"] = None
-        elif kind == "payment":
-            row = {key: event[key] for key in ("payer", "payee", "fan", "points", "rule", "reason")}
-            state["payments"].append(row)
-            state["points"][row["payer"]] -= row["points"]
-            state["points"][row["payee"]] += row["points"]
-        elif kind == "win":
-            how = event.get("how")
-            tile = event["tile"]
-            if how in ("discard", "rob_kong") and not taken:
-                # one tile per claim window, shared by every winner of a 一炮多響 (R18)
-                taken = True
-                off_table.append(tile)
-                if how == "discard" and state["claim_from"] is not None:
-                    river = state["rivers"][state["claim_from"]]
-                    if river and river[-1] == tile:
-                        river.pop()
-            win_tiles[who] = tile
-            if bloody:  # R53: the winner leaves play, its hand laid open
-                won[who] = True
-                concealed = [tile_to_str(t) for t in Hand.parse(event["hand"]).concealed]
-                if how != "self_draw":
-                    concealed.remove(tile)  # the claimed tile is off the table
-                open_hands[who] = _sorted_tiles(concealed)
-                state["drawn_tile"] = None
-                clear_claim()
-        elif kind == "leave":
-            left[who] = True  # R57
-        elif kind == "end":
-            state["phase"] = "ended"
-            state["drawn_tile"] = None
-            clear_claim()
-    if seat is not None and state["phase"] != "turn":
-        state["drawn_tile"] = None
-    if seat is not None and state["current"] != seat:
-        state["drawn_tile"] = None
-    return {
-        "seat": seat,
-        "dealer": state["dealer"],
-        "streak": state["streak"],
-        "phase": state["phase"],
-        "current": state["current"],
-        "wall_remaining": state["wall_remaining"],
-        "hand": _sorted_tiles(own) if seat is not None else [],
-        "drawn_tile": state["drawn_tile"],
-        "concealed_sizes": sizes,
-        "melds": melds,
-        "rivers": state["rivers"],
-        "baoting": state["baoting"],
-        "has_bean": state["has_bean"],
-        "claim_tile": state["claim_tile"],
-        "claim_from": state["claim_from"],
-        "claim_is_rob": state["claim_is_rob"],
-        "payments": state["payments"],
-        "points": state["points"],
-        "refused_win": refused,
-        "won": won,
-        "left": left,
-        "in_hand": [s for s in range(4) if not won[s]],
-        "open_hands": open_hands,
-        "win_tiles": win_tiles,
-        "off_table": off_table,
-    }
+    data = view_to_json(fold_events(events, seat).view())  # FoldError: a ValueError
+    data["seat"] = seat  # a spectator's view is written from seat 0's chair
+    return data
 
 
 def legal_of(legal: LegalActions) -> list[dict[str, Any]]:
