@@ -28,7 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from duyun.bots import DIFFICULTY_LEVELS, resolve_bot
 from duyun.rules import RuleSet
 from duyun.server import protocol
-from duyun.server.config import ServerConfig
+from duyun.server.config import MAX_FRAME_BYTES, ServerConfig
+from duyun.server.logs import install_log_safety
 from duyun.server.protocol import PROTOCOL_VERSION, ProtocolError, error_message
 from duyun.server.store import (
     Account,
@@ -48,7 +49,19 @@ T = TypeVar("T")
 
 #: websocket frames above this are refused by the websocket layer itself (close 1009); frames
 #: between ``max_message_bytes`` and this get a ``too_large`` error and are not read
-WS_MAX_FRAME = 1 << 20
+WS_MAX_FRAME = MAX_FRAME_BYTES
+#: close codes of the websocket (docs/protocol.md "Limits"): no ``hello`` within config
+#: ``hello_timeout``; too many open sockets from the address or in total (RFC 6455 "try again
+#: later"); a message flood
+CLOSE_HELLO_TIMEOUT = 4004
+CLOSE_TRY_AGAIN = 1013
+CLOSE_FLOOD = 4008
+#: connections uvicorn serves beyond config ``max_connections`` websockets before it answers
+#: HTTP with 503 (``limit_concurrency`` of ``duyun serve``): /healthz and logins keep working
+#: while the websockets are at their cap
+HTTP_HEADROOM = 64
+#: seconds between two ``rate_limited`` replies to one connection (the others are counted)
+RATE_REPLY_INTERVAL = 1.0
 #: seconds between lease renewals when several processes share one database (leases last 30 s)
 LEASE_RENEW_EVERY = 10.0
 #: a client whose outgoing queue grows beyond this is not reading; it is disconnected
@@ -79,9 +92,36 @@ class Connection:
         self._refilled = time.monotonic()
         self.flood = 0
         self.last_reaction = 0.0
+        #: messages dropped by the rate limit since the last ``rate_limited`` reply
+        self.dropped = 0
+        self._rate_replied = -RATE_REPLY_INTERVAL
 
     def send(self, message: dict[str, Any]) -> None:
-        self.send_text(dumps(message))
+        try:
+            text = dumps(message)
+        except (ValueError, TypeError):
+            # NaN, Infinity or a value JSON cannot hold: a browser's JSON.parse would refuse the
+            # whole message, so it is not sent (issue 20 item 5); client input never gets here
+            log.error("not sending a %r message that is not plain JSON", message.get("type"))
+            return
+        self.send_text(text)
+
+    def rate_limited(self, now: float) -> None:
+        """Count a message the rate limit dropped; answer at most one per RATE_REPLY_INTERVAL,
+        saying how many were dropped since the last answer (a flood must not be answered by a
+        flood of errors)."""
+        self.dropped += 1
+        if now - self._rate_replied < RATE_REPLY_INTERVAL:
+            return
+        self._rate_replied = now
+        dropped, self.dropped = self.dropped, 0
+        reply = error_message(
+            "rate_limited",
+            f"more than {self.config.rate_limit:g} messages per second (burst "
+            f"{self.config.rate_burst}); {dropped} message(s) dropped",
+        )
+        reply["dropped"] = dropped
+        self.send(reply)
 
     def send_text(self, text: str) -> None:
         if self.closed:
@@ -116,9 +156,8 @@ class Connection:
         except Exception:  # the peer went away; the reader notices and cleans up
             self.closed = True
 
-    def allow(self) -> bool:
+    def allow(self, now: float) -> bool:
         """Token bucket: ``rate_limit`` messages per second, bursts of ``rate_burst``."""
-        now = time.monotonic()
         self._tokens = min(
             float(self.config.rate_burst),
             self._tokens + (now - self._refilled) * self.config.rate_limit,
@@ -136,7 +175,9 @@ class Connection:
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: a stake "5" or bots_allowed "no" is refused naming the field, never converted
+    # (issue 20 item 8)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class Credentials(_Body):
@@ -189,6 +230,25 @@ def _history_json(record: MatchRecord) -> dict[str, Any]:
     return data
 
 
+def warn_descriptor_limit(config: ServerConfig) -> None:
+    """Say at start-up when the open-files limit cannot hold the websockets the config allows:
+    accept() would fail for everyone (HTTP included) before the connection cap is reached."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):
+        return
+    needed = config.max_connections + HTTP_HEADROOM + 64
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        log.warning(
+            "the open-files limit (%d) is below max_connections + HTTP headroom (%d): raise "
+            "it (ulimit -n, LimitNOFILE=) or lower max_connections",
+            soft,
+            needed,
+        )
+
+
 def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
     """The Origin check of /ws: browsers always send Origin; other clients may omit it."""
     if origin is None or "*" in allowed:
@@ -209,6 +269,9 @@ def create_app(
     PostgreSQL database (docs/deploy.md): it then restores and holds only its own matches."""
 
     state: dict[str, Any] = {"ready": False}
+    install_log_safety()
+    #: open websockets per client address (the cap of config ``max_connections_per_address``)
+    sockets: dict[str, int] = {}
 
     def store() -> Store:
         opened: Store | None = state.get("store")
@@ -251,6 +314,7 @@ def create_app(
         opened = await db(Store.open, database_url, settings)
         tables = TableManager(config, opened, owner)
         state["store"], state["manager"] = opened, tables
+        warn_descriptor_limit(config)
         restored = await tables.restore()
         log.info("restored %d live match(es)", restored)
         renewer = asyncio.create_task(renew_leases(opened, tables, owner)) if owner else None
@@ -461,9 +525,6 @@ def create_app(
         manager().attach(conn)
 
     async def dispatch(conn: Connection, message: protocol._Message) -> None:
-        if isinstance(message, protocol.Ping):
-            conn.send({"type": "pong", "t": message.t})
-            return
         if isinstance(message, protocol.Hello):
             if conn.account is not None:
                 raise ProtocolError("wrong_state", "already authenticated")
@@ -477,6 +538,9 @@ def create_app(
             return
         if conn.account is None:
             raise ProtocolError("unauthorized", "send 'hello' with your token first")
+        if isinstance(message, protocol.Ping):
+            conn.send({"type": "pong", "t": message.t})
+            return
         tables = manager()
         if isinstance(message, protocol.QuickMatch):
             await tables.quick_match(conn, message.room)
@@ -501,7 +565,7 @@ def create_app(
             table.post("message", conn, message)
 
     async def handle_raw(conn: Connection, data: str | bytes) -> None:
-        size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
+        size = len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
         if size > config.max_message_bytes:
             conn.send(
                 error_message(
@@ -510,17 +574,15 @@ def create_app(
                 )
             )
             return
-        if not conn.allow():
+        now = time.monotonic()
+        if not conn.allow(now):
             if conn.flood > 4 * config.rate_burst:
-                conn.send(error_message("rate_limited", "too many messages; disconnected"))
-                conn.close(4008, "message flood")
+                reply = error_message("rate_limited", "too many messages; disconnected")
+                reply["dropped"] = conn.dropped + 1
+                conn.send(reply)
+                conn.close(CLOSE_FLOOD, "message flood")
                 return
-            conn.send(
-                error_message(
-                    "rate_limited",
-                    f"more than {config.rate_limit:g} messages per second; message dropped",
-                )
-            )
+            conn.rate_limited(now)
             return
         try:
             message = protocol.parse_client_message(data)
@@ -532,11 +594,50 @@ def create_app(
         except ProtocolError as error:
             conn.send(error_message(error.code, error.message, message.rid))
 
+    def refuse_over_cap(websocket: WebSocket) -> str | None:
+        """Why this socket may not stay open (too many from its address, or in total), or None
+        (then it is counted). Checked before any authentication work is spent on it."""
+        address = websocket.client.host if websocket.client else "?"
+        if sum(sockets.values()) >= config.max_connections:
+            return f"the server holds its limit of {config.max_connections} connections"
+        if sockets.get(address, 0) >= config.max_connections_per_address:
+            return (
+                f"{config.max_connections_per_address} connections from your address are "
+                "open already"
+            )
+        sockets[address] = sockets.get(address, 0) + 1
+        return None
+
+    def release(websocket: WebSocket) -> None:
+        address = websocket.client.host if websocket.client else "?"
+        left = sockets.get(address, 0) - 1
+        if left > 0:
+            sockets[address] = left
+        else:
+            sockets.pop(address, None)
+
+    def hello_deadline(conn: Connection) -> None:
+        if conn.account is None and not conn.closed:
+            conn.send(
+                error_message(
+                    "unauthorized", f"no 'hello' within {config.hello_timeout:g} s; closing"
+                )
+            )
+            conn.close(CLOSE_HELLO_TIMEOUT, "no hello in time")
+
     @app.websocket("/ws")
     async def websocket_endpoint(websocket: WebSocket) -> None:
+        refused = refuse_over_cap(websocket)
         await websocket.accept()
         conn = Connection(websocket, config)
         writer = asyncio.create_task(conn.writer())
+        if refused is not None:
+            conn.send(error_message("too_many_connections", f"{refused}; try again later"))
+            conn.close(CLOSE_TRY_AGAIN, "too many connections")
+            with contextlib.suppress(asyncio.TimeoutError, Exception):
+                await asyncio.wait_for(writer, timeout=2)
+            return
+        deadline = asyncio.get_running_loop().call_later(config.hello_timeout, hello_deadline, conn)
         try:
             if not origin_allowed(
                 websocket.headers.get("origin"),
@@ -551,12 +652,15 @@ def create_app(
                 )
                 conn.close(4003, "bad origin")
                 return
-            token = websocket.query_params.get("token")
-            if token:
-                try:
-                    await authenticate(conn, token)
-                except ProtocolError as error:
-                    conn.send(error_message(error.code, error.message))
+            if "token" in websocket.query_params:
+                # a URL is written to access logs (ours are redacted, a proxy's are not): the
+                # token is read from 'hello' only (issue 20 item 15)
+                conn.send(
+                    error_message(
+                        "unauthorized",
+                        "a token in the URL is not read (URLs end up in logs): send it in 'hello'",
+                    )
+                )
             while not conn.closed:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
@@ -568,6 +672,8 @@ def create_app(
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
+            deadline.cancel()
+            release(websocket)
             tables = state.get("manager")
             if tables is not None and conn.account is not None:
                 tables.detach(conn)
