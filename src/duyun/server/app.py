@@ -29,7 +29,7 @@ from duyun.bots import DIFFICULTY_LEVELS, resolve_bot
 from duyun.rules import RuleSet
 from duyun.server import protocol
 from duyun.server.config import MAX_FRAME_BYTES, ServerConfig
-from duyun.server.logs import install_log_safety
+from duyun.server.logs import RESOURCE_LOG_INTERVAL, install_log_safety
 from duyun.server.protocol import PROTOCOL_VERSION, ProtocolError, error_message
 from duyun.server.store import (
     Account,
@@ -599,14 +599,22 @@ def create_app(
         (then it is counted). Checked before any authentication work is spent on it."""
         address = websocket.client.host if websocket.client else "?"
         if sum(sockets.values()) >= config.max_connections:
-            return f"the server holds its limit of {config.max_connections} connections"
-        if sockets.get(address, 0) >= config.max_connections_per_address:
-            return (
+            refused = f"the server holds its limit of {config.max_connections} connections"
+        elif sockets.get(address, 0) >= config.max_connections_per_address:
+            refused = (
                 f"{config.max_connections_per_address} connections from your address are "
                 "open already"
             )
-        sockets[address] = sockets.get(address, 0) + 1
-        return None
+        else:
+            sockets[address] = sockets.get(address, 0) + 1
+            return None
+        now = time.monotonic()
+        if now - state.get("cap_logged", -RESOURCE_LOG_INTERVAL) >= RESOURCE_LOG_INTERVAL:
+            # once a minute: behind a proxy that does not pass the client's address, every
+            # player is the proxy's address and this is where the operator learns it
+            state["cap_logged"] = now
+            log.warning("refusing websockets (%s): %s", address, refused)
+        return refused
 
     def release(websocket: WebSocket) -> None:
         address = websocket.client.host if websocket.client else "?"
