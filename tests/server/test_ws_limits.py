@@ -567,3 +567,22 @@ def test_browser_client_sends_its_token_in_hello_only() -> None:
             assert "token" not in match.group(1).lower(), f"{path.name}: {match.group(0)}"
     net = (static / "net.js").read_text(encoding="utf-8")
     assert 'type: "hello"' in net and "token: getToken()" in net
+
+
+def test_limit_settings_are_checked_and_read_from_the_config_file() -> None:
+    from duyun.server.config import ConfigError, ServerConfig, config_from_mapping
+
+    config = config_from_mapping(
+        {"hello_timeout": 2, "max_connections_per_address": 4, "max_connections": 100}
+    )
+    assert (config.hello_timeout, config.max_connections_per_address) == (2.0, 4)
+    for bad in (
+        {"hello_timeout": 0.0},
+        {"max_connections": 0},
+        {"max_connections_per_address": -1},
+        {"max_message_bytes": WS_MAX_FRAME + 1},
+    ):
+        with pytest.raises(ConfigError, match=next(iter(bad))):
+            ServerConfig(**bad)
+    with pytest.raises(ConfigError, match="max_connections"):
+        config_from_mapping({"max_connections": "many"})
