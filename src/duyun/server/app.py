@@ -51,11 +51,11 @@ T = TypeVar("T")
 #: between ``max_message_bytes`` and this get a ``too_large`` error and are not read
 WS_MAX_FRAME = MAX_FRAME_BYTES
 #: close codes of the websocket (docs/protocol.md "Limits"): no ``hello`` within config
-#: ``hello_timeout``; too many open sockets from the address or in total (RFC 6455 "try again
-#: later"); a message flood
+#: ``hello_timeout``; a message flood
 CLOSE_HELLO_TIMEOUT = 4004
-CLOSE_TRY_AGAIN = 1013
 CLOSE_FLOOD = 4008
+#: seconds a handshake refused for too many connections is told to wait (Retry-After)
+CAP_RETRY_AFTER = 5
 #: connections uvicorn serves beyond config ``max_connections`` websockets before it answers
 #: HTTP with 503 (``limit_concurrency`` of ``duyun serve``): /healthz and logins keep working
 #: while the websockets are at their cap
@@ -594,11 +594,12 @@ def create_app(
         except ProtocolError as error:
             conn.send(error_message(error.code, error.message, message.rid))
 
-    def refuse_over_cap(websocket: WebSocket) -> str | None:
-        """Why this socket may not stay open (too many from its address, or in total), or None
-        (then it is counted). Checked before any authentication work is spent on it."""
+    def refuse_over_cap(websocket: WebSocket) -> tuple[str, bool] | None:
+        """Why this socket may not open (too many from its address, or in total: the flag), or
+        None (then it is counted). Checked before any other work is spent on it."""
         address = websocket.client.host if websocket.client else "?"
-        if sum(sockets.values()) >= config.max_connections:
+        in_total = sum(sockets.values()) >= config.max_connections
+        if in_total:
             refused = f"the server holds its limit of {config.max_connections} connections"
         elif sockets.get(address, 0) >= config.max_connections_per_address:
             refused = (
@@ -614,7 +615,7 @@ def create_app(
             # player is the proxy's address and this is where the operator learns it
             state["cap_logged"] = now
             log.warning("refusing websockets (%s): %s", address, refused)
-        return refused
+        return refused, in_total
 
     def release(websocket: WebSocket) -> None:
         address = websocket.client.host if websocket.client else "?"
@@ -633,18 +634,29 @@ def create_app(
             )
             conn.close(CLOSE_HELLO_TIMEOUT, "no hello in time")
 
+    async def deny(websocket: WebSocket, refused: str, in_total: bool) -> None:
+        """Refuse the handshake itself with an HTTP answer: an accepted socket would hold its
+        descriptor until the peer answers the close, up to 10 s, which is what a client
+        opening sockets as fast as it can would exploit; a refused handshake frees it at once."""
+        answer = JSONResponse(
+            {"error": {"code": "too_many_connections", "message": f"{refused}; try again later"}},
+            status_code=503 if in_total else 429,
+            headers={"Retry-After": str(CAP_RETRY_AFTER)},
+        )
+        try:
+            await websocket.send_denial_response(answer)
+        except RuntimeError:  # a server without the denial extension: a bare 403
+            await websocket.close()
+
     @app.websocket("/ws")
     async def websocket_endpoint(websocket: WebSocket) -> None:
         refused = refuse_over_cap(websocket)
+        if refused is not None:
+            await deny(websocket, *refused)
+            return
         await websocket.accept()
         conn = Connection(websocket, config)
         writer = asyncio.create_task(conn.writer())
-        if refused is not None:
-            conn.send(error_message("too_many_connections", f"{refused}; try again later"))
-            conn.close(CLOSE_TRY_AGAIN, "too many connections")
-            with contextlib.suppress(asyncio.TimeoutError, Exception):
-                await asyncio.wait_for(writer, timeout=2)
-            return
         deadline = asyncio.get_running_loop().call_later(config.hello_timeout, hello_deadline, conn)
         try:
             if not origin_allowed(

@@ -106,7 +106,8 @@ class ServerConfig:
     rate_burst: int = 40
     #: seconds a new websocket has to authenticate (``hello``) before it is closed (4004)
     hello_timeout: float = 5.0
-    #: open websockets allowed from one client address, and in total (over: closed 1013)
+    #: open websockets allowed from one client address, and in total (over: the handshake is
+    #: refused, HTTP 429 / 503)
     max_connections_per_address: int = 20
     max_connections: int = 900
     #: Origin headers accepted on /ws; empty = same host as the request; "*" = any

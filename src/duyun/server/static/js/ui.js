@@ -22,7 +22,7 @@ export function toast(text, kind = "error", ms) {
 
 /** Server errors are shown plainly: the code's meaning and the server's own message. */
 export function showError(err) {
-  // codes a player can cause without a bug (too many tabs, clicking very fast) are explained
+  // codes a player can cause without a bug (clicking very fast) are explained
   // in the player's language; the rest show the server's message
   const own = err?.code ? t(`error_${err.code}`) : null;
   if (own && own !== `error_${err.code}`) {
