@@ -230,23 +230,32 @@ def _history_json(record: MatchRecord) -> dict[str, Any]:
     return data
 
 
-def warn_descriptor_limit(config: ServerConfig) -> None:
-    """Say at start-up when the open-files limit cannot hold the websockets the config allows:
-    accept() would fail for everyone (HTTP included) before the connection cap is reached."""
+#: descriptors kept free of websockets: HTTP (uvicorn's 503 headroom), the database, logs
+RESERVED_DESCRIPTORS = HTTP_HEADROOM + 64
+
+
+def connection_cap(config: ServerConfig) -> int:
+    """The websockets this process may hold: config ``max_connections``, lowered (with a
+    warning) to what the open-files limit leaves after RESERVED_DESCRIPTORS. Past that limit
+    accept() fails for everyone, HTTP included, and asyncio retries it in a tight loop."""
     try:
         import resource
 
         soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     except (ImportError, OSError, ValueError):
-        return
-    needed = config.max_connections + HTTP_HEADROOM + 64
-    if soft != resource.RLIM_INFINITY and soft < needed:
-        log.warning(
-            "the open-files limit (%d) is below max_connections + HTTP headroom (%d): raise "
-            "it (ulimit -n, LimitNOFILE=) or lower max_connections",
-            soft,
-            needed,
-        )
+        return config.max_connections
+    if soft == resource.RLIM_INFINITY or soft - RESERVED_DESCRIPTORS >= config.max_connections:
+        return config.max_connections
+    cap = max(1, soft - RESERVED_DESCRIPTORS)
+    log.warning(
+        "the open-files limit (%d) leaves room for %d websockets, not max_connections = %d: "
+        "holding at most %d; raise the limit (ulimit -n, LimitNOFILE=) to allow more",
+        soft,
+        cap,
+        config.max_connections,
+        cap,
+    )
+    return cap
 
 
 def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
@@ -270,6 +279,7 @@ def create_app(
 
     state: dict[str, Any] = {"ready": False}
     install_log_safety()
+    max_sockets = connection_cap(config)
     #: open websockets per client address (the cap of config ``max_connections_per_address``)
     sockets: dict[str, int] = {}
 
@@ -314,7 +324,6 @@ def create_app(
         opened = await db(Store.open, database_url, settings)
         tables = TableManager(config, opened, owner)
         state["store"], state["manager"] = opened, tables
-        warn_descriptor_limit(config)
         restored = await tables.restore()
         log.info("restored %d live match(es)", restored)
         renewer = asyncio.create_task(renew_leases(opened, tables, owner)) if owner else None
@@ -598,9 +607,9 @@ def create_app(
         """Why this socket may not open (too many from its address, or in total: the flag), or
         None (then it is counted). Checked before any other work is spent on it."""
         address = websocket.client.host if websocket.client else "?"
-        in_total = sum(sockets.values()) >= config.max_connections
+        in_total = sum(sockets.values()) >= max_sockets
         if in_total:
-            refused = f"the server holds its limit of {config.max_connections} connections"
+            refused = f"the server holds its limit of {max_sockets} connections"
         elif sockets.get(address, 0) >= config.max_connections_per_address:
             refused = (
                 f"{config.max_connections_per_address} connections from your address are "

@@ -109,7 +109,7 @@ class ServerConfig:
     #: open websockets allowed from one client address, and in total (over: the handshake is
     #: refused, HTTP 429 / 503)
     max_connections_per_address: int = 20
-    max_connections: int = 900
+    max_connections: int = 800
     #: Origin headers accepted on /ws; empty = same host as the request; "*" = any
     allowed_origins: tuple[str, ...] = ()
     #: token signing key; None = the store generates one and keeps it in the database
