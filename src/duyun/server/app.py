@@ -663,7 +663,11 @@ def create_app(
         if refused is not None:
             await deny(websocket, *refused)
             return
-        await websocket.accept()
+        try:
+            await websocket.accept()
+        except BaseException:  # the client went away during the handshake: uncount it
+            release(websocket)
+            raise
         conn = Connection(websocket, config)
         writer = asyncio.create_task(conn.writer())
         deadline = asyncio.get_running_loop().call_later(config.hello_timeout, hello_deadline, conn)
