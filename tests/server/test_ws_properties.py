@@ -103,6 +103,12 @@ _frames = st.one_of(
     st.binary(max_size=60),
     st.integers(min_value=500, max_value=4000).map(lambda n: "[" * n),
     st.integers(min_value=500, max_value=1000).map(lambda n: '{"a":' * n),
+    st.integers(min_value=4097, max_value=20_000).map(
+        lambda n: '{"type": "ping", "t": "' + "x" * n + '"}'
+    ),
+    st.integers(min_value=20, max_value=4000).map(
+        lambda n: '{"type": "sit", "seat": ' + "9" * n + "}"
+    ),
     st.sampled_from(
         [
             '{"type": "ping", "t": 1e999}',
