@@ -47,7 +47,7 @@ def serve(
     require_server_extra("serve")
     import uvicorn
 
-    from duyun.server.app import WS_MAX_FRAME, create_app
+    from duyun.server.app import HTTP_HEADROOM, WS_MAX_FRAME, create_app
     from duyun.server.config import ConfigError, load_config
 
     try:
@@ -65,6 +65,9 @@ def serve(
         port=port,
         log_level=log_level.lower(),
         ws_max_size=WS_MAX_FRAME,
+        # past every websocket the app allows, HTTP gets a quick 503 instead of holding
+        # descriptors until accept() fails for everyone (issue 20 item 10)
+        limit_concurrency=settings.max_connections + HTTP_HEADROOM,
         # messages are small JSON; compressing each one costs more CPU than it saves
         ws_per_message_deflate=False,
         ws_ping_interval=20,

@@ -28,7 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from duyun.bots import DIFFICULTY_LEVELS, resolve_bot
 from duyun.rules import RuleSet
 from duyun.server import protocol
-from duyun.server.config import ServerConfig
+from duyun.server.config import MAX_FRAME_BYTES, ServerConfig
+from duyun.server.logs import RESOURCE_LOG_INTERVAL, install_log_safety
 from duyun.server.protocol import PROTOCOL_VERSION, ProtocolError, error_message
 from duyun.server.store import (
     Account,
@@ -48,7 +49,19 @@ T = TypeVar("T")
 
 #: websocket frames above this are refused by the websocket layer itself (close 1009); frames
 #: between ``max_message_bytes`` and this get a ``too_large`` error and are not read
-WS_MAX_FRAME = 1 << 20
+WS_MAX_FRAME = MAX_FRAME_BYTES
+#: close codes of the websocket (docs/protocol.md "Limits"): no ``hello`` within config
+#: ``hello_timeout``; a message flood
+CLOSE_HELLO_TIMEOUT = 4004
+CLOSE_FLOOD = 4008
+#: seconds a handshake refused for too many connections is told to wait (Retry-After)
+CAP_RETRY_AFTER = 5
+#: connections uvicorn serves beyond config ``max_connections`` websockets before it answers
+#: HTTP with 503 (``limit_concurrency`` of ``duyun serve``): /healthz and logins keep working
+#: while the websockets are at their cap
+HTTP_HEADROOM = 64
+#: seconds between two ``rate_limited`` replies to one connection (the others are counted)
+RATE_REPLY_INTERVAL = 1.0
 #: seconds between lease renewals when several processes share one database (leases last 30 s)
 LEASE_RENEW_EVERY = 10.0
 #: a client whose outgoing queue grows beyond this is not reading; it is disconnected
@@ -79,9 +92,36 @@ class Connection:
         self._refilled = time.monotonic()
         self.flood = 0
         self.last_reaction = 0.0
+        #: messages dropped by the rate limit since the last ``rate_limited`` reply
+        self.dropped = 0
+        self._rate_replied = -RATE_REPLY_INTERVAL
 
     def send(self, message: dict[str, Any]) -> None:
-        self.send_text(dumps(message))
+        try:
+            text = dumps(message)
+        except (ValueError, TypeError):
+            # NaN, Infinity or a value JSON cannot hold: a browser's JSON.parse would refuse the
+            # whole message, so it is not sent (issue 20 item 5); client input never gets here
+            log.error("not sending a %r message that is not plain JSON", message.get("type"))
+            return
+        self.send_text(text)
+
+    def rate_limited(self, now: float) -> None:
+        """Count a message the rate limit dropped; answer at most one per RATE_REPLY_INTERVAL,
+        saying how many were dropped since the last answer (a flood must not be answered by a
+        flood of errors)."""
+        self.dropped += 1
+        if now - self._rate_replied < RATE_REPLY_INTERVAL:
+            return
+        self._rate_replied = now
+        dropped, self.dropped = self.dropped, 0
+        reply = error_message(
+            "rate_limited",
+            f"more than {self.config.rate_limit:g} messages per second (burst "
+            f"{self.config.rate_burst}); {dropped} message(s) dropped",
+        )
+        reply["dropped"] = dropped
+        self.send(reply)
 
     def send_text(self, text: str) -> None:
         if self.closed:
@@ -116,9 +156,8 @@ class Connection:
         except Exception:  # the peer went away; the reader notices and cleans up
             self.closed = True
 
-    def allow(self) -> bool:
+    def allow(self, now: float) -> bool:
         """Token bucket: ``rate_limit`` messages per second, bursts of ``rate_burst``."""
-        now = time.monotonic()
         self._tokens = min(
             float(self.config.rate_burst),
             self._tokens + (now - self._refilled) * self.config.rate_limit,
@@ -136,7 +175,9 @@ class Connection:
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: a stake "5" or bots_allowed "no" is refused naming the field, never converted
+    # (issue 20 item 8)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class Credentials(_Body):
@@ -189,6 +230,34 @@ def _history_json(record: MatchRecord) -> dict[str, Any]:
     return data
 
 
+#: descriptors kept free of websockets: HTTP (uvicorn's 503 headroom), the database, logs
+RESERVED_DESCRIPTORS = HTTP_HEADROOM + 64
+
+
+def connection_cap(config: ServerConfig) -> int:
+    """The websockets this process may hold: config ``max_connections``, lowered (with a
+    warning) to what the open-files limit leaves after RESERVED_DESCRIPTORS. Past that limit
+    accept() fails for everyone, HTTP included, and asyncio retries it in a tight loop."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):
+        return config.max_connections
+    if soft == resource.RLIM_INFINITY or soft - RESERVED_DESCRIPTORS >= config.max_connections:
+        return config.max_connections
+    cap = max(1, soft - RESERVED_DESCRIPTORS)
+    log.warning(
+        "the open-files limit (%d) leaves room for %d websockets, not max_connections = %d: "
+        "holding at most %d; raise the limit (ulimit -n, LimitNOFILE=) to allow more",
+        soft,
+        cap,
+        config.max_connections,
+        cap,
+    )
+    return cap
+
+
 def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
     """The Origin check of /ws: browsers always send Origin; other clients may omit it."""
     if origin is None or "*" in allowed:
@@ -209,6 +278,10 @@ def create_app(
     PostgreSQL database (docs/deploy.md): it then restores and holds only its own matches."""
 
     state: dict[str, Any] = {"ready": False}
+    install_log_safety()
+    max_sockets = connection_cap(config)
+    #: open websockets per client address (the cap of config ``max_connections_per_address``)
+    sockets: dict[str, int] = {}
 
     def store() -> Store:
         opened: Store | None = state.get("store")
@@ -461,9 +534,6 @@ def create_app(
         manager().attach(conn)
 
     async def dispatch(conn: Connection, message: protocol._Message) -> None:
-        if isinstance(message, protocol.Ping):
-            conn.send({"type": "pong", "t": message.t})
-            return
         if isinstance(message, protocol.Hello):
             if conn.account is not None:
                 raise ProtocolError("wrong_state", "already authenticated")
@@ -477,6 +547,9 @@ def create_app(
             return
         if conn.account is None:
             raise ProtocolError("unauthorized", "send 'hello' with your token first")
+        if isinstance(message, protocol.Ping):
+            conn.send({"type": "pong", "t": message.t})
+            return
         tables = manager()
         if isinstance(message, protocol.QuickMatch):
             await tables.quick_match(conn, message.room)
@@ -501,7 +574,7 @@ def create_app(
             table.post("message", conn, message)
 
     async def handle_raw(conn: Connection, data: str | bytes) -> None:
-        size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
+        size = len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
         if size > config.max_message_bytes:
             conn.send(
                 error_message(
@@ -510,17 +583,15 @@ def create_app(
                 )
             )
             return
-        if not conn.allow():
+        now = time.monotonic()
+        if not conn.allow(now):
             if conn.flood > 4 * config.rate_burst:
-                conn.send(error_message("rate_limited", "too many messages; disconnected"))
-                conn.close(4008, "message flood")
+                reply = error_message("rate_limited", "too many messages; disconnected")
+                reply["dropped"] = conn.dropped + 1
+                conn.send(reply)
+                conn.close(CLOSE_FLOOD, "message flood")
                 return
-            conn.send(
-                error_message(
-                    "rate_limited",
-                    f"more than {config.rate_limit:g} messages per second; message dropped",
-                )
-            )
+            conn.rate_limited(now)
             return
         try:
             message = protocol.parse_client_message(data)
@@ -532,11 +603,74 @@ def create_app(
         except ProtocolError as error:
             conn.send(error_message(error.code, error.message, message.rid))
 
+    def refuse_over_cap(websocket: WebSocket) -> tuple[str, bool] | None:
+        """Why this socket may not open (too many from its address, or in total: the flag), or
+        None (then it is counted). Checked before any other work is spent on it."""
+        address = websocket.client.host if websocket.client else "?"
+        in_total = sum(sockets.values()) >= max_sockets
+        if in_total:
+            refused = f"the server holds its limit of {max_sockets} connections"
+        elif sockets.get(address, 0) >= config.max_connections_per_address:
+            refused = (
+                f"{config.max_connections_per_address} connections from your address are "
+                "open already"
+            )
+        else:
+            sockets[address] = sockets.get(address, 0) + 1
+            return None
+        now = time.monotonic()
+        if now - state.get("cap_logged", -RESOURCE_LOG_INTERVAL) >= RESOURCE_LOG_INTERVAL:
+            # once a minute: behind a proxy that does not pass the client's address, every
+            # player is the proxy's address and this is where the operator learns it
+            state["cap_logged"] = now
+            log.warning("refusing websockets (%s): %s", address, refused)
+        return refused, in_total
+
+    def release(websocket: WebSocket) -> None:
+        address = websocket.client.host if websocket.client else "?"
+        left = sockets.get(address, 0) - 1
+        if left > 0:
+            sockets[address] = left
+        else:
+            sockets.pop(address, None)
+
+    def hello_deadline(conn: Connection) -> None:
+        if conn.account is None and not conn.closed:
+            conn.send(
+                error_message(
+                    "unauthorized", f"no 'hello' within {config.hello_timeout:g} s; closing"
+                )
+            )
+            conn.close(CLOSE_HELLO_TIMEOUT, "no hello in time")
+
+    async def deny(websocket: WebSocket, refused: str, in_total: bool) -> None:
+        """Refuse the handshake itself with an HTTP answer: an accepted socket would hold its
+        descriptor until the peer answers the close, up to 10 s, which is what a client
+        opening sockets as fast as it can would exploit; a refused handshake frees it at once."""
+        answer = JSONResponse(
+            {"error": {"code": "too_many_connections", "message": f"{refused}; try again later"}},
+            status_code=503 if in_total else 429,
+            headers={"Retry-After": str(CAP_RETRY_AFTER)},
+        )
+        try:
+            await websocket.send_denial_response(answer)
+        except RuntimeError:  # a server without the denial extension: a bare 403
+            await websocket.close()
+
     @app.websocket("/ws")
     async def websocket_endpoint(websocket: WebSocket) -> None:
-        await websocket.accept()
+        refused = refuse_over_cap(websocket)
+        if refused is not None:
+            await deny(websocket, *refused)
+            return
+        try:
+            await websocket.accept()
+        except BaseException:  # the client went away during the handshake: uncount it
+            release(websocket)
+            raise
         conn = Connection(websocket, config)
         writer = asyncio.create_task(conn.writer())
+        deadline = asyncio.get_running_loop().call_later(config.hello_timeout, hello_deadline, conn)
         try:
             if not origin_allowed(
                 websocket.headers.get("origin"),
@@ -551,12 +685,15 @@ def create_app(
                 )
                 conn.close(4003, "bad origin")
                 return
-            token = websocket.query_params.get("token")
-            if token:
-                try:
-                    await authenticate(conn, token)
-                except ProtocolError as error:
-                    conn.send(error_message(error.code, error.message))
+            if "token" in websocket.query_params:
+                # a URL is written to access logs (ours are redacted, a proxy's are not): the
+                # token is read from 'hello' only (issue 20 item 15)
+                conn.send(
+                    error_message(
+                        "unauthorized",
+                        "a token in the URL is not read (URLs end up in logs): send it in 'hello'",
+                    )
+                )
             while not conn.closed:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
@@ -568,6 +705,8 @@ def create_app(
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
+            deadline.cancel()
+            release(websocket)
             tables = state.get("manager")
             if tables is not None and conn.account is not None:
                 tables.detach(conn)

@@ -36,6 +36,11 @@ from typing import Any
 from duyun.bots import BOT_NAMES
 from duyun.rules import RuleSet
 
+#: the websocket layer's own limit on one frame (uvicorn ``ws_max_size``): a larger frame is
+#: refused unread with close code 1009; a message between ``max_message_bytes`` and this gets
+#: the ``too_large`` error and the socket stays open (docs/protocol.md "Limits")
+MAX_FRAME_BYTES = 1 << 20
+
 
 class ConfigError(ValueError):
     """A config file or value that cannot be used; the message names the key."""
@@ -99,6 +104,12 @@ class ServerConfig:
     #: messages per second per connection (token bucket) and the burst it allows
     rate_limit: float = 20.0
     rate_burst: int = 40
+    #: seconds a new websocket has to authenticate (``hello``) before it is closed (4004)
+    hello_timeout: float = 5.0
+    #: open websockets allowed from one client address, and in total (over: the handshake is
+    #: refused, HTTP 429 / 503)
+    max_connections_per_address: int = 20
+    max_connections: int = 800
     #: Origin headers accepted on /ws; empty = same host as the request; "*" = any
     allowed_origins: tuple[str, ...] = ()
     #: token signing key; None = the store generates one and keeps it in the database
@@ -122,6 +133,7 @@ class ServerConfig:
             "next_hand_wait",
             "rate_limit",
             "reaction_interval",
+            "hello_timeout",
         ):
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
@@ -132,8 +144,17 @@ class ServerConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ConfigError(f"{name} must be a whole number ≥ 0, got {value!r}")
-        if self.max_message_bytes < 256:
-            raise ConfigError("max_message_bytes must be at least 256")
+        for name in ("max_connections_per_address", "max_connections"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigError(f"{name} must be a whole number ≥ 1, got {value!r}")
+        if self.hello_timeout <= 0:
+            raise ConfigError("hello_timeout must be positive")
+        if not 256 <= self.max_message_bytes <= MAX_FRAME_BYTES:
+            raise ConfigError(
+                f"max_message_bytes must be 256..{MAX_FRAME_BYTES} (the websocket frame limit), "
+                f"got {self.max_message_bytes}"
+            )
         if self.default_bot not in BOT_NAMES:
             raise ConfigError(
                 f"default_bot {self.default_bot!r} is not a bot; known: {', '.join(BOT_NAMES)}"

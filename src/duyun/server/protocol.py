@@ -14,8 +14,9 @@ can never show more than the events do.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -46,9 +47,15 @@ class ProtocolError(ValueError):
         self.message = message
 
 
+#: the largest integer a JavaScript client reads exactly (Number.MAX_SAFE_INTEGER): a ``rid`` or
+#: ``t`` beyond it would come back to a browser as a different number
+SAFE_INT = 2**53 - 1
+SafeInt = Annotated[int, Field(ge=-SAFE_INT, le=SAFE_INT)]
+
+
 class _Message(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    rid: str | int | None = None
+    rid: Annotated[str, Field(max_length=64)] | SafeInt | None = None
 
 
 class Hello(_Message):
@@ -132,7 +139,12 @@ class Unspectate(_Message):
 
 class Ping(_Message):
     type: Literal["ping"]
-    t: float | int | str | None = None
+    t: (
+        SafeInt
+        | Annotated[float, Field(allow_inf_nan=False)]
+        | Annotated[str, Field(max_length=256)]
+        | None
+    ) = None
 
 
 ClientMessage = (
@@ -179,12 +191,72 @@ MESSAGE_TYPES: tuple[str, ...] = tuple(_MODELS)
 _ANY_JSON: TypeAdapter[Any] = TypeAdapter(Any)
 
 
+class _NotPlainJSON(Exception):
+    """A JSON value a strict parser (and a browser's ``JSON.parse``) refuses: NaN, Infinity, a
+    number too large for a double. Not a ValueError, so that it is told apart from bad syntax."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotPlainJSON(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotPlainJSON(f"the number {text[:40]} is too large")
+    return value
+
+
+def _lone_surrogate(value: Any) -> bool:
+    """Whether a string anywhere in ``value`` holds a lone UTF-16 surrogate (``"\\ud800"``):
+    JSON allows the escape, but such a string cannot be written as UTF-8, so echoing it (a
+    ``pong``, an error naming a value) would fail to send and drop the connection."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def load_json(text: str | bytes) -> Any:
+    """Parse one client message as plain JSON, or raise :class:`ProtocolError`.
+
+    Plain means what every JSON parser reads the same way: no NaN/Infinity (Python's json
+    accepts them, browsers do not), no number that overflows a double, no lone surrogate, and
+    nesting the parser can follow (a 4,000-deep array under the size limit otherwise raises
+    RecursionError, which would end the connection instead of answering it).
+    """
+    if isinstance(text, bytes):
+        raise ProtocolError(
+            "bad_json", "binary frames are not read: send each message as a text frame"
+        )
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except _NotPlainJSON as error:
+        raise ProtocolError("bad_message", f"not plain JSON: {error}") from None
+    except RecursionError:
+        raise ProtocolError("bad_json", "not JSON this server reads: nested too deeply") from None
+    except ValueError as error:
+        raise ProtocolError("bad_json", f"not JSON: {error}") from None
+    if _lone_surrogate(data):
+        raise ProtocolError(
+            "bad_message", "a string holds a lone UTF-16 surrogate (not valid Unicode text)"
+        )
+    return data
+
+
 def parse_client_message(text: str | bytes) -> _Message:
     """Parse and validate one client message, or raise :class:`ProtocolError`."""
-    try:
-        data = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise ProtocolError("bad_json", f"not JSON: {error}") from None
+    data = load_json(text)
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", "a message must be a JSON object with a 'type'")
     kind = data.get("type")
@@ -193,7 +265,8 @@ def parse_client_message(text: str | bytes) -> _Message:
     model = _MODELS.get(kind)
     if model is None:
         raise ProtocolError(
-            "unknown_type", f"unknown message type {kind[:40]!r}; known: {', '.join(_MODELS)}"
+            "unknown_type",
+            f"unknown message type {kind[:40]!r}; known: {', '.join(_MODELS)}",
         )
     try:
         return model.model_validate(data)
@@ -207,14 +280,18 @@ def parse_client_message(text: str | bytes) -> _Message:
 
 def message_rid(text: str | bytes) -> str | int | None:
     """The ``rid`` of a message that failed validation, if it can be read at all."""
-    try:
+    if isinstance(text, bytes):
+        return None
+    try:  # leniently: the message may have been refused for a value elsewhere in it
         data = json.loads(text)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):
         return None
     rid = data.get("rid") if isinstance(data, dict) else None
     if isinstance(rid, bool) or not isinstance(rid, str | int):
         return None
-    return rid if not isinstance(rid, str) or len(rid) <= 64 else None
+    if isinstance(rid, int):
+        return rid if -SAFE_INT <= rid <= SAFE_INT else None
+    return rid if len(rid) <= 64 and not _lone_surrogate(rid) else None
 
 
 def action_from_message(message: Act, seat: int) -> Action:
@@ -345,6 +422,7 @@ __all__ = [
     "error_message",
     "fold_view",
     "legal_to_json",
+    "load_json",
     "message_rid",
     "parse_client_message",
     "view_to_json",

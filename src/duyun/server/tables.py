@@ -80,7 +80,9 @@ def hand_seed(match_seed: int, index: int) -> int:
 
 
 def dumps(message: dict[str, Any]) -> str:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    # allow_nan=False: NaN/Infinity are not JSON and a browser's JSON.parse refuses the whole
+    # message (issue 20 item 5); such a value raises here instead of reaching a client
+    return json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
 @dataclass(slots=True)

@@ -22,6 +22,13 @@ export function toast(text, kind = "error", ms) {
 
 /** Server errors are shown plainly: the code's meaning and the server's own message. */
 export function showError(err) {
+  // codes a player can cause without a bug (clicking very fast) are explained
+  // in the player's language; the rest show the server's message
+  const own = err?.code ? t(`error_${err.code}`) : null;
+  if (own && own !== `error_${err.code}`) {
+    toast(own);
+    return;
+  }
   const msg = err?.message || err?.code || String(err);
   if (err?.status === 0 || err?.code === "network") toast(t("network_error", { msg }));
   else toast(t("server_error", { msg }));
