@@ -181,6 +181,8 @@ def start_live_server(database_url: str, **overrides: Any) -> LiveServer:
             ws_max_size=WS_MAX_FRAME,
             ws_per_message_deflate=False,
             lifespan="on",
+            proxy_headers=True,
+            forwarded_allow_ips=config.forwarded_allow_ips,
         )
     )
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
