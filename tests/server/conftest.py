@@ -118,6 +118,12 @@ FAST: dict[str, Any] = {
     "next_hand_wait": 0.05,
     "default_bot": "efficient",
     "starting_balance": 1000,
+    # tests make many accounts and tables from one address; the abuse tests set their own limits
+    "guests_per_minute": 0,
+    "registrations_per_minute": 0,
+    "tables_per_minute": 0,
+    "code_lookups_per_minute": 0,
+    "open_tables_per_account": 0,
 }
 
 

@@ -372,3 +372,33 @@ def test_revoked_tokens_are_kept_only_until_they_would_expire(store: Any) -> Non
     store.revoke_token(store.issue_token(account.id))  # a later logout sweeps it
     with store._session() as session:
         assert session.query(RevokedTokenRow).count() == 1
+
+
+def test_serve_passes_the_trusted_proxies_to_uvicorn(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``--forwarded-allow-ips`` (or config ``forwarded_allow_ips``) reaches uvicorn with
+    ``proxy_headers`` on: without it the documented proxy makes every player 127.0.0.1."""
+    import uvicorn
+    from typer.testing import CliRunner
+
+    from duyun.cli.main import app
+
+    seen: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda _app, **options: seen.append(options))
+    database = f"sqlite:///{tmp_path}/serve.db"
+    config = tmp_path / "server.toml"
+    config.write_text('forwarded_allow_ips = "10.0.0.0/8"\n', encoding="utf-8")
+    runner = CliRunner()
+    for extra, expected in (
+        ([], "127.0.0.1"),
+        (["--config", str(config)], "10.0.0.0/8"),
+        (
+            ["--config", str(config), "--forwarded-allow-ips", "192.0.2.1,192.0.2.2"],
+            "192.0.2.1,192.0.2.2",
+        ),
+    ):
+        result = runner.invoke(app, ["serve", "--database-url", database, *extra])
+        assert result.exit_code == 0, result.output
+        assert seen[-1]["proxy_headers"] is True
+        assert seen[-1]["forwarded_allow_ips"] == expected

@@ -136,11 +136,15 @@ def test_unknown_paths_and_methods_answer_the_error_body(live_server: Any) -> No
 
 def test_an_unparseable_body_answers_the_error_body_not_detail(live_server: Any) -> None:
     server = live_server()
-    for body in (b"{", b"\xff\xfe", b"[1, 2", b"null", b'"text"'):
+    for body in (b"{", b"\xff\xfe", b"[1, 2", b"null", b'"text"', b'{"name": NaN}'):
         answer = server.http.post(
             "/api/login", content=body, headers={"Content-Type": "application/json"}
         )
         _error(answer, 400, "bad_request")
+    answer = server.http.post(
+        "/api/login", content=b"{", headers={"Content-Type": "application/json"}
+    )
+    assert "not valid JSON" in _error(answer, 400, "bad_request")
 
 
 @pytest.mark.parametrize(

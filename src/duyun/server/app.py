@@ -420,10 +420,12 @@ def create_app(
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(request: Request, error: RequestValidationError) -> JSONResponse:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}"
-            for e in error.errors()[:3]
-        )
+        def problem(e: Any) -> str:
+            if e.get("type") == "json_invalid":  # its loc is a character offset, not a field
+                return f"body: not valid JSON ({e.get('ctx', {}).get('error', 'decode error')})"
+            return f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}"
+
+        problems = "; ".join(problem(e) for e in error.errors()[:3])
         return JSONResponse(
             {"error": {"code": "bad_request", "message": problems}}, status_code=400
         )
