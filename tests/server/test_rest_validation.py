@@ -273,3 +273,14 @@ def test_the_page_has_no_inline_script_that_the_policy_would_block() -> None:
     for js in (STATIC_DIR / "js").glob("*.js"):
         text = js.read_text(encoding="utf-8")
         assert "eval(" not in text and "new Function" not in text, js.name
+
+
+@pytest.mark.parametrize("hand_id", [2**31 - 1, 2**31, 2**62])
+def test_ids_beyond_the_id_column_are_not_found_on_every_database(
+    live_server: Any, hand_id: int
+) -> None:
+    """PostgreSQL's INTEGER ids end at 2**31-1; a larger id is simply no hand (not a 500)."""
+    server = live_server()
+    token = server.guest()["token"]
+    answer = server.http.get(f"/api/hands/{hand_id}/log", headers=server.auth(token))
+    _error(answer, 404, "hand_not_found")

@@ -88,6 +88,8 @@ _MIGRATION_LOCK_KEY = 0x6475_7975_6E00  # "duyun\0"
 _LOGIN_NAME_LOCK = 0x6475_6E01
 _LOGIN_CLIENT_LOCK = 0x6475_6E02
 _MAX_SEED = 2**63 - 1
+#: ids are INTEGER columns: 32-bit on PostgreSQL, so no row has a larger one
+_MAX_ROW_ID = 2**31 - 1
 
 
 def normalize_url(database_url: str) -> str:
@@ -1264,6 +1266,8 @@ def _get_row(session: Session, model: type[_Row], what: str, row_id: int, lock: 
     """The row of ``model`` with id ``row_id`` (locked for this transaction on PostgreSQL when
     ``lock``); :class:`NotFoundError` naming ``what`` when there is none."""
     _check_int(f"{what} id", row_id, 1)
+    if row_id > _MAX_ROW_ID:  # PostgreSQL would refuse to compare it with an INTEGER column
+        raise NotFoundError(f"no {what} with id {row_id}")
     query = select(model).where(model.id == row_id)
     if lock and session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update()
