@@ -402,3 +402,14 @@ def test_serve_passes_the_trusted_proxies_to_uvicorn(
         assert result.exit_code == 0, result.output
         assert seen[-1]["proxy_headers"] is True
         assert seen[-1]["forwarded_allow_ips"] == expected
+
+
+def test_refused_registrations_do_not_use_up_the_budget(live_server: Any) -> None:
+    """Only a registration that will hash a password counts: typing a too-short password a few
+    times does not lock a person out of registering."""
+    server = live_server(registrations_per_minute=1)
+    for _ in range(5):
+        bad = server.http.post("/api/register", json={"name": "erin", "password": "short"})
+        _error(bad, 400, "bad_account")
+    good = server.http.post("/api/register", json={"name": "erin", "password": "long enough"})
+    assert good.status_code == 200, good.text

@@ -30,7 +30,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from duyun.bots import DIFFICULTY_LEVELS, resolve_bot
 from duyun.rules import RuleSet
-from duyun.server import protocol
+from duyun.server import auth, protocol
 from duyun.server.config import MAX_FRAME_BYTES, ServerConfig
 from duyun.server.limits import LimitExceeded, Limits
 from duyun.server.logs import RESOURCE_LOG_INTERVAL, install_log_safety
@@ -462,6 +462,10 @@ def create_app(
             current = await current_account(request)
             if current.kind == "guest":
                 guest_id = current.id
+        try:  # cheap checks first: only a registration that will hash a password is counted
+            auth.validate_password(body.password, auth.validate_name(body.name))
+        except AccountError as error:
+            raise ApiError(400, "bad_account", str(error)) from None
         limits.registrations.hit(client_address(request))
         try:
             account = await db(store().register, body.name, body.password, guest_id)
