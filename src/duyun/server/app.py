@@ -550,7 +550,6 @@ def create_app(
                     f"{', '.join(open_codes)}; a table closes when its match ends or after "
                     "10 minutes without players",
                 )
-        limits.tables.hit(client_address(request))
         try:
             rules = RuleSet.from_mapping(body.rules)
         except (ValueError, TypeError) as error:
@@ -559,6 +558,7 @@ def create_app(
             bot = resolve_bot(body.bot or config.default_bot)
         except ValueError as error:
             raise ApiError(400, "bad_request", f"bot: {error}") from None
+        limits.tables.hit(client_address(request))  # only tables that will be created count
         table = manager().create_private(
             account,
             stake=body.stake,
