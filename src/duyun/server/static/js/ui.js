@@ -34,8 +34,8 @@ export function showError(err) {
   if (err?.status === 0 || err?.code === "network") toast(t("network_error", { msg }));
   else if (known && t(known) !== known) {
     // the limits explain themselves in the player's language (the server's text is English)
-    const s = err.retryAfter ?? Number(/in (\d+) s/.exec(msg)?.[1] ?? 60);
-    toast(t(known, { s }));
+    const s = err.retryAfter ?? Number(/in (\d+) s/.exec(msg)?.[1] ?? NaN);
+    toast(t(Number.isFinite(s) || known !== "err_rate_limited" ? known : "err_rate_limited_now", { s }));
   } else toast(t("server_error", { msg }));
 }
 
