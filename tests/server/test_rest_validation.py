@@ -284,3 +284,22 @@ def test_ids_beyond_the_id_column_are_not_found_on_every_database(
     token = server.guest()["token"]
     answer = server.http.get(f"/api/hands/{hand_id}/log", headers=server.auth(token))
     _error(answer, 404, "hand_not_found")
+
+
+def test_an_unexpected_fault_is_a_json_500_without_traceback_and_keeps_the_connection(
+    live_server: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    server = live_server()
+    token = server.guest()["token"]
+
+    def broken(*_args: Any) -> None:
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(server.store, "history", broken)
+    get = "GET {} HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer " + token + "\r\n\r\n"
+    answers = _raw_requests(server.url, [get.format("/api/history"), get.format("/api/me")])
+    assert [status for status, _ in answers] == [500, 200]
+    body = json.loads(answers[0][1])
+    assert body == {"error": {"code": "internal", "message": body["error"]["message"]}}
+    assert b"secret internals" not in answers[0][1] and b"Traceback" not in answers[0][1]
+    assert any("secret internals" in r.getMessage() or r.exc_info for r in caplog.records)
