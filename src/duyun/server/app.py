@@ -507,7 +507,7 @@ def create_app(
         connection = None if tables is None else tables.connections.get(account.id)
         if connection is not None and (everywhere or socket_tokens.get(connection) == token):
             connection.send(error_message("unauthorized", "logged out"))
-            connection.close(4004, "logged out")
+            connection.close(4005, "logged out")
         return {"logged_out": True, "everywhere": everywhere}
 
     @app.get("/api/me")

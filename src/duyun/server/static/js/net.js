@@ -129,7 +129,7 @@ export class Session {
       if (this.ws !== ws) return;
       this.ws = null;
       this.welcomed = false;
-      if (this.stopped || event.code === 4001 || event.code === 4003) {
+      if (this.stopped || event.code === 4001 || event.code === 4003 || event.code === 4005) {
         this.onStatus(event.code === 4001 ? "replaced" : "closed");
         return;
       }
