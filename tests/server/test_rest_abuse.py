@@ -332,6 +332,8 @@ def test_a_logged_out_token_is_refused_everywhere(
         )
         assert answer.status_code == 200 and answer.json()["everywhere"] is False
         closing = await live.expect("error")
+        await asyncio.wait_for(live.ws.wait_closed(), 10)
+        assert live.ws.close_code == 4005  # logged out: a client must not reconnect
         await live.close()
         again = await ws_client.connect(server.ws_url)
         await again.send(type="hello", version=1, token=first)
