@@ -13,23 +13,28 @@ import dataclasses
 import gc
 import logging
 import time
+import weakref
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 from urllib.parse import urlsplit
 
-from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import Path as PathParam
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from duyun.bots import DIFFICULTY_LEVELS, resolve_bot
 from duyun.rules import RuleSet
-from duyun.server import protocol
+from duyun.server import auth, protocol
 from duyun.server.config import MAX_FRAME_BYTES, ServerConfig
+from duyun.server.limits import LimitExceeded, Limits
 from duyun.server.logs import RESOURCE_LOG_INTERVAL, install_log_safety
+from duyun.server.middleware import HttpGuard
 from duyun.server.protocol import PROTOCOL_VERSION, ProtocolError, error_message
 from duyun.server.store import (
     Account,
@@ -40,6 +45,7 @@ from duyun.server.store import (
     RateLimitedError,
     Store,
     StoreConfig,
+    StoreError,
 )
 from duyun.server.tables import Table, TableManager, dumps
 
@@ -181,8 +187,16 @@ class _Body(BaseModel):
 
 
 class Credentials(_Body):
-    name: str = Field(max_length=64)
-    password: str = Field(max_length=256)
+    """No length bounds here: a name or password of any bad length is ``bad_account`` (register,
+    from :mod:`duyun.server.auth`) or ``bad_login`` (login), never a different code by length;
+    the body-size limit bounds what is read."""
+
+    name: str
+    password: str
+
+
+class Logout(_Body):
+    everywhere: bool = False
 
 
 class CreateTable(_Body):
@@ -190,9 +204,16 @@ class CreateTable(_Body):
     hands: int = Field(default=8, ge=1, le=64)
     rules: dict[str, Any] = Field(default_factory=dict)
     bots_allowed: bool = True
-    bot: str | None = None
+    bot: str | None = Field(default=None, max_length=64)
     listed: bool = False
+    #: may people who do not play at the table watch it (issue 20 item 13)
+    spectators: bool = False
 
+
+#: ids are positive 64-bit integers (SQLite's and PostgreSQL's bigint)
+MAX_ID = 2**63 - 1
+HandId = Annotated[int, PathParam(ge=1, le=MAX_ID, description="a hand id")]
+TableCode = Annotated[str, PathParam(pattern=r"^[0-9]{6}$", description="a 6-digit table code")]
 
 #: gc.set_threshold once the server is ready (see lifespan)
 GC_THRESHOLDS = (10_000, 20, 50)
@@ -349,6 +370,20 @@ def create_app(
 
     app = FastAPI(title="duyun", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.core = state
+    limits = Limits(config)
+    app.state.limits = limits
+    #: the token each authenticated websocket presented, so a logout closes exactly its sockets
+    socket_tokens: weakref.WeakKeyDictionary[Connection, str] = weakref.WeakKeyDictionary()
+    app.add_middleware(
+        HttpGuard,
+        max_body_bytes=config.max_body_bytes,
+        origin_ok=lambda origin, host: origin_allowed(origin, host, config.allowed_origins),
+    )
+
+    def client_address(request: Request) -> str | None:
+        """The caller's address; behind a proxy listed in ``forwarded_allow_ips`` uvicorn has
+        already replaced the peer with the X-Forwarded-For address (docs/deploy.md)."""
+        return request.client.host if request.client else None
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, error: ApiError) -> JSONResponse:
@@ -361,12 +396,36 @@ def create_app(
             headers=headers,
         )
 
+    @app.exception_handler(LimitExceeded)
+    async def _limited(request: Request, error: LimitExceeded) -> JSONResponse:
+        return JSONResponse(
+            {"error": {"code": "rate_limited", "message": str(error)}},
+            status_code=429,
+            headers={"Retry-After": str(error.retry_seconds)},
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        """Routing and parsing refusals in the documented error body, not ``{"detail"}``."""
+        code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "bad_request")
+        message = {
+            404: f"no such endpoint: {request.method} {request.url.path}",
+            405: f"{request.method} is not allowed on {request.url.path}",
+        }.get(error.status_code, str(error.detail))
+        return JSONResponse(
+            {"error": {"code": code, "message": message}},
+            status_code=error.status_code,
+            headers=getattr(error, "headers", None),
+        )
+
     @app.exception_handler(RequestValidationError)
     async def _bad_request(request: Request, error: RequestValidationError) -> JSONResponse:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}"
-            for e in error.errors()[:3]
-        )
+        def problem(e: Any) -> str:
+            if e.get("type") == "json_invalid":  # its loc is a character offset, not a field
+                return f"body: not valid JSON ({e.get('ctx', {}).get('error', 'decode error')})"
+            return f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}"
+
+        problems = "; ".join(problem(e) for e in error.errors()[:3])
         return JSONResponse(
             {"error": {"code": "bad_request", "message": problems}}, status_code=400
         )
@@ -391,7 +450,8 @@ def create_app(
         return JSONResponse({"status": "starting"}, status_code=503)
 
     @app.post("/api/guest")
-    async def guest() -> dict[str, Any]:
+    async def guest(request: Request) -> dict[str, Any]:
+        limits.guests.hit(client_address(request))
         account = await db(store().create_guest)
         return _session(account, await db(store().issue_token, account.id))
 
@@ -402,6 +462,11 @@ def create_app(
             current = await current_account(request)
             if current.kind == "guest":
                 guest_id = current.id
+        try:  # cheap checks first: only a registration that will hash a password is counted
+            auth.validate_password(body.password, auth.validate_name(body.name))
+        except AccountError as error:
+            raise ApiError(400, "bad_account", str(error)) from None
+        limits.registrations.hit(client_address(request))
         try:
             account = await db(store().register, body.name, body.password, guest_id)
         except AccountError as error:
@@ -409,11 +474,13 @@ def create_app(
                 (409, "name_taken") if "taken" in str(error).lower() else (400, "bad_account")
             )
             raise ApiError(status, code, str(error)) from None
+        except StoreError as error:  # e.g. the guest was deleted meanwhile
+            raise ApiError(400, "bad_account", str(error)) from None
         return _session(account, await db(store().issue_token, account.id))
 
     @app.post("/api/login")
     async def login(body: Credentials, request: Request) -> dict[str, Any]:
-        client = request.client.host if request.client else None
+        client = client_address(request)
         try:
             account = await db(store().login, body.name, body.password, client)
         except RateLimitedError as error:
@@ -423,6 +490,25 @@ def create_app(
         except AuthError as error:
             raise ApiError(401, "bad_login", str(error)) from None
         return _session(account, await db(store().issue_token, account.id))
+
+    @app.post("/api/logout")
+    async def logout(request: Request, body: Logout | None = None) -> dict[str, Any]:
+        """Revoke the presented token (issue 20 item 15); ``everywhere`` revokes every token of
+        the account. A revoked token is refused by REST and the websocket alike."""
+        account = await current_account(request)
+        token = request.headers["authorization"].partition(" ")[2].strip()
+        everywhere = body is not None and body.everywhere
+        try:
+            await db(store().revoke_token, token, everywhere)
+        except AuthError as error:
+            raise ApiError(401, "unauthorized", str(error)) from None
+        # its open websockets stop too: the socket would otherwise outlive the session
+        tables = state.get("manager")
+        connection = None if tables is None else tables.connections.get(account.id)
+        if connection is not None and (everywhere or socket_tokens.get(connection) == token):
+            connection.send(error_message("unauthorized", "logged out"))
+            connection.close(4005, "logged out")
+        return {"logged_out": True, "everywhere": everywhere}
 
     @app.get("/api/me")
     async def me(request: Request) -> dict[str, Any]:
@@ -453,6 +539,17 @@ def create_app(
     @app.post("/api/tables", status_code=201)
     async def create_table(body: CreateTable, request: Request) -> dict[str, Any]:
         account = await current_account(request)
+        cap = config.open_tables_per_account
+        if cap:
+            open_codes = manager().open_tables_of(account.id)
+            if len(open_codes) >= cap:
+                raise ApiError(
+                    409,
+                    "too_many_tables",
+                    f"you already have {len(open_codes)} open tables (the limit is {cap}): "
+                    f"{', '.join(open_codes)}; a table closes when its match ends or after "
+                    "10 minutes without players",
+                )
         try:
             rules = RuleSet.from_mapping(body.rules)
         except (ValueError, TypeError) as error:
@@ -461,6 +558,7 @@ def create_app(
             bot = resolve_bot(body.bot or config.default_bot)
         except ValueError as error:
             raise ApiError(400, "bad_request", f"bot: {error}") from None
+        limits.tables.hit(client_address(request))  # only tables that will be created count
         table = manager().create_private(
             account,
             stake=body.stake,
@@ -469,35 +567,43 @@ def create_app(
             bots_allowed=body.bots_allowed,
             bot=bot,
             listed=body.listed,
+            spectators=body.spectators,
         )
         return {"code": table.code, "invite": f"/?join={table.code}", "table": table.summary()}
 
     @app.get("/api/tables/{code}")
-    async def table_info(code: str) -> dict[str, Any]:
+    async def table_info(code: TableCode, request: Request) -> dict[str, Any]:
+        limits.code_lookups.hit(client_address(request))
         table = manager().tables.get(code)
         if table is None:
             raise ApiError(404, "table_not_found", f"no table with code {code}")
         return table.summary()
 
     @app.get("/api/history")
-    async def history(request: Request, limit: int = 50) -> dict[str, Any]:
+    async def history(
+        request: Request, limit: Annotated[int, Query(ge=1, le=200)] = 50
+    ) -> dict[str, Any]:
         account = await current_account(request)
-        records = await db(store().history, account.id, max(1, min(limit, 200)))
+        records = await db(store().history, account.id, limit)
         return {"matches": [_history_json(record) for record in records]}
 
     @app.get("/api/ledger")
-    async def ledger(request: Request, limit: int = 200) -> dict[str, Any]:
+    async def ledger(
+        request: Request, limit: Annotated[int, Query(ge=1, le=1000)] = 200
+    ) -> dict[str, Any]:
         account = await current_account(request)
-        rows = await db(store().coin_ledger, account.id, max(1, min(limit, 1000)))
+        rows = await db(store().coin_ledger, account.id, limit)
         return {"balance": account.balance, "rows": [_record_json(row) for row in rows]}
 
     @app.get("/api/hands/{hand_id}/log")
-    async def hand_log(hand_id: int, request: Request) -> dict[str, Any]:
+    async def hand_log(hand_id: HandId, request: Request) -> dict[str, Any]:
         account = await current_account(request)
         try:
             log_ = await db(store().hand_log, hand_id)
         except NotFoundError:
             raise ApiError(404, "hand_not_found", f"no hand {hand_id}") from None
+        except (StoreError, OverflowError):  # the bounds above should make these unreachable
+            raise ApiError(400, "bad_request", f"hand_id: no hand {hand_id}") from None
         if account.id not in log_.seat_accounts:
             raise ApiError(403, "not_a_player", "only the hand's players may see its log")
         if log_.status != "finished":
@@ -520,6 +626,7 @@ def create_app(
         except AuthError as error:
             raise ProtocolError("unauthorized", f"token refused: {error}") from None
         conn.account = account
+        socket_tokens[conn] = token
         seated = manager().seated.get(account.id)
         conn.send(
             {
@@ -553,10 +660,18 @@ def create_app(
         tables = manager()
         if isinstance(message, protocol.QuickMatch):
             await tables.quick_match(conn, message.room)
-        elif isinstance(message, protocol.Join):
-            tables.join(conn, message.code)
-        elif isinstance(message, protocol.Spectate):
-            tables.spectate(conn, message.code)
+        elif isinstance(message, protocol.Join | protocol.Spectate):
+            seated = tables.seated.get(conn.account.id)
+            if seated is None or seated.code != message.code:  # a reload's re-join is free
+                try:  # codes are probed no faster here than through REST (issue 20 item 13)
+                    peer = conn.websocket.client
+                    limits.code_lookups.hit(peer.host if peer else None)
+                except LimitExceeded as error:
+                    raise ProtocolError("rate_limited", str(error)) from None
+            if isinstance(message, protocol.Join):
+                tables.join(conn, message.code)
+            else:
+                tables.spectate(conn, message.code)
         elif isinstance(message, protocol.Unspectate):
             if conn.spectating is not None:
                 conn.spectating.post("unspectate", conn)

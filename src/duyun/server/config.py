@@ -122,6 +122,19 @@ class ServerConfig:
     #: argon2 costs (tests lower them; never below argon2's minimums)
     argon2_time_cost: int = 2
     argon2_memory_cost: int = 19 * 1024
+    #: REST request bodies above this many bytes are refused (413) before they are read
+    max_body_bytes: int = 16 * 1024
+    #: per client address and minute (0 = no limit): guest accounts, registrations, private
+    #: tables created, and table-code lookups (GET /api/tables/{code}, websocket join/spectate)
+    guests_per_minute: int = 10
+    registrations_per_minute: int = 5
+    tables_per_minute: int = 10
+    code_lookups_per_minute: int = 30
+    #: private tables an account may have open (created, not yet ended) at once (0 = no limit)
+    open_tables_per_account: int = 3
+    #: proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (uvicorn's
+    #: ``forwarded_allow_ips``): comma-separated addresses or networks, "*" = any peer
+    forwarded_allow_ips: str = "127.0.0.1"
 
     def __post_init__(self) -> None:
         for name in (
@@ -140,7 +153,18 @@ class ServerConfig:
                 raise ConfigError(f"{name} must be a number of seconds ≥ 0, got {value!r}")
         if self.rate_limit <= 0:
             raise ConfigError("rate_limit must be positive")
-        for name in ("starting_balance", "max_message_bytes", "rate_burst", "login_attempts"):
+        for name in (
+            "starting_balance",
+            "max_message_bytes",
+            "rate_burst",
+            "login_attempts",
+            "max_body_bytes",
+            "guests_per_minute",
+            "registrations_per_minute",
+            "tables_per_minute",
+            "code_lookups_per_minute",
+            "open_tables_per_account",
+        ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ConfigError(f"{name} must be a whole number ≥ 0, got {value!r}")
@@ -155,6 +179,10 @@ class ServerConfig:
                 f"max_message_bytes must be 256..{MAX_FRAME_BYTES} (the websocket frame limit), "
                 f"got {self.max_message_bytes}"
             )
+        if self.max_body_bytes < 1024:
+            raise ConfigError("max_body_bytes must be at least 1024")
+        if not isinstance(self.forwarded_allow_ips, str):
+            raise ConfigError("forwarded_allow_ips must be a string such as '127.0.0.1'")
         if self.default_bot not in BOT_NAMES:
             raise ConfigError(
                 f"default_bot {self.default_bot!r} is not a bot; known: {', '.join(BOT_NAMES)}"

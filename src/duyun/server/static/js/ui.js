@@ -30,8 +30,13 @@ export function showError(err) {
     return;
   }
   const msg = err?.message || err?.code || String(err);
+  const known = err?.code ? `err_${err.code}` : null;
   if (err?.status === 0 || err?.code === "network") toast(t("network_error", { msg }));
-  else toast(t("server_error", { msg }));
+  else if (known && t(known) !== known) {
+    // the limits explain themselves in the player's language (the server's text is English)
+    const s = err.retryAfter ?? Number(/in (\d+) s/.exec(msg)?.[1] ?? NaN);
+    toast(t(Number.isFinite(s) || known !== "err_rate_limited" ? known : "err_rate_limited_now", { s }));
+  } else toast(t("server_error", { msg }));
 }
 
 export function tile(tileName, cls = "", attrs = "") {
