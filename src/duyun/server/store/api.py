@@ -46,7 +46,24 @@ class RateLimitedError(AuthError):
 
 class ConflictError(StoreError):
     """A write that contradicts what is stored: an event seq already written, a hand finished
-    twice, a match already over, a lease held by another process."""
+    twice, a match already over. The writer still owns the match: it may reload it from the
+    store and go on."""
+
+
+class LeaseLostError(StoreError):
+    """A write for a match whose lease the writer no longer holds: another process adopted the
+    match (this one was paused past its lease). Nothing was written; the writer's table must
+    stop, since the match is played elsewhere now (docs/deploy.md "leases")."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """What a table holds of its match: the process name (None for a lone process without
+    ``--owner``) and the epoch its adoption set. Every write for the match names it and is
+    refused with :class:`LeaseLostError` once the match row says otherwise."""
+
+    owner: str | None
+    epoch: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +211,8 @@ class LiveMatch:
     status: MatchStatus
     finished_hands: tuple[HandRecord, ...]
     hand: LiveHand | None
+    #: the lease as read after this process claimed (or, without an owner, found) the match
+    lease: Lease = Lease(None, 0)
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,8 @@ from duyun.server.store.api import (
     HandRecord,
     HandStatus,
     HouseReport,
+    Lease,
+    LeaseLostError,
     LiveHand,
     LiveMatch,
     MatchKind,
@@ -155,6 +157,16 @@ def _check_int(name: str, value: object, low: int, high: int | None = None) -> i
         bound = f"{low}..{high}" if high is not None else f">= {low}"
         raise StoreError(f"{name} must be {bound}, got {value}")
     return value
+
+
+def _fence(match_id: int, lease: Lease | None, owner: str | None, epoch: int) -> None:
+    """:class:`LeaseLostError` unless the match row (read in the writing transaction) still
+    names ``lease``'s owner and epoch; no ``lease`` means an unfenced write (tools, tests)."""
+    if lease is not None and (owner != lease.owner or epoch != lease.epoch):
+        raise LeaseLostError(
+            f"match {match_id} is no longer this process's (lease {lease.owner!r} epoch "
+            f"{lease.epoch}; stored {owner!r} epoch {epoch}): another process adopted it"
+        )
 
 
 class Store:
@@ -682,10 +694,12 @@ class Store:
                 )
             return row.id
 
-    def update_seats(self, match_id: int, seats: Sequence[SeatSpec]) -> None:
+    def update_seats(
+        self, match_id: int, seats: Sequence[SeatSpec], lease: Lease | None = None
+    ) -> None:
         """Replace the seats of a match that has not started a hand yet."""
         with self._session() as session:
-            self._get_live_match(session, match_id)
+            self._get_live_match(session, match_id, lease=lease)
             if session.scalar(select(HandRow.id).where(HandRow.match_id == match_id).limit(1)):
                 raise ConflictError(f"match {match_id} has started; its seats are fixed")
             self._check_seats(session, seats)
@@ -701,7 +715,7 @@ class Store:
                     )
                 )
 
-    def mark_forced_tuoguan(self, match_id: int, seat: int) -> None:
+    def mark_forced_tuoguan(self, match_id: int, seat: int, lease: Lease | None = None) -> None:
         """Record that a live match's human seat escaped (R45) or left: 托管 to the end. A
         restarted server reads it back in the match's spec and neither waits for the player
         nor charges a second escape."""
@@ -709,16 +723,22 @@ class Store:
         if seat >= SEATS:
             raise StoreError(f"seat must be 0-{SEATS - 1}, not {seat}")
         with self._session() as session:
-            self._get_live_match(session, match_id)
+            self._get_live_match(session, match_id, lease=lease)
             row = session.get(MatchSeatRow, (match_id, seat))
             if row is None or row.account_id is None:
                 raise StoreError(f"seat {seat} of match {match_id} is not a player's seat")
             row.forced_tuoguan = True
 
     @classmethod
-    def _get_live_match(cls, session: Session, match_id: int, lock: bool = False) -> MatchRow:
-        """:meth:`_get_match`, and :class:`ConflictError` when the match is over."""
-        match = cls._get_match(session, match_id, lock)
+    def _get_live_match(
+        cls, session: Session, match_id: int, lock: bool = False, lease: Lease | None = None
+    ) -> MatchRow:
+        """:meth:`_get_match`, :class:`ConflictError` when the match is over and
+        :class:`LeaseLostError` when ``lease`` is no longer the match's. A fenced read locks
+        the row (PostgreSQL; SQLite holds the write lock already), so no adoption can commit
+        between the check and the write."""
+        match = cls._get_match(session, match_id, lock or lease is not None)
+        _fence(match_id, lease, match.lease_owner, match.lease_epoch)
         if match.status not in LIVE_STATUSES:
             raise ConflictError(f"match {match_id} is over")
         return match
@@ -731,7 +751,15 @@ class Store:
     def _get_hand(session: Session, hand_id: int, lock: bool = False) -> HandRow:
         return _get_row(session, HandRow, "hand", hand_id, lock)
 
-    def start_hand(self, match_id: int, index: int, seed: int, dealer: int, streak: int) -> int:
+    def start_hand(
+        self,
+        match_id: int,
+        index: int,
+        seed: int,
+        dealer: int,
+        streak: int,
+        lease: Lease | None = None,
+    ) -> int:
         """Store a new hand of a match; returns its id. :class:`ConflictError` if that index
         exists already, is past the match's hands, or another hand is still playing."""
         _check_int("seed", seed, 0, _MAX_SEED)
@@ -740,7 +768,7 @@ class Store:
         _check_int("hand index", index, 0)
         try:
             with self._session() as session:
-                match = self._get_live_match(session, match_id, lock=True)
+                match = self._get_live_match(session, match_id, lock=True, lease=lease)
                 if index >= match.hands:
                     raise ConflictError(f"match {match_id} has only {match.hands} hands")
                 playing = session.scalar(
@@ -765,10 +793,17 @@ class Store:
         except IntegrityError as exc:
             raise ConflictError(f"match {match_id} already has hand {index}") from exc
 
-    def append_events(self, hand_id: int, first_seq: int, events: list[dict[str, Any]]) -> None:
+    def append_events(
+        self,
+        hand_id: int,
+        first_seq: int,
+        events: list[dict[str, Any]],
+        lease: Lease | None = None,
+    ) -> None:
         """Append events with seq ``first_seq``, ``first_seq + 1``, ... (the hand's log is
         numbered from 0). :class:`ConflictError` if a seq is taken or would leave a gap, or the
-        hand is finished; then nothing is written."""
+        hand is finished; :class:`LeaseLostError` if ``lease`` is no longer the match's; then
+        nothing is written."""
         _check_int("hand id", hand_id, 1)
         _check_int("first seq", first_seq, 0)
         if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
@@ -784,12 +819,25 @@ class Store:
                     .where(HandEventRow.hand_id == hand_id)
                     .scalar_subquery()
                 )
-                found = session.execute(
-                    select(HandRow.status, count).where(HandRow.id == hand_id)
-                ).first()
+                query = (
+                    select(
+                        HandRow.status,
+                        count,
+                        HandRow.match_id,
+                        MatchRow.lease_owner,
+                        MatchRow.lease_epoch,
+                    )
+                    .join(MatchRow, MatchRow.id == HandRow.match_id)
+                    .where(HandRow.id == hand_id)
+                )
+                if self._postgres and lease is not None:
+                    # an adoption (an UPDATE of the row) waits until this append commits
+                    query = query.with_for_update(read=True, of=MatchRow)
+                found = session.execute(query).first()
                 if found is None:
                     raise NotFoundError(f"no hand with id {hand_id}")
-                status, stored = found
+                status, stored, match_id, owner, epoch = found
+                _fence(match_id, lease, owner, epoch)
                 if status != "playing":
                     raise ConflictError(f"hand {hand_id} is finished; its log is closed")
                 if first_seq != stored:
@@ -807,18 +855,24 @@ class Store:
             raise ConflictError(f"hand {hand_id}: seq {first_seq} already written") from exc
 
     def append_events_many(
-        self, appends: Sequence[tuple[int, int, list[dict[str, Any]]]]
+        self,
+        appends: Sequence[
+            tuple[int, int, list[dict[str, Any]]]
+            | tuple[int, int, list[dict[str, Any]], Lease | None]
+        ],
     ) -> list[StoreError | None]:
         """Several :meth:`append_events` calls -- typically one per table that moved since the
         last write -- in ONE transaction (group commit): under load a commit per move is most
         of the server's database time. Each append is checked as :meth:`append_events` checks
         it, in the order given (two appends of one hand follow each other); the result lists,
         per append, ``None`` when it was written or the error that refused it, and a refused
-        append writes nothing while the others are written.
+        append writes nothing while the others are written. An append may carry a fourth
+        element, the :class:`Lease` its table holds (:meth:`append_events`' ``lease``).
         """
         results: list[StoreError | None] = [None] * len(appends)
         wanted: list[int] = []
-        for position, (hand_id, first_seq, events) in enumerate(appends):
+        leases: list[Lease | None] = [a[3] if len(a) > 3 else None for a in appends]
+        for position, (hand_id, first_seq, events, *_) in enumerate(appends):
             try:
                 _check_int("hand id", hand_id, 1)
                 _check_int("first seq", first_seq, 0)
@@ -842,19 +896,40 @@ class Store:
                     .scalar_subquery()
                 )
                 hand_ids = sorted({appends[p][0] for p in wanted})
-                found = {
-                    row[0]: (row[1], row[2])
-                    for row in connection.execute(
-                        select(HandRow.id, HandRow.status, count).where(HandRow.id.in_(hand_ids))
+                query = (
+                    select(
+                        HandRow.id,
+                        HandRow.status,
+                        count,
+                        HandRow.match_id,
+                        MatchRow.lease_owner,
+                        MatchRow.lease_epoch,
                     )
-                }
+                    .join(MatchRow, MatchRow.id == HandRow.match_id)
+                    .where(HandRow.id.in_(hand_ids))
+                )
+                if self._postgres:
+                    # an adoption (an UPDATE of a match row) waits until this batch commits,
+                    # so no move is stored after the adopter read the log
+                    query = query.with_for_update(read=True, of=MatchRow)
+                found: dict[int, tuple[str, int]] = {}
+                fences: dict[int, tuple[int, str | None, int]] = {}
+                for row in connection.execute(query):
+                    found[row[0]] = (row[1], row[2])
+                    fences[row[0]] = (row[3], row[4], row[5])
                 rows: list[dict[str, Any]] = []
                 for position in wanted:
-                    hand_id, first_seq, events = appends[position]
+                    hand_id, first_seq, events = appends[position][:3]
                     if hand_id not in found:
                         results[position] = NotFoundError(f"no hand with id {hand_id}")
                         continue
                     status, stored = found[hand_id]
+                    match_id, owner, epoch = fences[hand_id]
+                    try:
+                        _fence(match_id, leases[position], owner, epoch)
+                    except LeaseLostError as exc:
+                        results[position] = exc
+                        continue
                     if status != "playing":
                         results[position] = ConflictError(
                             f"hand {hand_id} is finished; its log is closed"
@@ -875,16 +950,20 @@ class Store:
             # another process wrote one of these hands' seqs between the check and the insert
             # (a table that changed owner): settle each append on its own, as if sent alone
             for position in wanted:
-                hand_id, first_seq, events = appends[position]
+                hand_id, first_seq, events = appends[position][:3]
                 try:
-                    self.append_events(hand_id, first_seq, events)
+                    self.append_events(hand_id, first_seq, events, leases[position])
                     results[position] = None
                 except StoreError as exc:
                     results[position] = exc
         return results
 
     def finish_hand(
-        self, hand_id: int, payments: Sequence[Payment], result: dict[str, Any]
+        self,
+        hand_id: int,
+        payments: Sequence[Payment],
+        result: dict[str, Any],
+        lease: Lease | None = None,
     ) -> list[CoinRow]:
         """Settle a hand in ONE transaction: one coin row per engine payment in ledger order
         (points × stake, R41; bot seats through the house; a human payer cut to what they
@@ -905,9 +984,10 @@ class Store:
                 raise StoreError(f"payment {i} has negative points: {payment}")
         with self._session() as session:
             hand = self._get_hand(session, hand_id, lock=True)
+            match = self._get_match(session, hand.match_id, lock=lease is not None)
+            _fence(match.id, lease, match.lease_owner, match.lease_epoch)
             if hand.status != "playing":
                 raise ConflictError(f"hand {hand_id} is already finished")
-            match = self._get_match(session, hand.match_id)
             seats = self._seat_accounts(session, match.id)
             accounts = self._lock_accounts(session, [self._house, *seats])
             balances = {i: int(row.balance) for i, row in accounts.items()}
@@ -958,12 +1038,13 @@ class Store:
             raise StoreError(f"match {match_id} has {len(rows)} seats stored, not {SEATS}")
         return [row.account_id if row.account_id is not None else self._house for row in rows]
 
-    def finish_match(self, match_id: int, reason: str) -> None:
+    def finish_match(self, match_id: int, reason: str, lease: Lease | None = None) -> None:
         """Mark a match over: ``completed`` or ``dissolved``; releases its lease."""
         if reason not in MATCH_END_REASONS:
             raise StoreError(f"a match ends completed or dissolved, not {reason!r}")
         with self._session() as session:
             match = self._get_match(session, match_id, lock=True)
+            _fence(match_id, lease, match.lease_owner, match.lease_epoch)
             if match.status not in LIVE_STATUSES:
                 raise ConflictError(f"match {match_id} is already {match.status}")
             playing = session.scalar(
@@ -999,6 +1080,21 @@ class Store:
             ids = [i for i in ids if self._claim(i, owner, lease_seconds, include_own)]
         return [self._live_match(i) for i in ids]
 
+    def live_match(
+        self, match_id: int, owner: str | None = None, lease_seconds: float = 30.0
+    ) -> LiveMatch | None:
+        """One live match, as :meth:`live_matches` gives it with ``include_own``: with ``owner``
+        its lease is taken anew (a new epoch) unless another process holds it, and then None;
+        None also when the match is over. A table reloading its match after a write conflict
+        calls it, so what its old incarnation still had in flight is refused."""
+        _check_int("match id", match_id, 1)
+        if owner is not None and not self._claim(match_id, owner, lease_seconds, True):
+            return None
+        with self._session() as session:
+            if self._get_match(session, match_id).status not in LIVE_STATUSES:
+                return None
+        return self._live_match(match_id)
+
     def _claim(self, match_id: int, owner: str, lease_seconds: float, include_own: bool) -> bool:
         """Take the lease if it is free or expired (or ours): one conditional UPDATE, so two
         processes can never both take one match."""
@@ -1014,7 +1110,12 @@ class Store:
                     MatchRow.status.in_(LIVE_STATUSES),
                     or_(*takeable),
                 )
-                .values(lease_owner=owner, lease_expires=now + lease_seconds)
+                # a new epoch: writes of whoever held it before are refused from now on
+                .values(
+                    lease_owner=owner,
+                    lease_expires=now + lease_seconds,
+                    lease_epoch=MatchRow.lease_epoch + 1,
+                )
                 .execution_options(synchronize_session=False)
             )
             return bool(getattr(claimed, "rowcount", 0))
@@ -1045,6 +1146,7 @@ class Store:
                 status=cast(MatchStatus, match.status),
                 finished_hands=tuple(r for r in records if r.status == "finished"),
                 hand=hand,
+                lease=Lease(match.lease_owner, match.lease_epoch),
             )
 
     def renew_leases(self, owner: str, lease_seconds: float = 30.0) -> list[int]:
