@@ -165,8 +165,7 @@ def test_only_the_latest_adopter_can_append(
         match = store.create_match(_spec(player.id), owner="first")
         held = [Lease("first", 0)]
         hand = store.start_hand(match, 0, seed=1, dealer=0, streak=0, lease=held[0])
-        stored = 0
-        for owner in owners:
+        for stored, owner in enumerate(owners):
             now[0] += 31
             live = store.live_match(match, owner) if owner == held[-1].owner else None
             if live is None:
@@ -180,7 +179,6 @@ def test_only_the_latest_adopter_can_append(
                     is LeaseLostError
                 )
             store.append_events(hand, stored, [{"by": owner}], lease=held[-1])
-            stored += 1
         assert [e["by"] for e in store.hand_log(hand).events] == owners
         assert len({lease.epoch for lease in held}) == len(held)
     finally:

@@ -1464,41 +1464,57 @@ class TableManager:
     def stop_moved(
         self, table: Table, message: str = "this table is now played by another server"
     ) -> None:
-        """Drop a table whose match is played elsewhere now (or reloaded here): its people are
-        told ``table_moved`` and disconnected (4002); their clients reconnect and are seated
+        """Drop a table whose match is played elsewhere now: its people are told
+        ``table_moved`` and disconnected (4002); their clients reconnect and are seated
         wherever the match is played. Never a table left waiting on a write that cannot
         succeed."""
+        self._send_away(self._unlist(table), message)
+
+    def _unlist(self, table: Table) -> list[Client]:
+        """Drop ``table`` (nothing it had queued runs) and unseat its players; returns whom to
+        tell, or nobody when it was dropped already."""
         in_tables = self.tables.get(table.code) is table
         if not in_tables and (
             table.match_id is None or self.by_match.get(table.match_id) is not table
         ):
-            return  # dropped already
+            return []
         while not table.inbox.empty():  # what it had queued would be done by a dead table
             table.inbox.get_nowait()
-        for client in [s.client for s in table.seats if s is not None and s.client] + list(
-            table.spectators
-        ):
-            client.send(error_message("table_moved", message))
-            client.close(4002, "table moved")
         for seat in table.seats:
             if seat is not None and seat.account_id is not None:
                 self.unseat(seat.account_id, table)
         self.drop_table(table)
+        return [s.client for s in table.seats if s is not None and s.client] + list(
+            table.spectators
+        )
+
+    @staticmethod
+    def _send_away(clients: list[Client], message: str) -> None:
+        for client in clients:
+            client.send(error_message("table_moved", message))
+            client.close(4002, "table moved")
 
     async def reload(self, table: Table) -> None:
         """A write of ``table`` contradicted the store (e.g. its event sequence) while this
         process still holds the match: rebuild the table from what is stored and go on. The
         lease is taken anew (a new epoch), so nothing the old table still had in flight can be
-        written after the reload read the log."""
+        written after the reload read the log; its people are sent away only once the new
+        table seats them, so their reconnect finds it."""
         match_id = table.match_id
-        self.stop_moved(table, "this table was reloaded from the database; reconnect")
         if match_id is None:
+            self.stop_moved(table, "this table was lost; reconnect")
             return
-        live = await asyncio.to_thread(self.store.live_match, match_id, self.owner)
+        try:
+            live = await asyncio.to_thread(self.store.live_match, match_id, self.owner)
+        except Exception:
+            log.exception("match %s: could not be reloaded", match_id)
+            live = None
+        clients = self._unlist(table)
         if live is None:
             log.warning("match %s: no longer this process's to reload", match_id)
-            return
-        await self._adopt([live])
+        else:
+            await self._adopt([live])
+        self._send_away(clients, "this table was reloaded from the database; reconnect")
 
     async def restore(self, *, include_own: bool = True) -> int:
         """Rebuild every live match of the store (after a restart; with ``include_own`` False,

@@ -1083,13 +1083,22 @@ class Store:
     def live_match(
         self, match_id: int, owner: str | None = None, lease_seconds: float = 30.0
     ) -> LiveMatch | None:
-        """One live match, as :meth:`live_matches` gives it with ``include_own``: with ``owner``
-        its lease is taken anew (a new epoch) unless another process holds it, and then None;
-        None also when the match is over. A table reloading its match after a write conflict
-        calls it, so what its old incarnation still had in flight is refused."""
+        """One live match, as :meth:`live_matches` gives it with ``include_own``, its lease
+        taken anew (a new epoch); None when another process holds it or the match is over. A
+        table reloading its match after a write conflict calls it, so what its old incarnation
+        still had in flight is refused."""
         _check_int("match id", match_id, 1)
-        if owner is not None and not self._claim(match_id, owner, lease_seconds, True):
-            return None
+        if owner is not None:
+            if not self._claim(match_id, owner, lease_seconds, True):
+                return None
+        else:  # a lone process without an owner name: a new epoch all the same
+            with self._session() as session:
+                session.execute(
+                    update(MatchRow)
+                    .where(MatchRow.id == match_id, MatchRow.lease_owner.is_(None))
+                    .values(lease_epoch=MatchRow.lease_epoch + 1)
+                    .execution_options(synchronize_session=False)
+                )
         with self._session() as session:
             if self._get_match(session, match_id).status not in LIVE_STATUSES:
                 return None
