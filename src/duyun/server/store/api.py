@@ -256,17 +256,23 @@ class HandLog:
 
 @dataclass(frozen=True, slots=True)
 class AuditReport:
-    """Result of :meth:`Store.audit`: the ledger sum (must be 0) and every account whose
-    balance differs from the sum of its rows (must be empty)."""
+    """Result of :meth:`Store.audit`: the ledger sum (must be 0), every account whose
+    balance differs from the sum of its rows and every hand not settled exactly once (both
+    must be empty)."""
 
     ledger_sum: int
     rows: int
     accounts: int
     mismatches: tuple[tuple[int, str, int, int], ...]  # (id, name, balance, ledger)
+    #: (hand id, what is wrong) for every hand not settled exactly once: coin rows of a hand
+    #: that is not finished, or rows that do not add up to the hand's stored totals × stake
+    #: (a second settlement doubles them even when every balance matches its rows)
+    settlements: tuple[tuple[int, str], ...] = ()
+    hands: int = 0
 
     @property
     def ok(self) -> bool:
-        return self.ledger_sum == 0 and not self.mismatches
+        return self.ledger_sum == 0 and not self.mismatches and not self.settlements
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,15 +12,18 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from importlib import resources
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from alembic import command
 from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import (
     Engine,
     create_engine,
@@ -28,13 +31,14 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     or_,
     select,
     text,
     update,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -89,6 +93,10 @@ _MIGRATION_LOCK_KEY = 0x6475_7975_6E00  # "duyun\0"
 _LOGIN_NAME_LOCK = 0x6475_6E01
 _LOGIN_CLIENT_LOCK = 0x6475_6E02
 _MAX_SEED = 2**63 - 1
+#: ids are INTEGER columns: a larger one can name no row, and the drivers overflow on it
+MAX_ID = 2**31 - 1
+#: the most rows one listing returns
+MAX_LIMIT = 1_000_000
 
 
 def normalize_url(database_url: str) -> str:
@@ -207,8 +215,15 @@ class Store:
         database_url: str,
         config: StoreConfig | None = None,
         clock: Callable[[], float] = time.time,
+        *,
+        migrate: bool = True,
     ) -> Store:
         """Connect, create the database if needed and run Alembic ``upgrade head``.
+
+        A database that is not duyun's -- a file that is not SQLite, or one with tables but no
+        duyun schema (another program's) -- is refused with :class:`StoreError` before anything
+        is written to it. With ``migrate`` False (``duyun admin audit``) nothing is ever
+        written: the database must exist and be at duyun's newest revision.
 
         ``database_url`` is an SQLAlchemy URL: ``sqlite:///path/duyun.db`` (WAL mode, foreign
         keys on; ``sqlite://`` is a private in-memory database on one shared connection, for
@@ -217,15 +232,21 @@ class Store:
         The first migration creates the house account and the token secret.
         """
         url = normalize_url(database_url)
+        where = make_url(url).render_as_string(hide_password=True)
+        sqlite_file = _sqlite_path(url)
+        if sqlite_file is not None:
+            _check_sqlite_file(sqlite_file, must_exist=not migrate)
         engine = _create_engine(url)
         try:
-            _upgrade(engine)
+            if sqlite_file is None:
+                _check_revision(engine, where, must_exist=not migrate)
+            if migrate:
+                _upgrade(engine)
             store = cls(engine, config or StoreConfig(), clock)
             store._load_fixed_rows()
-        except OperationalError as exc:
+        except DBAPIError as exc:
             engine.dispose()
-            where = make_url(url).render_as_string(hide_password=True)
-            raise StoreError(f"cannot open database {where}: {exc.orig}") from exc
+            raise StoreError(f"cannot open database {where}: {one_line(exc.orig)}") from exc
         except Exception:
             engine.dispose()
             raise
@@ -486,7 +507,7 @@ class Store:
 
     def account(self, account_id: int) -> Account:
         """:class:`NotFoundError` if there is no such account."""
-        _check_int("account id", account_id, 1)
+        _check_int("account id", account_id, 1, MAX_ID)
         with self._session() as session:
             row = session.get(AccountRow, account_id)
             if row is None:
@@ -497,7 +518,7 @@ class Store:
         """Balances of several accounts in one read (a table refreshes its players' after
         every hand). :class:`NotFoundError` names the first id that does not exist."""
         for account_id in account_ids:
-            _check_int("account id", account_id, 1)
+            _check_int("account id", account_id, 1, MAX_ID)
         wanted = sorted(set(account_ids))
         with self._session() as session:
             found = dict(
@@ -526,7 +547,7 @@ class Store:
         """Accounts ordered by id, optionally only one kind."""
         if kind is not None and kind not in ("guest", "user", "house"):
             raise StoreError(f"account kind must be guest, user or house, not {kind!r}")
-        _check_int("limit", limit, 1)
+        _check_int("limit", limit, 1, MAX_LIMIT)
         query = select(AccountRow).order_by(AccountRow.id).limit(limit)
         if kind is not None:
             query = query.where(AccountRow.kind == kind)
@@ -541,7 +562,7 @@ class Store:
     def grant(self, account_id: int, coins: int, note: str) -> CoinRow:
         """House → player, ``coins`` > 0, one ledgered row."""
         _check_int("coins", coins, 1, 10**15)
-        _check_int("account id", account_id, 1)
+        _check_int("account id", account_id, 1, MAX_ID)
         if account_id == self._house:
             raise StoreError("cannot grant coins to the house itself")
         with self._session() as session:
@@ -554,7 +575,7 @@ class Store:
 
     def coin_ledger(self, account_id: int, limit: int = 200) -> list[CoinRow]:
         """The account's rows, newest first."""
-        _check_int("limit", limit, 1)
+        _check_int("limit", limit, 1, MAX_LIMIT)
         self.account(account_id)  # NotFoundError for an unknown id
         with self._session() as session:
             rows = session.scalars(
@@ -604,9 +625,63 @@ class Store:
                 ledger = int(received.get(account_id) or 0) - int(paid.get(account_id) or 0)
                 if ledger != int(balance):
                     mismatches.append((account_id, name, int(balance), ledger))
+            settlements, hands = self._audit_settlements(session)
         return AuditReport(
-            ledger_sum=total, rows=rows, accounts=count, mismatches=tuple(mismatches)
+            ledger_sum=total,
+            rows=rows,
+            accounts=count,
+            mismatches=tuple(mismatches),
+            settlements=tuple(settlements),
+            hands=hands,
         )
+
+    @staticmethod
+    def _audit_settlements(session: Session) -> tuple[list[tuple[int, str]], int]:
+        """Every hand settled exactly once (R41): a hand's coin rows are written with its
+        result by one :meth:`finish_hand`, so what each seat was asked to pay or receive adds
+        up to the result's ``totals`` × stake. Rows of a hand still playing, rows naming no
+        hand, or twice (or none of) the totals are reported. Returns them and the number of
+        hands checked."""
+        nets: dict[int | None, list[int]] = {}
+        for hand_id, payer_seat, payee_seat, requested in session.execute(
+            select(
+                CoinRowModel.hand_id,
+                CoinRowModel.payer_seat,
+                CoinRowModel.payee_seat,
+                CoinRowModel.requested,
+            ).where(CoinRowModel.kind == "hand")
+        ):
+            net = nets.setdefault(hand_id, [0] * SEATS)
+            if payer_seat is not None and payee_seat is not None:
+                net[payer_seat] -= int(requested)
+                net[payee_seat] += int(requested)
+        problems: list[tuple[int, str]] = []
+        if None in nets:
+            problems.append((0, "hand coin rows that name no hand"))
+        hands = 0
+        for hand_id, status, result, stake in session.execute(
+            select(HandRow.id, HandRow.status, HandRow.result, MatchRow.stake)
+            .join(MatchRow, MatchRow.id == HandRow.match_id)
+            .order_by(HandRow.id)
+        ):
+            hands += 1
+            rows_of_hand = nets.get(hand_id)
+            if status != "finished":
+                if rows_of_hand is not None:
+                    problems.append((hand_id, "coin rows for a hand that is not finished"))
+                continue
+            totals = result.get("totals") if isinstance(result, dict) else None
+            if not isinstance(totals, list) or len(totals) != SEATS:
+                continue  # no stored totals to check against
+            expected = [int(points) * int(stake) for points in totals]
+            found = rows_of_hand or [0] * SEATS
+            if found != expected:
+                copies = next((n for n in range(2, 5) if found == [n * e for e in expected]), None)
+                what = f"settled {copies} times" if copies else "not settled as its result says"
+                problems.append(
+                    (hand_id, f"{what}: coin rows {found}, result totals × stake {expected}")
+                )
+        return problems, hands
 
     def house_report(self) -> HouseReport:
         """The house's balance, coins granted out and net from hands."""
@@ -804,7 +879,7 @@ class Store:
         numbered from 0). :class:`ConflictError` if a seq is taken or would leave a gap, or the
         hand is finished; :class:`LeaseLostError` if ``lease`` is no longer the match's; then
         nothing is written."""
-        _check_int("hand id", hand_id, 1)
+        _check_int("hand id", hand_id, 1, MAX_ID)
         _check_int("first seq", first_seq, 0)
         if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
             raise StoreError("events must be a list of JSON objects")
@@ -874,7 +949,7 @@ class Store:
         leases: list[Lease | None] = [a[3] if len(a) > 3 else None for a in appends]
         for position, (hand_id, first_seq, events, *_) in enumerate(appends):
             try:
-                _check_int("hand id", hand_id, 1)
+                _check_int("hand id", hand_id, 1, MAX_ID)
                 _check_int("first seq", first_seq, 0)
                 if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
                     raise StoreError("events must be a list of JSON objects")
@@ -1087,7 +1162,7 @@ class Store:
         taken anew (a new epoch); None when another process holds it or the match is over. A
         table reloading its match after a write conflict calls it, so what its old incarnation
         still had in flight is refused."""
-        _check_int("match id", match_id, 1)
+        _check_int("match id", match_id, 1, MAX_ID)
         if owner is not None:
             if not self._claim(match_id, owner, lease_seconds, True):
                 return None
@@ -1265,7 +1340,7 @@ class Store:
 
     def history(self, account_id: int, limit: int = 50) -> list[MatchRecord]:
         """The account's matches (戰績), newest first, with per-hand results and coins."""
-        _check_int("limit", limit, 1)
+        _check_int("limit", limit, 1, MAX_LIMIT)
         self.account(account_id)
         with self._session() as session:
             sat = session.execute(
@@ -1338,7 +1413,7 @@ class Store:
 def _get_row(session: Session, model: type[_Row], what: str, row_id: int, lock: bool) -> _Row:
     """The row of ``model`` with id ``row_id`` (locked for this transaction on PostgreSQL when
     ``lock``); :class:`NotFoundError` naming ``what`` when there is none."""
-    _check_int(f"{what} id", row_id, 1)
+    _check_int(f"{what} id", row_id, 1, MAX_ID)
     query = select(model).where(model.id == row_id)
     if lock and session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update()
@@ -1349,6 +1424,88 @@ def _get_row(session: Session, model: type[_Row], what: str, row_id: int, lock: 
 
 
 # -------------------------------------------------------------------- engine and migrations
+def one_line(error: object) -> str:
+    """A driver's message (psycopg's span lines) as one line."""
+    return " ".join(str(error).split())
+
+
+def _sqlite_path(url: str) -> Path | None:
+    """The file of an SQLite URL; None for PostgreSQL and in-memory SQLite."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(parsed.database or "")
+
+
+def _duyun_revisions() -> tuple[set[str], str | None]:
+    script = ScriptDirectory.from_config(alembic_config())
+    return {r.revision for r in script.walk_revisions()}, script.get_current_head()
+
+
+def _judge(where: str, tables: set[str], revision: str | None, must_exist: bool) -> None:
+    """:class:`StoreError` unless the tables found are duyun's (or none, when a new database
+    may be created): another program's database is never migrated into."""
+    known, head = _duyun_revisions()
+    if revision is None:
+        if tables:
+            listed = ", ".join(sorted(tables)[:5])
+            raise StoreError(
+                f"{where} is not a duyun database: it has other tables ({listed}) and no duyun "
+                "schema"
+            )
+        if must_exist:
+            raise StoreError(f"{where} is not a duyun database: it is empty")
+        return
+    if revision not in known:
+        raise StoreError(
+            f"{where} is not a duyun database: its schema revision {revision!r} is not duyun's"
+        )
+    if must_exist and revision != head:
+        raise StoreError(
+            f"{where} is at duyun schema revision {revision}, not the newest ({head}): run "
+            "`duyun serve` on it once to migrate it, then audit"
+        )
+
+
+def _check_sqlite_file(path: Path, *, must_exist: bool) -> None:
+    """Look at an SQLite file read-only (nothing created, nothing converted to WAL) before the
+    engine opens it: the folder exists, the file is SQLite, its tables are duyun's."""
+    if not path.parent.is_dir():
+        raise StoreError(f"cannot create database {path}: folder {path.parent} does not exist")
+    if path.is_dir():
+        raise StoreError(f"database path {path} is a folder, not a file")
+    if not path.exists():
+        if must_exist:
+            raise StoreError(f"no database file {path}")
+        return
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = {
+                row[0]
+                for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+            revision = None
+            if "alembic_version" in tables:
+                found = connection.execute("SELECT version_num FROM alembic_version").fetchone()
+                revision = str(found[0]) if found else None
+        finally:
+            connection.close()
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{path} is not an SQLite database ({one_line(exc)})") from None
+    _judge(str(path), tables - {"alembic_version"}, revision, must_exist)
+
+
+def _check_revision(engine: Engine, where: str, *, must_exist: bool) -> None:
+    """PostgreSQL: :func:`_judge` the database's tables before anything is migrated."""
+    with engine.connect() as connection:
+        tables = set(inspect(connection).get_table_names())
+        revision = None
+        if "alembic_version" in tables:
+            revision = connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    _judge(where, tables - {"alembic_version"}, revision, must_exist)
+
+
 def _create_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         memory = make_url(url).database in (None, "", ":memory:")
@@ -1379,7 +1536,11 @@ def _create_engine(url: str) -> Engine:
             connection.exec_driver_sql("BEGIN IMMEDIATE")
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    # an unreachable server is an error within seconds, not a hang (a URL's own wins)
+    connect_args = {} if "connect_timeout" in make_url(url).query else {"connect_timeout": 10}
+    return create_engine(
+        url, pool_pre_ping=True, pool_size=10, max_overflow=20, connect_args=connect_args
+    )
 
 
 def _is_file_sqlite(engine: Engine) -> bool:
