@@ -144,7 +144,7 @@ def test_lease_errors_are_store_errors_with_a_clear_message(
     match = store.create_match(_spec(player.id), owner="p1")
     with pytest.raises(StoreError, match=r"match \d+ is no longer this process's"):
         store.start_hand(match, 0, seed=3, dealer=0, streak=0, lease=Lease("p9", 0))
-    with pytest.raises(StoreError, match="match id must be >= 1"):
+    with pytest.raises(StoreError, match=r"match id must be 1\.\.2147483647, got 0"):
         store.live_match(0, "p1")
 
 
@@ -183,3 +183,49 @@ def test_only_the_latest_adopter_can_append(
         assert len({lease.epoch for lease in held}) == len(held)
     finally:
         store.close()
+
+
+def test_writer_batch_refuses_only_the_stale_table_and_writes_the_others(
+    database_url: str, make_store: MakeStore
+) -> None:
+    """One group commit carries moves of several tables: the one whose match was adopted gets
+    LeaseLostError, the others' moves are stored."""
+    import asyncio
+
+    from duyun.server.writer import EventWriter
+
+    now = [1000.0]
+    store = make_store(database_url, clock=lambda: now[0])
+    player = store.create_guest()
+    other = store.create_guest()
+    lost_match = store.create_match(_spec(player.id), owner="p1")
+    kept_match = store.create_match(_spec(other.id), owner="p1")
+    lost_hand = store.start_hand(lost_match, 0, seed=1, dealer=0, streak=0)
+    kept_hand = store.start_hand(kept_match, 0, seed=2, dealer=0, streak=0)
+    now[0] += 31
+    store.renew_leases("p1")  # kept_match renewed...
+    with store._session() as session:  # ...but lost_match adopted by p2 meanwhile
+        from sqlalchemy import update
+
+        from duyun.server.store.models import MatchRow
+
+        session.execute(
+            update(MatchRow)
+            .where(MatchRow.id == lost_match)
+            .values(lease_owner="p2", lease_epoch=MatchRow.lease_epoch + 1)
+        )
+
+    async def main() -> list[BaseException | None]:
+        writer = EventWriter(store)
+        outcomes = await asyncio.gather(
+            writer.append(lost_hand, 0, [{"type": "start"}], Lease("p1", 0)),
+            writer.append(kept_hand, 0, [{"type": "start"}], Lease("p1", 0)),
+            return_exceptions=True,
+        )
+        return list(outcomes)
+
+    lost, kept = asyncio.run(main())
+    assert isinstance(lost, LeaseLostError)
+    assert kept is None
+    assert store.hand_log(lost_hand).events == ()
+    assert len(store.hand_log(kept_hand).events) == 1
