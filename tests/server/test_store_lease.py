@@ -229,3 +229,25 @@ def test_writer_batch_refuses_only_the_stale_table_and_writes_the_others(
     assert kept is None
     assert store.hand_log(lost_hand).events == ()
     assert len(store.hand_log(kept_hand).events) == 1
+
+
+def test_a_cleanly_stopped_owner_releases_its_leases_for_a_restart_under_any_name(
+    database_url: str, make_store: MakeStore
+) -> None:
+    """A process with a made-up owner (PostgreSQL without --owner) comes back under another
+    name: its matches must not wait for their leases to expire after a clean stop."""
+    from fastapi.testclient import TestClient
+
+    from duyun.server.app import create_app
+    from duyun.server.config import ServerConfig
+
+    store = make_store(database_url)
+    player = store.create_guest()
+    app = create_app(ServerConfig(), database_url, owner="host-1-aaaa")
+    with TestClient(app) as client:
+        assert client.get("/healthz").status_code == 200
+        match = store.create_match(_spec(player.id), owner="host-1-aaaa")
+        assert store.match_owner(match) == "host-1-aaaa"
+    assert store.match_owner(match) is None
+    (restored,) = store.live_matches(owner="host-2-bbbb")  # the restart, at once
+    assert restored.lease == Lease("host-2-bbbb", 1)
