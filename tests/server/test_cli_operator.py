@@ -10,6 +10,8 @@ other process has, so it can never restore and play the matches of another proce
 from __future__ import annotations
 
 import contextlib
+import json
+import math
 import os
 import re
 import socket
@@ -21,6 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import create_engine, text
 
 from duyun.cli.serve import _owner
@@ -406,3 +410,88 @@ def test_r41_audit_reports_coin_rows_of_a_hand_not_finished(duyun_db: tuple[str,
         assert len(problems) == 2  # and the finished hand now has none of its rows
     finally:
         store.close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    content=st.one_of(
+        st.binary(max_size=200),
+        st.text(max_size=200).map(lambda t: t.encode("utf-8")),
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "starting_balance",
+                    "turn_timer",
+                    "claim_window",
+                    "token_max_age",
+                    "login_attempts",
+                    "login_window",
+                    "argon2_time_cost",
+                    "argon2_memory_cost",
+                    "secret_key",
+                    "rate_burst",
+                ]
+            ),
+            st.one_of(
+                st.integers(min_value=-(2**70), max_value=2**70),
+                st.floats(allow_nan=True, allow_infinity=True),
+                st.text(max_size=30),
+                st.booleans(),
+            ),
+            max_size=4,
+        ).map(
+            lambda d: "\n".join(
+                f"{k} = {json.dumps(v) if not isinstance(v, float) or math.isfinite(v) else v}"
+                for k, v in d.items()
+            ).encode("utf-8")
+        ),
+    )
+)
+def test_r16_any_config_file_is_a_config_or_a_config_error(content: bytes) -> None:
+    """Whatever an operator's editor saved, the config is read or named as wrong: never
+    another exception (which ``duyun serve`` would show as a traceback)."""
+    import tempfile
+
+    from duyun.server.config import ConfigError, ServerConfig, load_config
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "server.toml"
+        path.write_bytes(content)
+        try:
+            loaded = load_config(path)
+        except ConfigError as error:
+            assert str(error).strip()  # serve prints it as one line (cli.common.fail)
+        else:
+            assert isinstance(loaded, ServerConfig)
+            assert 0 <= loaded.starting_balance <= 10**12
+
+
+def test_r16_admin_and_serve_refuse_a_postgresql_database_that_is_not_duyuns(
+    fresh_postgres_url: str,
+) -> None:
+    status, _, err = admin("audit", "--database-url", fresh_postgres_url)
+    assert_clean_error(status, err, "not a duyun database", "empty")
+    engine = create_engine(normalize_url(fresh_postgres_url))
+    try:
+        with engine.connect() as connection:
+            assert (
+                connection.execute(
+                    text("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
+                ).scalar()
+                == 0
+            )
+            connection.execute(text("CREATE TABLE invoices (id integer)"))
+            connection.commit()
+        status, _, err = run(["serve", "--port", "0", "--database-url", fresh_postgres_url])
+        assert_clean_error(status, err, "not a duyun database", "invoices")
+        with engine.connect() as connection:
+            tables = (
+                connection.execute(
+                    text("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+                )
+                .scalars()
+                .all()
+            )
+        assert tables == ["invoices"]  # no duyun table was created in it
+    finally:
+        engine.dispose()

@@ -99,6 +99,8 @@ class StoreConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise StoreError(f"{name} must be a whole number >= 0, got {value!r}")
+        if self.starting_balance > 10**12:  # balances are BIGINT and the house pays them all
+            raise StoreError(f"starting_balance must be at most 10^12, got {self.starting_balance}")
         if self.token_max_age < 1 or self.login_window < 1:
             raise StoreError("token_max_age and login_window must be at least 1 second")
         if self.login_max_failures_per_name < 1 or self.login_max_failures_per_client < 1:
