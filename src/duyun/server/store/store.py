@@ -1058,8 +1058,16 @@ class Store:
             if payment.points < 0:
                 raise StoreError(f"payment {i} has negative points: {payment}")
         with self._session() as session:
+            # the match row first, then the hand's: the order every write takes them (the
+            # writer's FOR SHARE of matches, then the hand row its events' foreign key locks),
+            # so a settlement and a batch of moves can never deadlock
+            _check_int("hand id", hand_id, 1, MAX_ID)
+            # a column, not the row: the row is read (fresh) only once it is locked below
+            match_id = session.scalar(select(HandRow.match_id).where(HandRow.id == hand_id))
+            if match_id is None:
+                raise NotFoundError(f"no hand with id {hand_id}")
+            match = self._get_match(session, match_id, lock=True)
             hand = self._get_hand(session, hand_id, lock=True)
-            match = self._get_match(session, hand.match_id, lock=lease is not None)
             _fence(match.id, lease, match.lease_owner, match.lease_epoch)
             if hand.status != "playing":
                 raise ConflictError(f"hand {hand_id} is already finished")
