@@ -982,6 +982,7 @@ class Store:
                     )
                     .join(MatchRow, MatchRow.id == HandRow.match_id)
                     .where(HandRow.id.in_(hand_ids))
+                    .order_by(MatchRow.id)  # rows are locked in id order, as renewals take them
                 )
                 if self._postgres:
                     # an adoption (an UPDATE of a match row) waits until this batch commits,
@@ -1250,6 +1251,15 @@ class Store:
         answer is exactly what was renewed."""
         now = self.clock()
         with self._session() as session:
+            if self._postgres:
+                # the rows in id order first, as a batch of moves takes them (FOR SHARE):
+                # two transactions locking several matches in different orders could deadlock
+                session.execute(
+                    select(MatchRow.id)
+                    .where(MatchRow.lease_owner == owner, MatchRow.status.in_(LIVE_STATUSES))
+                    .order_by(MatchRow.id)
+                    .with_for_update()
+                )
             held = session.scalars(
                 update(MatchRow)
                 .where(MatchRow.lease_owner == owner, MatchRow.status.in_(LIVE_STATUSES))
