@@ -68,7 +68,7 @@ def serve(tmp_path: Path, *args: str) -> tuple[int, str]:
     [
         ("nonsense", "cannot parse database URL"),
         ("sqlite:///{tmp}/no/such/folder/x.db", "folder"),
-        ("sqlite:///{tmp}/notes.txt", "is not an SQLite database"),
+        ("sqlite:///{tmp}/notes.txt", "not a duyun database: not an SQLite file"),
         ("sqlite:///{tmp}/other.db", "is not a duyun database"),
         ("mysql://user@localhost/duyun", "unsupported database 'mysql'"),
         ("postgresql://duyun@127.0.0.1:{port}/duyun?connect_timeout=2", "cannot open database"),
@@ -273,7 +273,7 @@ def _other_alembic_db(path: Path) -> None:
 @pytest.mark.parametrize(
     ("make", "named"),
     [
-        (_text_file, "not an SQLite database"),
+        (_text_file, "not a duyun database: not an SQLite file"),
         (_empty_file, "not a duyun database"),
         (_photos_db, "not a duyun database"),
         (_other_alembic_db, "not duyun's"),

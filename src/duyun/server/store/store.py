@@ -1510,7 +1510,9 @@ def _check_sqlite_file(path: Path, *, must_exist: bool) -> None:
         finally:
             connection.close()
     except sqlite3.DatabaseError as exc:
-        raise StoreError(f"{path} is not an SQLite database ({one_line(exc)})") from None
+        raise StoreError(
+            f"{path} is not a duyun database: not an SQLite file ({one_line(exc)})"
+        ) from None
     _judge(str(path), tables - {"alembic_version"}, revision, must_exist)
 
 
