@@ -55,6 +55,10 @@ def _start(database_url: str, config: Path, port: int, log: Path) -> subprocess.
         str(config),
         "--log-level",
         "warning",
+        # restarted under the same name, as docs/deploy.md asks: without one, a process on
+        # PostgreSQL makes up a new name and waits for its old leases to expire
+        "--owner",
+        "fault-test",
     ]
     with log.open("ab") as out:
         return subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)

@@ -3,7 +3,9 @@
 Grant coins (house → player, ledgered), show a player's balance and ledger, list accounts,
 audit the coin ledger (zero-sum, every balance equal to its rows) and show the house's net.
 Players are named by account name or by ``#id``. Errors (unknown player, bad amount, no
-database) exit with status 2; a failed audit exits with status 1 so scripts can alert on it.
+database, a file that is not a duyun database) exit with status 2; a failed audit exits with
+status 1 so scripts can alert on it. Admin commands never create or migrate a database: they
+read and write only a duyun database already at the newest schema (``duyun serve`` migrates).
 """
 
 from __future__ import annotations
@@ -19,13 +21,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from duyun.cli.common import fail, require_server_extra
+from duyun.cli.common import cut, fail, require_server_extra
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) loads only when an admin command runs
     from duyun.server.store import Account, CoinRow, Store
 
 DEFAULT_DATABASE = "sqlite:///duyun.db"
 EXIT_AUDIT_FAILED = 1
+#: the most rows a listing shows (the store's own limit)
+MAX_ROWS = 1_000_000
 
 admin_app = typer.Typer(
     name="admin",
@@ -69,10 +73,12 @@ def register(app: typer.Typer) -> None:
 
 @contextmanager
 def _store(database_url: str) -> Iterator[Store]:
-    """Open the server's store (migrating it if it is behind), or exit with a clear error.
+    """Open the server's store, or exit with a clear error.
 
-    An SQLite file that does not exist is an error here: an operator who mistypes the path
-    should not get a new empty database."""
+    Nothing is created or migrated: an SQLite file that does not exist, an empty file,
+    another program's database or one whose schema is behind is an error here -- an operator
+    who mistypes the path must not get a new database, nor duyun's tables in someone else's,
+    and an audit must look at the database as it is."""
     require_server_extra("admin")
     from sqlalchemy.engine import make_url
 
@@ -87,7 +93,7 @@ def _store(database_url: str) -> Iterator[Store]:
         if path in ("", ":memory:") or not Path(path).is_file():
             fail(f"no database file {path or '(none)'!r}; pass --database-url")
     try:
-        store = Store.open(database_url)
+        store = Store.open(database_url, migrate=False)
     except StoreError as error:
         fail(str(error))
     try:
@@ -97,14 +103,19 @@ def _store(database_url: str) -> Iterator[Store]:
 
 
 def _player(store: Store, who: str) -> Account:
-    from duyun.server.store import NotFoundError
+    from duyun.server.store import NotFoundError, StoreError
+    from duyun.server.store.store import MAX_ID
 
     try:
         if who.startswith("#") and who[1:].isdigit():
+            if len(who) > 12 or int(who[1:]) > MAX_ID:
+                fail(f"account id {cut(who)} is out of range (#1..#{MAX_ID})")
             return store.account(int(who[1:]))
         return store.account_by_name(who)
     except NotFoundError:
-        fail(f"unknown player {who!r} (give an account name or #id)")
+        fail(f"unknown player {cut(who)} (give an account name or #id)")
+    except StoreError as error:
+        fail(str(error))
 
 
 def _account_json(account: Account) -> dict[str, Any]:
@@ -175,7 +186,9 @@ def balance(
 @admin_app.command("ledger")
 def ledger(
     player: Annotated[str, typer.Argument(help="account name or #id")],
-    limit: Annotated[int, typer.Option("--limit", min=1, help="newest rows to show")] = 50,
+    limit: Annotated[
+        int, typer.Option("--limit", min=1, max=MAX_ROWS, help="newest rows to show")
+    ] = 50,
     database_url: DatabaseOption = DEFAULT_DATABASE,
     as_json: JsonOption = False,
 ) -> None:
@@ -230,7 +243,7 @@ def accounts(
     kind: Annotated[
         str | None, typer.Option("--kind", help="only guest, user or house accounts")
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", min=1)] = 1000,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=MAX_ROWS)] = 1000,
     database_url: DatabaseOption = DEFAULT_DATABASE,
     as_json: JsonOption = False,
 ) -> None:
@@ -258,8 +271,8 @@ def accounts(
 
 @admin_app.command("audit")
 def audit(database_url: DatabaseOption = DEFAULT_DATABASE, as_json: JsonOption = False) -> None:
-    """Check the coin ledger: it sums to zero and every balance equals its account's rows.
-    Exit status 1 when it does not."""
+    """Check the coin ledger: it sums to zero, every balance equals its account's rows and
+    every hand was settled exactly once. Exit status 1 when it does not."""
     with _store(database_url) as store:
         report = store.audit()
     if as_json:
@@ -274,16 +287,22 @@ def audit(database_url: DatabaseOption = DEFAULT_DATABASE, as_json: JsonOption =
                         {"id": i, "name": n, "balance": b, "ledger": lg}
                         for i, n, b, lg in report.mismatches
                     ],
+                    "hands": report.hands,
+                    "settlements": [
+                        {"hand": hand, "problem": problem} for hand, problem in report.settlements
+                    ],
                 }
             )
         )
     else:
         out.print(
-            f"{report.rows} ledger rows, {report.accounts} accounts; "
+            f"{report.rows} ledger rows, {report.accounts} accounts, {report.hands} hands; "
             f"sum of balances {report.ledger_sum}"
         )
         for account_id, name, held, ledger_sum in report.mismatches:
             out.print(f"MISMATCH {name} (#{account_id}): balance {held}, ledger says {ledger_sum}")
+        for hand, problem in report.settlements:
+            out.print(f"SETTLEMENT hand {hand}: {problem}")
         out.print("audit OK" if report.ok else "audit FAILED")
     if not report.ok:
         raise typer.Exit(EXIT_AUDIT_FAILED)

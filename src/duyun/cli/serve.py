@@ -1,16 +1,30 @@
-"""``duyun serve``: the online game server (uvicorn, SQLite by default, PostgreSQL when asked)."""
+"""``duyun serve``: the online game server (uvicorn, SQLite by default, PostgreSQL when asked).
+
+Every bad operator input -- config file, database URL, host, port, log level, owner name --
+is one line ``error: ...`` on standard error with exit status 2, and nothing is created. The
+checks run in the order that keeps it so: the config and the options first, then the port is
+bound (a port in use is found before any database is touched), then the database is opened
+and migrated, and only then is the address printed and the server started on the socket
+already bound.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
+import secrets
+import socket
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from duyun.cli.common import require_server_extra
+from duyun.cli.common import cut, fail, require_server_extra
 
 DEFAULT_DATABASE = "sqlite:///duyun.db"
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+#: ``matches.lease_owner`` is VARCHAR(128)
+MAX_OWNER = 128
 
 
 def register(app: typer.Typer) -> None:
@@ -38,7 +52,8 @@ def serve(
         typer.Option(
             "--owner",
             help="Name of this process when several servers share one PostgreSQL database "
-            "(docs/deploy.md): it restores and holds only its own matches",
+            "(docs/deploy.md): it restores and holds only its own matches. On PostgreSQL "
+            "without it, a unique name is made up (host, pid, random) and printed.",
         ),
     ] = None,
     forwarded_allow_ips: Annotated[
@@ -49,7 +64,9 @@ def serve(
             "or networks, '*' = any); default: config forwarded_allow_ips (127.0.0.1)",
         ),
     ] = None,
-    log_level: Annotated[str, typer.Option("--log-level", help="Log level")] = "info",
+    log_level: Annotated[
+        str, typer.Option("--log-level", help=f"Log level: {', '.join(LOG_LEVELS)}")
+    ] = "info",
 ) -> None:
     """Run the online game server: the browser client at /, websockets at /ws, REST at /api."""
     require_server_extra("serve")
@@ -57,33 +74,121 @@ def serve(
 
     from duyun.server.app import HTTP_HEADROOM, WS_MAX_FRAME, create_app
     from duyun.server.config import ConfigError, load_config
+    from duyun.server.store import Store, StoreError
+    from duyun.server.store.store import normalize_url
 
     try:
         settings = load_config(config)
     except ConfigError as error:
-        typer.echo(f"duyun serve: {error}", err=True)
-        raise typer.Exit(2) from None
+        fail(str(error))
     if forwarded_allow_ips is not None:
-        settings = settings.with_overrides(forwarded_allow_ips=forwarded_allow_ips)
-    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    app = create_app(settings, database_url, owner=owner)
-    shown = database_url.split("@")[-1]  # never print a password
-    typer.echo(f"duyun serve: http://{host}:{port}/ (database {shown})")
-    uvicorn.run(
-        app,
-        host=host,
-        port=port,
-        log_level=log_level.lower(),
-        ws_max_size=WS_MAX_FRAME,
-        # past every websocket the app allows, HTTP gets a quick 503 instead of holding
-        # descriptors until accept() fails for everyone (issue 20 item 10)
-        limit_concurrency=settings.max_connections + HTTP_HEADROOM,
-        # messages are small JSON; compressing each one costs more CPU than it saves
-        ws_per_message_deflate=False,
-        ws_ping_interval=20,
-        ws_ping_timeout=20,
-        # behind the documented proxy the client address (login and creation limits) comes
-        # from X-Forwarded-For, believed only from these peers (docs/deploy.md)
-        proxy_headers=True,
-        forwarded_allow_ips=settings.forwarded_allow_ips,
-    )
+        try:
+            settings = settings.with_overrides(forwarded_allow_ips=forwarded_allow_ips)
+        except ConfigError as error:
+            fail(str(error))
+    level = log_level.strip().lower()
+    if level not in LOG_LEVELS:
+        fail(f"--log-level must be one of {', '.join(LOG_LEVELS)}, not {cut(log_level)}")
+    try:
+        postgres = normalize_url(database_url).startswith("postgresql")
+    except StoreError as error:
+        fail(str(error))
+    owner = _owner(owner, postgres)
+    listener = _bind(host, port)
+    try:
+        try:
+            Store.open(database_url).close()  # create and migrate now, not inside uvicorn
+        except StoreError as error:
+            fail(str(error))
+        except Exception as error:  # a driver error the store did not name
+            fail(f"cannot open database: {type(error).__name__}: {error}")
+        logging.basicConfig(
+            level=logging.DEBUG if level == "trace" else level.upper(),
+            format="%(levelname)s %(name)s: %(message)s",
+        )
+        app = create_app(settings, database_url, owner=owner)
+        bound_host, bound_port = listener.getsockname()[:2]
+        shown = database_url.split("@")[-1]  # never print a password
+        shown_host = f"[{bound_host}]" if ":" in bound_host else bound_host
+        typer.echo(f"duyun serve: http://{shown_host}:{bound_port}/ (database {shown})")
+        if owner is not None:
+            typer.echo(f"duyun serve: owner {owner}")
+        server = _server_class()(
+            uvicorn.Config(
+                app,
+                host=host,
+                port=bound_port,
+                log_level=level,
+                ws_max_size=WS_MAX_FRAME,
+                # past every websocket the app allows, HTTP gets a quick 503 instead of holding
+                # descriptors until accept() fails for everyone (issue 20 item 10)
+                limit_concurrency=settings.max_connections + HTTP_HEADROOM,
+                # messages are small JSON; compressing each one costs more CPU than it saves
+                ws_per_message_deflate=False,
+                ws_ping_interval=20,
+                ws_ping_timeout=20,
+                # behind the documented proxy the client address (login and creation limits)
+                # comes from X-Forwarded-For, believed only from these peers (docs/deploy.md)
+                proxy_headers=True,
+                forwarded_allow_ips=settings.forwarded_allow_ips,
+            )
+        )
+        server.run(sockets=[listener])
+    finally:
+        listener.close()
+
+
+def _owner(owner: str | None, postgres: bool) -> str | None:
+    """The lease owner name (docs/deploy.md "leases"). On PostgreSQL a process without one
+    would restore and play every live match, also those other processes are playing; rather
+    than refuse, it gets a name no other process can have. SQLite serves one process."""
+    if owner is not None:
+        name = owner.strip()
+        if not name or len(name) > MAX_OWNER or not name.isprintable():
+            fail(f"--owner must be 1..{MAX_OWNER} printable characters, not {cut(owner)}")
+        return name
+    if not postgres:
+        return None
+    return f"{socket.gethostname()[:80]}-{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host``:``port``, or exit with the reason: a bad host name, an
+    address this machine does not have, a port in use or not allowed."""
+    if not host.strip():
+        fail("--host is empty; give an address such as 127.0.0.1 or 0.0.0.0")
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (socket.gaierror, UnicodeError) as error:
+        fail(f"bad --host {cut(host)}: {getattr(error, 'strerror', None) or error}")
+    listener = socket.socket(family, kind, proto)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(address)
+        listener.listen(2048)
+    except OSError as error:
+        listener.close()
+        fail(f"cannot listen on {cut(host)} port {port}: {error.strerror or error}")
+    listener.set_inheritable(True)
+    return listener
+
+
+def _server_class() -> type[Any]:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn on a socket bound beforehand says where it listens once it is ready, as it
+        does when it binds itself (scripts and tests read the line for ``--port 0``)."""
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started and sockets:
+                address = sockets[0].getsockname()
+                host = f"[{address[0]}]" if ":" in address[0] else address[0]
+                logging.getLogger("uvicorn.error").info(
+                    "Uvicorn running on http://%s:%d (Press CTRL+C to quit)", host, address[1]
+                )
+
+    return Server

@@ -366,6 +366,9 @@ def create_app(
             if renewer is not None:
                 renewer.cancel()
             await tables.shutdown()
+            if owner:  # a clean stop: a restart (or another process) restores them at once
+                with contextlib.suppress(Exception):
+                    await db(opened.release_leases, owner)
             await db(opened.close)
 
     app = FastAPI(title="duyun", lifespan=lifespan, docs_url=None, redoc_url=None)

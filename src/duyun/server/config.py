@@ -28,6 +28,7 @@ Example file (every key optional)::
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -44,6 +45,22 @@ MAX_FRAME_BYTES = 1 << 20
 
 class ConfigError(ValueError):
     """A config file or value that cannot be used; the message names the key."""
+
+
+#: the most coins an account is given on creation: balances are BIGINT (about 9.2e18) and the
+#: house pays every starting balance, so this leaves room for millions of accounts
+MAX_STARTING_BALANCE = 10**12
+#: the longest any timer may be (a day): larger ones are typos, and NaN or infinity are errors
+MAX_SECONDS = 24 * 3600.0
+#: (lowest, highest) of the whole-number settings a typo could make nonsensical
+_RANGES: dict[str, tuple[int, int]] = {
+    "starting_balance": (0, MAX_STARTING_BALANCE),
+    "token_max_age": (60, 10 * 366 * 24 * 3600),  # a minute .. ten years
+    "login_attempts": (1, 10_000),
+    "login_window": (1, 7 * 24 * 3600),
+    "argon2_time_cost": (1, 100),
+    "argon2_memory_cost": (8, 4 * 1024 * 1024),  # KiB: argon2's minimum .. 4 GiB
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +168,14 @@ class ServerConfig:
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
                 raise ConfigError(f"{name} must be a number of seconds ≥ 0, got {value!r}")
+            if not math.isfinite(value) or value > MAX_SECONDS:
+                raise ConfigError(f"{name} must be 0..{MAX_SECONDS:g} seconds, got {value!r}")
+        for name, (low, high) in _RANGES.items():
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+                raise ConfigError(f"{name} must be a whole number {low}..{high}, got {value!r}")
+        if self.secret_key is not None and len(self.secret_key) < 16:
+            raise ConfigError("secret_key must be at least 16 characters")
         if self.rate_limit <= 0:
             raise ConfigError("rate_limit must be positive")
         for name in (
@@ -193,8 +218,12 @@ class ServerConfig:
         if len(set(ids)) != len(ids):
             raise ConfigError(f"room ids must be unique, got {ids}")
         for room in self.rooms:
-            if room.stake < 1 or room.entry < 0 or not 1 <= room.hands <= 64:
-                raise ConfigError(f"room {room.id!r}: stake must be ≥ 1, entry ≥ 0 and hands 1..64")
+            if not (
+                1 <= room.stake <= 10**9 and 0 <= room.entry <= 10**15 and 1 <= room.hands <= 64
+            ):
+                raise ConfigError(
+                    f"room {room.id!r}: stake must be 1..10^9, entry 0..10^15 and hands 1..64"
+                )
 
     def room(self, room_id: str) -> Room | None:
         return next((room for room in self.rooms if room.id == room_id), None)
@@ -298,6 +327,12 @@ def load_config(path: str | Path | None) -> ServerConfig:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
         raise ConfigError(f"cannot read config file {path}: {error.strerror}") from None
+    except UnicodeDecodeError as error:  # binary, UTF-16, Latin-1 ...
+        raise ConfigError(
+            f"config file {path} is not UTF-8 text (byte {error.start}); save it as UTF-8 TOML"
+        ) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a UTF-8 byte order mark, as some editors write
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

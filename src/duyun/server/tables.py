@@ -44,7 +44,16 @@ from duyun.server import protocol
 from duyun.server.config import Room, ServerConfig
 from duyun.server.dbthread import MOVES, OTHER, DatabaseThread
 from duyun.server.protocol import ProtocolError, error_message
-from duyun.server.store import Account, LiveMatch, MatchSpec, SeatSpec, Store
+from duyun.server.store import (
+    Account,
+    ConflictError,
+    Lease,
+    LeaseLostError,
+    LiveMatch,
+    MatchSpec,
+    SeatSpec,
+    Store,
+)
 from duyun.server.writer import EventWriter
 from duyun.tiles import tile_to_str
 
@@ -197,6 +206,8 @@ class Table:
         self.pending_joins = 0
         # match
         self.match_id: int | None = None
+        #: the match's lease as this table holds it: every write names it (issue 20 item 9)
+        self.lease: Lease | None = None
         self.seed = secrets.randbits(63)
         self.hand_index = 0
         self.dealer = 0
@@ -244,6 +255,12 @@ class Table:
                 client = item[1] if len(item) > 1 else None
                 if client is not None and hasattr(client, "send"):
                     client.send(error_message(error.code, error.message, _rid(item)))
+            except LeaseLostError as error:  # another process adopted the match: stop at once
+                log.warning("table %s: %s; its table stops here", self.code, error)
+                self.manager.stop_moved(self)
+            except ConflictError as error:  # the store disagrees but the match is still ours
+                log.warning("table %s: %s; reloading its match from the store", self.code, error)
+                await self.manager.reload(self)
             except Exception:  # a bug must not take the table down for everyone
                 log.exception("table %s: error handling %s", self.code, item[0])
 
@@ -553,7 +570,7 @@ class Table:
         if newly_forced and self.match_id is not None and seat.account_id is not None:
             # stored before the escape itself: a restart in between resumes the hand with the
             # seat played by its bot (no penalty charged) rather than waiting for the player
-            await self._db(self.store.mark_forced_tuoguan, self.match_id, index)
+            await self._db(self.store.mark_forced_tuoguan, self.match_id, index, self.lease)
         game = self.round
         if self.status != "playing" or game is None or game.is_over:
             return
@@ -758,6 +775,7 @@ class Table:
             },
         )
         self.match_id = await self._db(self.store.create_match, spec, self.manager.owner)
+        self.lease = Lease(self.manager.owner, 0)  # a new match's epoch
         self.manager.by_match[self.match_id] = self
         self.dealer, self.streak, self.hand_index = 0, 0, 0  # R3
         await self._start_hand()
@@ -770,7 +788,13 @@ class Table:
         seed = hand_seed(self.seed, self.hand_index)
         game = Round(deal_setup(seed, dealer=self.dealer, streak=self.streak), self.options.rules)
         self.hand_id = await self._db(
-            self.store.start_hand, self.match_id, self.hand_index, seed, self.dealer, self.streak
+            self.store.start_hand,
+            self.match_id,
+            self.hand_index,
+            seed,
+            self.dealer,
+            self.streak,
+            self.lease,
         )
         self.round = game
         self.stored = 0
@@ -800,7 +824,7 @@ class Table:
         assert game is not None and self.hand_id is not None
         if self.stored < len(game.events):
             batch = game.events[self.stored :]
-            await self.manager.writer.append(self.hand_id, self.stored, list(batch))
+            await self.manager.writer.append(self.hand_id, self.stored, list(batch), self.lease)
             self.stored += len(batch)
 
     def _release(self, stop: int) -> None:
@@ -1063,7 +1087,7 @@ class Table:
         wins = [e for e in game.events if e["type"] == "win"]
         stored_result = {**end, "wins": wins}
         rows = await self._db(
-            self.store.finish_hand, self.hand_id, list(result.payments), stored_result
+            self.store.finish_hand, self.hand_id, list(result.payments), stored_result, self.lease
         )
         coins = [0] * SEATS
         payments: list[dict[str, Any]] = []
@@ -1137,7 +1161,7 @@ class Table:
     async def _finish_match(self, reason: str) -> None:
         assert self.match_id is not None
         self._cancel_all_timers()
-        await self._db(self.store.finish_match, self.match_id, reason)
+        await self._db(self.store.finish_match, self.match_id, reason, self.lease)
         self.status = "ended"
         self.dissolve_votes = None
         self.match_end = {
@@ -1174,6 +1198,7 @@ class Table:
         """Rebuild the table of a live match after a restart (called before the task runs)."""
         spec = live.spec
         self.match_id = live.match_id
+        self.lease = live.lease
         self.manager.by_match[live.match_id] = self
         self.seed = spec.seed
         self.status = "playing"
@@ -1463,17 +1488,62 @@ class TableManager:
             if match_id in held or table.status == "ended":
                 continue
             log.warning("match %s: lease lost to another process; its table stops here", match_id)
-            for client in [s.client for s in table.seats if s is not None and s.client] + list(
-                table.spectators
-            ):
-                client.send(
-                    error_message("table_moved", "this table is now played by another server")
-                )
-                client.close(4002, "table moved to another server")
-            for seat in table.seats:
-                if seat is not None and seat.account_id is not None:
-                    self.unseat(seat.account_id, table)
-            self.drop_table(table)
+            self.stop_moved(table)
+
+    def stop_moved(
+        self, table: Table, message: str = "this table is now played by another server"
+    ) -> None:
+        """Drop a table whose match is played elsewhere now: its people are told
+        ``table_moved`` and disconnected (4002); their clients reconnect and are seated
+        wherever the match is played. Never a table left waiting on a write that cannot
+        succeed."""
+        self._send_away(self._unlist(table), message)
+
+    def _unlist(self, table: Table) -> list[Client]:
+        """Drop ``table`` (nothing it had queued runs) and unseat its players; returns whom to
+        tell, or nobody when it was dropped already."""
+        in_tables = self.tables.get(table.code) is table
+        if not in_tables and (
+            table.match_id is None or self.by_match.get(table.match_id) is not table
+        ):
+            return []
+        while not table.inbox.empty():  # what it had queued would be done by a dead table
+            table.inbox.get_nowait()
+        for seat in table.seats:
+            if seat is not None and seat.account_id is not None:
+                self.unseat(seat.account_id, table)
+        self.drop_table(table)
+        return [s.client for s in table.seats if s is not None and s.client] + list(
+            table.spectators
+        )
+
+    @staticmethod
+    def _send_away(clients: list[Client], message: str) -> None:
+        for client in clients:
+            client.send(error_message("table_moved", message))
+            client.close(4002, "table moved")
+
+    async def reload(self, table: Table) -> None:
+        """A write of ``table`` contradicted the store (e.g. its event sequence) while this
+        process still holds the match: rebuild the table from what is stored and go on. The
+        lease is taken anew (a new epoch), so nothing the old table still had in flight can be
+        written after the reload read the log; its people are sent away only once the new
+        table seats them, so their reconnect finds it."""
+        match_id = table.match_id
+        if match_id is None:
+            self.stop_moved(table, "this table was lost; reconnect")
+            return
+        try:
+            live = await asyncio.to_thread(self.store.live_match, match_id, self.owner)
+        except Exception:
+            log.exception("match %s: could not be reloaded", match_id)
+            live = None
+        clients = self._unlist(table)
+        if live is None:
+            log.warning("match %s: no longer this process's to reload", match_id)
+        else:
+            await self._adopt([live])
+        self._send_away(clients, "this table was reloaded from the database; reconnect")
 
     async def restore(self, *, include_own: bool = True) -> int:
         """Rebuild every live match of the store (after a restart; with ``include_own`` False,
@@ -1483,6 +1553,10 @@ class TableManager:
         else:
             lives = await asyncio.to_thread(self.store.live_matches, self.owner, 30.0, include_own)
         lives = [live for live in lives if live.match_id not in self.by_match]
+        await self._adopt(lives)
+        return len(lives)
+
+    async def _adopt(self, lives: list[LiveMatch]) -> None:
         for live in lives:
             spec = live.spec
             try:
@@ -1514,7 +1588,6 @@ class TableManager:
                 continue
             if table.code in self.tables:
                 table.start_task()
-        return len(lives)
 
     async def shutdown(self) -> None:
         for table in list(self.tables.values()):

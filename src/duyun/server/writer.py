@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from duyun.server.store import Store
+from duyun.server.store import Lease, Store
 
 #: runs a store call off the event loop and returns its result
 DatabaseRunner = Callable[..., Awaitable[Any]]
@@ -31,14 +31,23 @@ class EventWriter:
     def __init__(self, store: Store, run: DatabaseRunner = _to_thread) -> None:
         self._store = store
         self._run = run
-        self._waiting: list[tuple[int, int, list[dict[str, Any]], asyncio.Future[None]]] = []
+        self._waiting: list[
+            tuple[int, int, list[dict[str, Any]], Lease | None, asyncio.Future[None]]
+        ] = []
         self._task: asyncio.Task[None] | None = None
 
-    async def append(self, hand_id: int, first_seq: int, events: list[dict[str, Any]]) -> None:
+    async def append(
+        self,
+        hand_id: int,
+        first_seq: int,
+        events: list[dict[str, Any]],
+        lease: Lease | None = None,
+    ) -> None:
         """Store ``events`` as :meth:`Store.append_events` would; returns once committed and
-        raises its error (a :class:`~duyun.server.store.StoreError`) if they were refused."""
+        raises its error (a :class:`~duyun.server.store.StoreError`) if they were refused --
+        :class:`~duyun.server.store.LeaseLostError` when ``lease`` is no longer the match's."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiting.append((hand_id, first_seq, events, future))
+        self._waiting.append((hand_id, first_seq, events, lease, future))
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._drain(), name="event-writer")
         await future
@@ -46,14 +55,14 @@ class EventWriter:
     async def _drain(self) -> None:
         while self._waiting:
             batch, self._waiting = self._waiting, []
-            appends = [(hand_id, seq, events) for hand_id, seq, events, _ in batch]
+            appends = [(hand_id, seq, events, lease) for hand_id, seq, events, lease, _ in batch]
             try:
                 outcomes: list[BaseException | None] = list(
                     await self._run(self._store.append_events_many, appends)
                 )
             except Exception as exc:  # the database is unreachable: every waiter hears it
                 outcomes = [exc] * len(batch)
-            for (_, _, _, future), outcome in zip(batch, outcomes, strict=True):
+            for (*_, future), outcome in zip(batch, outcomes, strict=True):
                 if future.done():  # its table was stopped while the write ran
                     continue
                 if outcome is None:

@@ -46,7 +46,24 @@ class RateLimitedError(AuthError):
 
 class ConflictError(StoreError):
     """A write that contradicts what is stored: an event seq already written, a hand finished
-    twice, a match already over, a lease held by another process."""
+    twice, a match already over. The writer still owns the match: it may reload it from the
+    store and go on."""
+
+
+class LeaseLostError(StoreError):
+    """A write for a match whose lease the writer no longer holds: another process adopted the
+    match (this one was paused past its lease). Nothing was written; the writer's table must
+    stop, since the match is played elsewhere now (docs/deploy.md "leases")."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """What a table holds of its match: the process name (None for a lone process without
+    ``--owner``) and the epoch its adoption set. Every write for the match names it and is
+    refused with :class:`LeaseLostError` once the match row says otherwise."""
+
+    owner: str | None
+    epoch: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +99,8 @@ class StoreConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise StoreError(f"{name} must be a whole number >= 0, got {value!r}")
+        if self.starting_balance > 10**12:  # balances are BIGINT and the house pays them all
+            raise StoreError(f"starting_balance must be at most 10^12, got {self.starting_balance}")
         if self.token_max_age < 1 or self.login_window < 1:
             raise StoreError("token_max_age and login_window must be at least 1 second")
         if self.login_max_failures_per_name < 1 or self.login_max_failures_per_client < 1:
@@ -194,6 +213,8 @@ class LiveMatch:
     status: MatchStatus
     finished_hands: tuple[HandRecord, ...]
     hand: LiveHand | None
+    #: the lease as read after this process claimed (or, without an owner, found) the match
+    lease: Lease = Lease(None, 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,17 +258,23 @@ class HandLog:
 
 @dataclass(frozen=True, slots=True)
 class AuditReport:
-    """Result of :meth:`Store.audit`: the ledger sum (must be 0) and every account whose
-    balance differs from the sum of its rows (must be empty)."""
+    """Result of :meth:`Store.audit`: the ledger sum (must be 0), every account whose
+    balance differs from the sum of its rows and every hand not settled exactly once (both
+    must be empty)."""
 
     ledger_sum: int
     rows: int
     accounts: int
     mismatches: tuple[tuple[int, str, int, int], ...]  # (id, name, balance, ledger)
+    #: (hand id, what is wrong) for every hand not settled exactly once: coin rows of a hand
+    #: that is not finished, or rows that do not add up to the hand's stored totals × stake
+    #: (a second settlement doubles them even when every balance matches its rows)
+    settlements: tuple[tuple[int, str], ...] = ()
+    hands: int = 0
 
     @property
     def ok(self) -> bool:
-        return self.ledger_sum == 0 and not self.mismatches
+        return self.ledger_sum == 0 and not self.mismatches and not self.settlements
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -126,6 +127,11 @@ class MatchRow(Base):
     finished: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     lease_owner: Mapped[str | None] = mapped_column(String(128), nullable=True)
     lease_expires: Mapped[float | None] = mapped_column(Double, nullable=True)
+    #: bumped at every adoption of the match; each write names the epoch its table holds, so a
+    #: process that lost the lease (paused past it) cannot write after the adopter (0003)
+    lease_epoch: Mapped[int] = mapped_column(
+        Integer, nullable=False, default=0, server_default=text("0")
+    )
 
 
 class MatchSeatRow(Base):

@@ -12,15 +12,18 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from importlib import resources
+from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from alembic import command
 from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import (
     Engine,
     create_engine,
@@ -28,13 +31,14 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     or_,
     select,
     text,
     update,
 )
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
@@ -54,6 +58,8 @@ from duyun.server.store.api import (
     HandRecord,
     HandStatus,
     HouseReport,
+    Lease,
+    LeaseLostError,
     LiveHand,
     LiveMatch,
     MatchKind,
@@ -88,8 +94,11 @@ _MIGRATION_LOCK_KEY = 0x6475_7975_6E00  # "duyun\0"
 _LOGIN_NAME_LOCK = 0x6475_6E01
 _LOGIN_CLIENT_LOCK = 0x6475_6E02
 _MAX_SEED = 2**63 - 1
-#: ids are INTEGER columns: 32-bit on PostgreSQL, so no row has a larger one
-_MAX_ROW_ID = 2**31 - 1
+#: ids are INTEGER columns (32-bit on PostgreSQL): a larger one can name no row, and the
+#: drivers overflow on it
+MAX_ID = 2**31 - 1
+#: the most rows one listing returns
+MAX_LIMIT = 1_000_000
 
 
 def normalize_url(database_url: str) -> str:
@@ -160,6 +169,16 @@ def _check_int(name: str, value: object, low: int, high: int | None = None) -> i
     return value
 
 
+def _fence(match_id: int, lease: Lease | None, owner: str | None, epoch: int) -> None:
+    """:class:`LeaseLostError` unless the match row (read in the writing transaction) still
+    names ``lease``'s owner and epoch; no ``lease`` means an unfenced write (tools, tests)."""
+    if lease is not None and (owner != lease.owner or epoch != lease.epoch):
+        raise LeaseLostError(
+            f"match {match_id} is no longer this process's (lease {lease.owner!r} epoch "
+            f"{lease.epoch}; stored {owner!r} epoch {epoch}): another process adopted it"
+        )
+
+
 class Store:
     """Thread-safe facade over the database. Create with :meth:`open`."""
 
@@ -198,8 +217,15 @@ class Store:
         database_url: str,
         config: StoreConfig | None = None,
         clock: Callable[[], float] = time.time,
+        *,
+        migrate: bool = True,
     ) -> Store:
         """Connect, create the database if needed and run Alembic ``upgrade head``.
+
+        A database that is not duyun's -- a file that is not SQLite, or one with tables but no
+        duyun schema (another program's) -- is refused with :class:`StoreError` before anything
+        is written to it. With ``migrate`` False (``duyun admin audit``) nothing is ever
+        written: the database must exist and be at duyun's newest revision.
 
         ``database_url`` is an SQLAlchemy URL: ``sqlite:///path/duyun.db`` (WAL mode, foreign
         keys on; ``sqlite://`` is a private in-memory database on one shared connection, for
@@ -208,15 +234,21 @@ class Store:
         The first migration creates the house account and the token secret.
         """
         url = normalize_url(database_url)
+        where = make_url(url).render_as_string(hide_password=True)
+        sqlite_file = _sqlite_path(url)
+        if sqlite_file is not None:
+            _check_sqlite_file(sqlite_file, must_exist=not migrate)
         engine = _create_engine(url)
         try:
-            _upgrade(engine)
+            if sqlite_file is None:
+                _check_revision(engine, where, must_exist=not migrate)
+            if migrate:
+                _upgrade(engine)
             store = cls(engine, config or StoreConfig(), clock)
             store._load_fixed_rows()
-        except OperationalError as exc:
+        except DBAPIError as exc:
             engine.dispose()
-            where = make_url(url).render_as_string(hide_password=True)
-            raise StoreError(f"cannot open database {where}: {exc.orig}") from exc
+            raise StoreError(f"cannot open database {where}: {one_line(exc.orig)}") from exc
         except Exception:
             engine.dispose()
             raise
@@ -512,7 +544,7 @@ class Store:
 
     def account(self, account_id: int) -> Account:
         """:class:`NotFoundError` if there is no such account."""
-        _check_int("account id", account_id, 1)
+        _check_int("account id", account_id, 1, MAX_ID)
         with self._session() as session:
             row = session.get(AccountRow, account_id)
             if row is None:
@@ -523,7 +555,7 @@ class Store:
         """Balances of several accounts in one read (a table refreshes its players' after
         every hand). :class:`NotFoundError` names the first id that does not exist."""
         for account_id in account_ids:
-            _check_int("account id", account_id, 1)
+            _check_int("account id", account_id, 1, MAX_ID)
         wanted = sorted(set(account_ids))
         with self._session() as session:
             found = dict(
@@ -552,7 +584,7 @@ class Store:
         """Accounts ordered by id, optionally only one kind."""
         if kind is not None and kind not in ("guest", "user", "house"):
             raise StoreError(f"account kind must be guest, user or house, not {kind!r}")
-        _check_int("limit", limit, 1)
+        _check_int("limit", limit, 1, MAX_LIMIT)
         query = select(AccountRow).order_by(AccountRow.id).limit(limit)
         if kind is not None:
             query = query.where(AccountRow.kind == kind)
@@ -567,7 +599,7 @@ class Store:
     def grant(self, account_id: int, coins: int, note: str) -> CoinRow:
         """House → player, ``coins`` > 0, one ledgered row."""
         _check_int("coins", coins, 1, 10**15)
-        _check_int("account id", account_id, 1)
+        _check_int("account id", account_id, 1, MAX_ID)
         if account_id == self._house:
             raise StoreError("cannot grant coins to the house itself")
         with self._session() as session:
@@ -580,7 +612,7 @@ class Store:
 
     def coin_ledger(self, account_id: int, limit: int = 200) -> list[CoinRow]:
         """The account's rows, newest first."""
-        _check_int("limit", limit, 1)
+        _check_int("limit", limit, 1, MAX_LIMIT)
         self.account(account_id)  # NotFoundError for an unknown id
         with self._session() as session:
             rows = session.scalars(
@@ -630,9 +662,63 @@ class Store:
                 ledger = int(received.get(account_id) or 0) - int(paid.get(account_id) or 0)
                 if ledger != int(balance):
                     mismatches.append((account_id, name, int(balance), ledger))
+            settlements, hands = self._audit_settlements(session)
         return AuditReport(
-            ledger_sum=total, rows=rows, accounts=count, mismatches=tuple(mismatches)
+            ledger_sum=total,
+            rows=rows,
+            accounts=count,
+            mismatches=tuple(mismatches),
+            settlements=tuple(settlements),
+            hands=hands,
         )
+
+    @staticmethod
+    def _audit_settlements(session: Session) -> tuple[list[tuple[int, str]], int]:
+        """Every hand settled exactly once (R41): a hand's coin rows are written with its
+        result by one :meth:`finish_hand`, so what each seat was asked to pay or receive adds
+        up to the result's ``totals`` × stake. Rows of a hand still playing, rows naming no
+        hand, or twice (or none of) the totals are reported. Returns them and the number of
+        hands checked."""
+        nets: dict[int | None, list[int]] = {}
+        for hand_id, payer_seat, payee_seat, requested in session.execute(
+            select(
+                CoinRowModel.hand_id,
+                CoinRowModel.payer_seat,
+                CoinRowModel.payee_seat,
+                CoinRowModel.requested,
+            ).where(CoinRowModel.kind == "hand")
+        ):
+            net = nets.setdefault(hand_id, [0] * SEATS)
+            if payer_seat is not None and payee_seat is not None:
+                net[payer_seat] -= int(requested)
+                net[payee_seat] += int(requested)
+        problems: list[tuple[int, str]] = []
+        if None in nets:
+            problems.append((0, "hand coin rows that name no hand"))
+        hands = 0
+        for hand_id, status, result, stake in session.execute(
+            select(HandRow.id, HandRow.status, HandRow.result, MatchRow.stake)
+            .join(MatchRow, MatchRow.id == HandRow.match_id)
+            .order_by(HandRow.id)
+        ):
+            hands += 1
+            rows_of_hand = nets.get(hand_id)
+            if status != "finished":
+                if rows_of_hand is not None:
+                    problems.append((hand_id, "coin rows for a hand that is not finished"))
+                continue
+            totals = result.get("totals") if isinstance(result, dict) else None
+            if not isinstance(totals, list) or len(totals) != SEATS:
+                continue  # no stored totals to check against
+            expected = [int(points) * int(stake) for points in totals]
+            found = rows_of_hand or [0] * SEATS
+            if found != expected:
+                copies = next((n for n in range(2, 5) if found == [n * e for e in expected]), None)
+                what = f"settled {copies} times" if copies else "not settled as its result says"
+                problems.append(
+                    (hand_id, f"{what}: coin rows {found}, result totals × stake {expected}")
+                )
+        return problems, hands
 
     def house_report(self) -> HouseReport:
         """The house's balance, coins granted out and net from hands."""
@@ -720,10 +806,12 @@ class Store:
                 )
             return row.id
 
-    def update_seats(self, match_id: int, seats: Sequence[SeatSpec]) -> None:
+    def update_seats(
+        self, match_id: int, seats: Sequence[SeatSpec], lease: Lease | None = None
+    ) -> None:
         """Replace the seats of a match that has not started a hand yet."""
         with self._session() as session:
-            self._get_live_match(session, match_id)
+            self._get_live_match(session, match_id, lease=lease)
             if session.scalar(select(HandRow.id).where(HandRow.match_id == match_id).limit(1)):
                 raise ConflictError(f"match {match_id} has started; its seats are fixed")
             self._check_seats(session, seats)
@@ -739,7 +827,7 @@ class Store:
                     )
                 )
 
-    def mark_forced_tuoguan(self, match_id: int, seat: int) -> None:
+    def mark_forced_tuoguan(self, match_id: int, seat: int, lease: Lease | None = None) -> None:
         """Record that a live match's human seat escaped (R45) or left: 托管 to the end. A
         restarted server reads it back in the match's spec and neither waits for the player
         nor charges a second escape."""
@@ -747,16 +835,22 @@ class Store:
         if seat >= SEATS:
             raise StoreError(f"seat must be 0-{SEATS - 1}, not {seat}")
         with self._session() as session:
-            self._get_live_match(session, match_id)
+            self._get_live_match(session, match_id, lease=lease)
             row = session.get(MatchSeatRow, (match_id, seat))
             if row is None or row.account_id is None:
                 raise StoreError(f"seat {seat} of match {match_id} is not a player's seat")
             row.forced_tuoguan = True
 
     @classmethod
-    def _get_live_match(cls, session: Session, match_id: int, lock: bool = False) -> MatchRow:
-        """:meth:`_get_match`, and :class:`ConflictError` when the match is over."""
-        match = cls._get_match(session, match_id, lock)
+    def _get_live_match(
+        cls, session: Session, match_id: int, lock: bool = False, lease: Lease | None = None
+    ) -> MatchRow:
+        """:meth:`_get_match`, :class:`ConflictError` when the match is over and
+        :class:`LeaseLostError` when ``lease`` is no longer the match's. A fenced read locks
+        the row (PostgreSQL; SQLite holds the write lock already), so no adoption can commit
+        between the check and the write."""
+        match = cls._get_match(session, match_id, lock or lease is not None)
+        _fence(match_id, lease, match.lease_owner, match.lease_epoch)
         if match.status not in LIVE_STATUSES:
             raise ConflictError(f"match {match_id} is over")
         return match
@@ -769,7 +863,15 @@ class Store:
     def _get_hand(session: Session, hand_id: int, lock: bool = False) -> HandRow:
         return _get_row(session, HandRow, "hand", hand_id, lock)
 
-    def start_hand(self, match_id: int, index: int, seed: int, dealer: int, streak: int) -> int:
+    def start_hand(
+        self,
+        match_id: int,
+        index: int,
+        seed: int,
+        dealer: int,
+        streak: int,
+        lease: Lease | None = None,
+    ) -> int:
         """Store a new hand of a match; returns its id. :class:`ConflictError` if that index
         exists already, is past the match's hands, or another hand is still playing."""
         _check_int("seed", seed, 0, _MAX_SEED)
@@ -778,7 +880,7 @@ class Store:
         _check_int("hand index", index, 0)
         try:
             with self._session() as session:
-                match = self._get_live_match(session, match_id, lock=True)
+                match = self._get_live_match(session, match_id, lock=True, lease=lease)
                 if index >= match.hands:
                     raise ConflictError(f"match {match_id} has only {match.hands} hands")
                 playing = session.scalar(
@@ -803,11 +905,18 @@ class Store:
         except IntegrityError as exc:
             raise ConflictError(f"match {match_id} already has hand {index}") from exc
 
-    def append_events(self, hand_id: int, first_seq: int, events: list[dict[str, Any]]) -> None:
+    def append_events(
+        self,
+        hand_id: int,
+        first_seq: int,
+        events: list[dict[str, Any]],
+        lease: Lease | None = None,
+    ) -> None:
         """Append events with seq ``first_seq``, ``first_seq + 1``, ... (the hand's log is
         numbered from 0). :class:`ConflictError` if a seq is taken or would leave a gap, or the
-        hand is finished; then nothing is written."""
-        _check_int("hand id", hand_id, 1)
+        hand is finished; :class:`LeaseLostError` if ``lease`` is no longer the match's; then
+        nothing is written."""
+        _check_int("hand id", hand_id, 1, MAX_ID)
         _check_int("first seq", first_seq, 0)
         if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
             raise StoreError("events must be a list of JSON objects")
@@ -822,12 +931,25 @@ class Store:
                     .where(HandEventRow.hand_id == hand_id)
                     .scalar_subquery()
                 )
-                found = session.execute(
-                    select(HandRow.status, count).where(HandRow.id == hand_id)
-                ).first()
+                query = (
+                    select(
+                        HandRow.status,
+                        count,
+                        HandRow.match_id,
+                        MatchRow.lease_owner,
+                        MatchRow.lease_epoch,
+                    )
+                    .join(MatchRow, MatchRow.id == HandRow.match_id)
+                    .where(HandRow.id == hand_id)
+                )
+                if self._postgres and lease is not None:
+                    # an adoption (an UPDATE of the row) waits until this append commits
+                    query = query.with_for_update(read=True, of=MatchRow)
+                found = session.execute(query).first()
                 if found is None:
                     raise NotFoundError(f"no hand with id {hand_id}")
-                status, stored = found
+                status, stored, match_id, owner, epoch = found
+                _fence(match_id, lease, owner, epoch)
                 if status != "playing":
                     raise ConflictError(f"hand {hand_id} is finished; its log is closed")
                 if first_seq != stored:
@@ -845,20 +967,26 @@ class Store:
             raise ConflictError(f"hand {hand_id}: seq {first_seq} already written") from exc
 
     def append_events_many(
-        self, appends: Sequence[tuple[int, int, list[dict[str, Any]]]]
+        self,
+        appends: Sequence[
+            tuple[int, int, list[dict[str, Any]]]
+            | tuple[int, int, list[dict[str, Any]], Lease | None]
+        ],
     ) -> list[StoreError | None]:
         """Several :meth:`append_events` calls -- typically one per table that moved since the
         last write -- in ONE transaction (group commit): under load a commit per move is most
         of the server's database time. Each append is checked as :meth:`append_events` checks
         it, in the order given (two appends of one hand follow each other); the result lists,
         per append, ``None`` when it was written or the error that refused it, and a refused
-        append writes nothing while the others are written.
+        append writes nothing while the others are written. An append may carry a fourth
+        element, the :class:`Lease` its table holds (:meth:`append_events`' ``lease``).
         """
         results: list[StoreError | None] = [None] * len(appends)
         wanted: list[int] = []
-        for position, (hand_id, first_seq, events) in enumerate(appends):
+        leases: list[Lease | None] = [a[3] if len(a) > 3 else None for a in appends]
+        for position, (hand_id, first_seq, events, *_) in enumerate(appends):
             try:
-                _check_int("hand id", hand_id, 1)
+                _check_int("hand id", hand_id, 1, MAX_ID)
                 _check_int("first seq", first_seq, 0)
                 if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
                     raise StoreError("events must be a list of JSON objects")
@@ -880,19 +1008,41 @@ class Store:
                     .scalar_subquery()
                 )
                 hand_ids = sorted({appends[p][0] for p in wanted})
-                found = {
-                    row[0]: (row[1], row[2])
-                    for row in connection.execute(
-                        select(HandRow.id, HandRow.status, count).where(HandRow.id.in_(hand_ids))
+                query = (
+                    select(
+                        HandRow.id,
+                        HandRow.status,
+                        count,
+                        HandRow.match_id,
+                        MatchRow.lease_owner,
+                        MatchRow.lease_epoch,
                     )
-                }
+                    .join(MatchRow, MatchRow.id == HandRow.match_id)
+                    .where(HandRow.id.in_(hand_ids))
+                    .order_by(MatchRow.id)  # rows are locked in id order, as renewals take them
+                )
+                if self._postgres:
+                    # an adoption (an UPDATE of a match row) waits until this batch commits,
+                    # so no move is stored after the adopter read the log
+                    query = query.with_for_update(read=True, of=MatchRow)
+                found: dict[int, tuple[str, int]] = {}
+                fences: dict[int, tuple[int, str | None, int]] = {}
+                for row in connection.execute(query):
+                    found[row[0]] = (row[1], row[2])
+                    fences[row[0]] = (row[3], row[4], row[5])
                 rows: list[dict[str, Any]] = []
                 for position in wanted:
-                    hand_id, first_seq, events = appends[position]
+                    hand_id, first_seq, events = appends[position][:3]
                     if hand_id not in found:
                         results[position] = NotFoundError(f"no hand with id {hand_id}")
                         continue
                     status, stored = found[hand_id]
+                    match_id, owner, epoch = fences[hand_id]
+                    try:
+                        _fence(match_id, leases[position], owner, epoch)
+                    except LeaseLostError as exc:
+                        results[position] = exc
+                        continue
                     if status != "playing":
                         results[position] = ConflictError(
                             f"hand {hand_id} is finished; its log is closed"
@@ -913,16 +1063,20 @@ class Store:
             # another process wrote one of these hands' seqs between the check and the insert
             # (a table that changed owner): settle each append on its own, as if sent alone
             for position in wanted:
-                hand_id, first_seq, events = appends[position]
+                hand_id, first_seq, events = appends[position][:3]
                 try:
-                    self.append_events(hand_id, first_seq, events)
+                    self.append_events(hand_id, first_seq, events, leases[position])
                     results[position] = None
                 except StoreError as exc:
                     results[position] = exc
         return results
 
     def finish_hand(
-        self, hand_id: int, payments: Sequence[Payment], result: dict[str, Any]
+        self,
+        hand_id: int,
+        payments: Sequence[Payment],
+        result: dict[str, Any],
+        lease: Lease | None = None,
     ) -> list[CoinRow]:
         """Settle a hand in ONE transaction: one coin row per engine payment in ledger order
         (points × stake, R41; bot seats through the house; a human payer cut to what they
@@ -942,10 +1096,19 @@ class Store:
             if payment.points < 0:
                 raise StoreError(f"payment {i} has negative points: {payment}")
         with self._session() as session:
+            # the match row first, then the hand's: the order every write takes them (the
+            # writer's FOR SHARE of matches, then the hand row its events' foreign key locks),
+            # so a settlement and a batch of moves can never deadlock
+            _check_int("hand id", hand_id, 1, MAX_ID)
+            # a column, not the row: the row is read (fresh) only once it is locked below
+            match_id = session.scalar(select(HandRow.match_id).where(HandRow.id == hand_id))
+            if match_id is None:
+                raise NotFoundError(f"no hand with id {hand_id}")
+            match = self._get_match(session, match_id, lock=True)
             hand = self._get_hand(session, hand_id, lock=True)
+            _fence(match.id, lease, match.lease_owner, match.lease_epoch)
             if hand.status != "playing":
                 raise ConflictError(f"hand {hand_id} is already finished")
-            match = self._get_match(session, hand.match_id)
             seats = self._seat_accounts(session, match.id)
             accounts = self._lock_accounts(session, [self._house, *seats])
             balances = {i: int(row.balance) for i, row in accounts.items()}
@@ -996,12 +1159,13 @@ class Store:
             raise StoreError(f"match {match_id} has {len(rows)} seats stored, not {SEATS}")
         return [row.account_id if row.account_id is not None else self._house for row in rows]
 
-    def finish_match(self, match_id: int, reason: str) -> None:
+    def finish_match(self, match_id: int, reason: str, lease: Lease | None = None) -> None:
         """Mark a match over: ``completed`` or ``dissolved``; releases its lease."""
         if reason not in MATCH_END_REASONS:
             raise StoreError(f"a match ends completed or dissolved, not {reason!r}")
         with self._session() as session:
             match = self._get_match(session, match_id, lock=True)
+            _fence(match_id, lease, match.lease_owner, match.lease_epoch)
             if match.status not in LIVE_STATUSES:
                 raise ConflictError(f"match {match_id} is already {match.status}")
             playing = session.scalar(
@@ -1037,6 +1201,30 @@ class Store:
             ids = [i for i in ids if self._claim(i, owner, lease_seconds, include_own)]
         return [self._live_match(i) for i in ids]
 
+    def live_match(
+        self, match_id: int, owner: str | None = None, lease_seconds: float = 30.0
+    ) -> LiveMatch | None:
+        """One live match, as :meth:`live_matches` gives it with ``include_own``, its lease
+        taken anew (a new epoch); None when another process holds it or the match is over. A
+        table reloading its match after a write conflict calls it, so what its old incarnation
+        still had in flight is refused."""
+        _check_int("match id", match_id, 1, MAX_ID)
+        if owner is not None:
+            if not self._claim(match_id, owner, lease_seconds, True):
+                return None
+        else:  # a lone process without an owner name: a new epoch all the same
+            with self._session() as session:
+                session.execute(
+                    update(MatchRow)
+                    .where(MatchRow.id == match_id, MatchRow.lease_owner.is_(None))
+                    .values(lease_epoch=MatchRow.lease_epoch + 1)
+                    .execution_options(synchronize_session=False)
+                )
+        with self._session() as session:
+            if self._get_match(session, match_id).status not in LIVE_STATUSES:
+                return None
+        return self._live_match(match_id)
+
     def _claim(self, match_id: int, owner: str, lease_seconds: float, include_own: bool) -> bool:
         """Take the lease if it is free or expired (or ours): one conditional UPDATE, so two
         processes can never both take one match."""
@@ -1052,7 +1240,12 @@ class Store:
                     MatchRow.status.in_(LIVE_STATUSES),
                     or_(*takeable),
                 )
-                .values(lease_owner=owner, lease_expires=now + lease_seconds)
+                # a new epoch: writes of whoever held it before are refused from now on
+                .values(
+                    lease_owner=owner,
+                    lease_expires=now + lease_seconds,
+                    lease_epoch=MatchRow.lease_epoch + 1,
+                )
                 .execution_options(synchronize_session=False)
             )
             return bool(getattr(claimed, "rowcount", 0))
@@ -1083,6 +1276,7 @@ class Store:
                 status=cast(MatchStatus, match.status),
                 finished_hands=tuple(r for r in records if r.status == "finished"),
                 hand=hand,
+                lease=Lease(match.lease_owner, match.lease_epoch),
             )
 
     def renew_leases(self, owner: str, lease_seconds: float = 30.0) -> list[int]:
@@ -1094,6 +1288,15 @@ class Store:
         answer is exactly what was renewed."""
         now = self.clock()
         with self._session() as session:
+            if self._postgres:
+                # the rows in id order first, as a batch of moves takes them (FOR SHARE):
+                # two transactions locking several matches in different orders could deadlock
+                session.execute(
+                    select(MatchRow.id)
+                    .where(MatchRow.lease_owner == owner, MatchRow.status.in_(LIVE_STATUSES))
+                    .order_by(MatchRow.id)
+                    .with_for_update()
+                )
             held = session.scalars(
                 update(MatchRow)
                 .where(MatchRow.lease_owner == owner, MatchRow.status.in_(LIVE_STATUSES))
@@ -1192,7 +1395,7 @@ class Store:
 
     def history(self, account_id: int, limit: int = 50) -> list[MatchRecord]:
         """The account's matches (戰績), newest first, with per-hand results and coins."""
-        _check_int("limit", limit, 1)
+        _check_int("limit", limit, 1, MAX_LIMIT)
         self.account(account_id)
         with self._session() as session:
             sat = session.execute(
@@ -1266,7 +1469,7 @@ def _get_row(session: Session, model: type[_Row], what: str, row_id: int, lock: 
     """The row of ``model`` with id ``row_id`` (locked for this transaction on PostgreSQL when
     ``lock``); :class:`NotFoundError` naming ``what`` when there is none."""
     _check_int(f"{what} id", row_id, 1)
-    if row_id > _MAX_ROW_ID:  # PostgreSQL would refuse to compare it with an INTEGER column
+    if row_id > MAX_ID:  # no row has it; PostgreSQL would refuse to compare it with an INTEGER
         raise NotFoundError(f"no {what} with id {row_id}")
     query = select(model).where(model.id == row_id)
     if lock and session.get_bind().dialect.name == "postgresql":
@@ -1278,6 +1481,90 @@ def _get_row(session: Session, model: type[_Row], what: str, row_id: int, lock: 
 
 
 # -------------------------------------------------------------------- engine and migrations
+def one_line(error: object) -> str:
+    """A driver's message (psycopg's span lines) as one line."""
+    return " ".join(str(error).split())
+
+
+def _sqlite_path(url: str) -> Path | None:
+    """The file of an SQLite URL; None for PostgreSQL and in-memory SQLite."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(parsed.database or "")
+
+
+def _duyun_revisions() -> tuple[set[str], str | None]:
+    script = ScriptDirectory.from_config(alembic_config())
+    return {r.revision for r in script.walk_revisions()}, script.get_current_head()
+
+
+def _judge(where: str, tables: set[str], revision: str | None, must_exist: bool) -> None:
+    """:class:`StoreError` unless the tables found are duyun's (or none, when a new database
+    may be created): another program's database is never migrated into."""
+    known, head = _duyun_revisions()
+    if revision is None:
+        if tables:
+            listed = ", ".join(sorted(tables)[:5])
+            raise StoreError(
+                f"{where} is not a duyun database: it has other tables ({listed}) and no duyun "
+                "schema"
+            )
+        if must_exist:
+            raise StoreError(f"{where} is not a duyun database: it is empty")
+        return
+    if revision not in known:
+        raise StoreError(
+            f"{where} is not a duyun database: its schema revision {revision!r} is not duyun's"
+        )
+    if must_exist and revision != head:
+        raise StoreError(
+            f"{where} is at duyun schema revision {revision}, not the newest ({head}): run "
+            "`duyun serve` on it once to migrate it, then audit"
+        )
+
+
+def _check_sqlite_file(path: Path, *, must_exist: bool) -> None:
+    """Look at an SQLite file read-only (nothing created, nothing converted to WAL) before the
+    engine opens it: the folder exists, the file is SQLite, its tables are duyun's."""
+    if not path.parent.is_dir():
+        raise StoreError(f"cannot create database {path}: folder {path.parent} does not exist")
+    if path.is_dir():
+        raise StoreError(f"database path {path} is a folder, not a file")
+    if not path.exists():
+        if must_exist:
+            raise StoreError(f"no database file {path}")
+        return
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = {
+                row[0]
+                for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+            revision = None
+            if "alembic_version" in tables:
+                found = connection.execute("SELECT version_num FROM alembic_version").fetchone()
+                revision = str(found[0]) if found else None
+        finally:
+            connection.close()
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(
+            f"{path} is not a duyun database: not an SQLite file ({one_line(exc)})"
+        ) from None
+    _judge(str(path), tables - {"alembic_version"}, revision, must_exist)
+
+
+def _check_revision(engine: Engine, where: str, *, must_exist: bool) -> None:
+    """PostgreSQL: :func:`_judge` the database's tables before anything is migrated."""
+    with engine.connect() as connection:
+        tables = set(inspect(connection).get_table_names())
+        revision = None
+        if "alembic_version" in tables:
+            revision = connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    _judge(where, tables - {"alembic_version"}, revision, must_exist)
+
+
 def _create_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         memory = make_url(url).database in (None, "", ":memory:")
@@ -1308,7 +1595,11 @@ def _create_engine(url: str) -> Engine:
             connection.exec_driver_sql("BEGIN IMMEDIATE")
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    # an unreachable server is an error within seconds, not a hang (a URL's own wins)
+    connect_args = {} if "connect_timeout" in make_url(url).query else {"connect_timeout": 10}
+    return create_engine(
+        url, pool_pre_ping=True, pool_size=10, max_overflow=20, connect_args=connect_args
+    )
 
 
 def _is_file_sqlite(engine: Engine) -> bool:

@@ -1,0 +1,113 @@
+"""A table whose write is refused by the store never stalls (issue 20 item 9).
+
+Two ways a write fails at a live table: the match was adopted by another process (the lease's
+epoch moved on: ``LeaseLostError``), then the table stops at once and tells its people to
+reconnect (``table_moved``, close code 4002) without storing anything more; or the store's log
+disagrees with the table while the match is still this process's (``ConflictError``), then the
+table reloads the match from the store and play goes on to the end, each hand settled once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from sqlalchemy import func, select
+
+from duyun.server.config import Room
+from duyun.server.store.models import CoinRowModel, HandEventRow
+
+ROOM = (Room("novice", "新手場", stake=1, entry=100, hands=2),)
+
+
+def _event_count(server: Any, hand_id: int) -> int:
+    with server.store._session() as session:
+        return int(
+            session.scalar(
+                select(func.count())
+                .select_from(HandEventRow)
+                .where(HandEventRow.hand_id == hand_id)
+            )
+            or 0
+        )
+
+
+def _settlements(server: Any) -> dict[int, int]:
+    """Coin rows per hand: settled once each means as many as that hand's engine payments."""
+    with server.store._session() as session:
+        return dict(
+            session.execute(
+                select(CoinRowModel.hand_id, func.count())
+                .where(CoinRowModel.kind == "hand")
+                .group_by(CoinRowModel.hand_id)
+            ).all()
+        )
+
+
+def test_table_whose_lease_was_taken_stops_and_sends_its_players_away(
+    live_server: Any, ws_client: Any
+) -> None:
+    server = live_server(rooms=ROOM)
+    ann = server.guest()
+
+    async def main() -> tuple[dict[str, Any], Any, int, int]:
+        a = await ws_client.connect(server.ws_url, ann["token"], name="ann")
+        await a.send(type="quick_match", room="novice")
+        prompt = await a.expect("prompt", timeout=20)
+        (match_id,) = list(server.manager.by_match)
+        table = server.manager.by_match[match_id]
+        # another process adopts the match while ann decides (its lease was free: no owner)
+        assert server.store.live_match(match_id, "elsewhere") is not None
+        stored = _event_count(server, table.hand_id)
+        await a.send(type="act", **prompt["legal"][0])
+        moved = await a.expect("error", lambda m: m["code"] == "table_moved", timeout=10)
+        while a.closed is None:
+            await asyncio.sleep(0.01)  # the reader task records the close
+        return moved, a.closed, stored, match_id
+
+    moved, closed, stored, match_id = asyncio.run(main())
+    assert "another server" in moved["message"]
+    assert getattr(closed, "rcvd", None) is not None and closed.rcvd.code == 4002
+    assert match_id not in server.manager.by_match  # the table stopped here
+    with server.store._session() as session:
+        from duyun.server.store.models import MatchRow
+
+        row = session.get(MatchRow, match_id)
+        assert row is not None and row.lease_owner == "elsewhere" and row.status == "playing"
+    (hand,) = [h for h in server.store.history(ann["account"]["id"])[0].hand_records]
+    assert hand.status == "playing"
+    assert _event_count(server, hand.hand_id) == stored  # nothing written after the adoption
+    assert _settlements(server) == {}
+    assert server.store.audit().ok
+
+
+def test_table_with_a_conflicting_log_reloads_and_the_match_finishes_r41(
+    live_server: Any, ws_client: Any, play: Any
+) -> None:
+    server = live_server(rooms=ROOM)
+    ann = server.guest()
+
+    async def main() -> dict[str, Any]:
+        a = await ws_client.connect(server.ws_url, ann["token"], name="ann")
+        await a.send(type="quick_match", room="novice")
+        prompt = await a.expect("prompt", timeout=20)
+        (match_id,) = list(server.manager.by_match)
+        table = server.manager.by_match[match_id]
+        table.stored -= 1  # the table's idea of its log now disagrees with the store's
+        await a.send(type="act", **prompt["legal"][0])
+        await a.expect("error", lambda m: m["code"] == "table_moved", timeout=10)
+        # the client reconnects, as main.js does, and finds its reloaded table
+        again = await ws_client.connect(server.ws_url, ann["token"], name="ann-2")
+        welcome = again.of_type("welcome")[-1]
+        assert welcome["table"] is not None
+        reloaded = server.manager.by_match[match_id]
+        assert reloaded is not table and reloaded.lease.epoch == table.lease.epoch + 1
+        end: dict[str, Any] = await play(again, 5)
+        await again.close()
+        return end
+
+    end = asyncio.run(main())
+    assert end["reason"] == "completed" and end["hands_played"] == 2
+    assert server.store.audit().ok
+    for hand in end["results"]:
+        assert server.store.hand_log(hand["hand_id"]).status == "finished"
