@@ -24,7 +24,7 @@ def settled_once(store: Store, database_url: str, hand_ids: list[int]) -> None:
     engine = create_engine(normalize_url(database_url))
     try:
         with engine.connect() as connection:
-            rows = dict(
+            rows: dict[int, int] = dict(
                 connection.execute(
                     text(
                         "SELECT hand_id, count(*) FROM coin_ledger WHERE kind = 'hand' "
@@ -84,6 +84,7 @@ def test_an_escaped_seat_is_watched_to_the_end_but_not_taken_back_r45(
         welcome = back.of_type("welcome")[0]
         table = await back.expect("table", lambda m: m["table"] is not None)
         assert table["table"]["you"] == 1 and table["table"]["seats"][1]["tuoguan"]
+        assert table["table"]["seats"][1]["escaped"] is True
         await back.send(type="tuoguan", on=False, rid="off")
         refused = await back.expect("error", lambda m: m.get("rid") == "off")
         await back.send(type="act", action="pass", rid="act")

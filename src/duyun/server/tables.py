@@ -120,6 +120,8 @@ class Seat:
             "ready": self.ready,
             "connected": self.kind == "bot" or self.client is not None,
             "tuoguan": self.tuoguan,
+            # escaped (R45) or left: 托管 to the end of the match, not to be switched off
+            "escaped": self.forced_tuoguan,
             "balance": self.balance,
             "points": points,
             "coins": coins,
