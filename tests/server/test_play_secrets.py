@@ -52,7 +52,8 @@ async def _ann(client: Any, poller: Poller) -> dict[str, Any]:
             where=lambda m: m["type"] in ("prompt", "snapshot", "match_end"), timeout=60
         )
         if message["type"] == "match_end":
-            return message
+            end: dict[str, Any] = message
+            return end
         hand_id = message["hand_id"]
         if message["type"] == "snapshot":
             continue
@@ -129,7 +130,8 @@ def test_no_secret_of_a_hand_in_play_reaches_a_seat_a_spectator_or_rest_r4(
         await c.expect("match_end", timeout=60)
         for client in (a, c, *connections):
             await client.close()
-        return end
+        result: dict[str, Any] = end
+        return result
 
     end = asyncio.run(main())
     assert end["reason"] == "completed"

@@ -87,7 +87,8 @@ async def _play(client: Any) -> dict[str, Any]:
     while True:
         message = await client.expect(where=lambda m: m["type"] in ("prompt", "match_end"))
         if message["type"] == "match_end":
-            return message
+            end: dict[str, Any] = message
+            return end
         legal = message["legal"]
         if message["kind"] == "claim":
             action = {"action": "pass"}
