@@ -1,13 +1,14 @@
 """The pause after a discard tells nothing hidden (issue 20 item 2, docs/protocol.md "Timing").
 
-Six stacked hands (the manager's test-only ``deal`` hook) put every kind of hidden state
+Seven stacked hands (the manager's test-only ``deal`` hook) put every kind of hidden state
 behind the first discard of a hand: a win refused by R17 (the private ``win_refused``) while a
 person, a bot or nobody may claim; a claim only a bot may make; a claim offered to a person; a
-forced win (R19, one of the last four tiles). Their walls are four tiles long, so every hand
-also has discards nobody can claim, and ends in about a second. Three people (seats 0-2) and a
-bot (seat 3) play; the server's send path is recorded with its clock, and the stored logs say
-afterwards what each discard's window held. For every seat and every discard the next events
-batch must come one window later, the claim prompt at once, whatever the class.
+forced win (R19, one of the last four tiles; R26, a 報聽 seat's wait). Their walls are four
+tiles long, so every hand also has discards nobody can claim, and ends in about a second.
+Three people (seats 0-2) and a bot (seat 3) play; the server's send path is recorded with its
+clock, and the stored logs say afterwards what each discard's window held. For every seat and
+every discard the next events batch must come one window later, the claim prompt at once,
+whatever the class.
 """
 
 from __future__ import annotations
@@ -34,29 +35,35 @@ PAIR_BOT = "5p5p2m5m8m3p6p8p2s6s3s5s9p"
 PLAIN1 = "2m4m6m8m1p3p6p8p2s4s6s8s9s"  # nothing on 5p
 PLAIN2 = "1p3p9p2s6s8s3m4m6m8m9m7p7p"
 PLAIN3 = "2m5m8m3p6p8p2s6s7p9p3s5s7p"
-#: the first discard's class -> the four hands and the first wall tile (if it matters)
-HANDS: dict[str, tuple[list[str], str]] = {
-    "refused+person": ([DEALER, PINGHU, PAIR, PLAIN3], ""),
-    "refused+bot": ([DEALER, PINGHU, PLAIN2, PAIR_BOT], ""),
-    "refused": ([DEALER, PINGHU, PLAIN2, PLAIN3], ""),
-    "bot": ([DEALER, PLAIN1, PLAIN2, PAIR_BOT], ""),
-    "person": ([DEALER, PLAIN1, PAIR, PLAIN3], ""),
+#: the first discard's class -> the four hands, the first wall tile (if it matters) and a
+#: seat that declared 報聽 with its first discard (2s)
+HANDS: dict[str, tuple[list[str], str, int | None]] = {
+    "refused+person": ([DEALER, PINGHU, PAIR, PLAIN3], "", None),
+    "refused+bot": ([DEALER, PINGHU, PLAIN2, PAIR_BOT], "", None),
+    "refused": ([DEALER, PINGHU, PLAIN2, PLAIN3], "", None),
+    "bot": ([DEALER, PLAIN1, PLAIN2, PAIR_BOT], "", None),
+    "person": ([DEALER, PLAIN1, PAIR, PLAIN3], "", None),
     # seat 2 passes the 5p from the dealt hand, then seat 1 draws and discards the last 5p:
     # one of the last four tiles, so seat 2 wins on it without being asked (R19)
-    "forced": ([DEALER, PLAIN1, DUIDUI, PLAIN3], "5p"),
+    "forced": ([DEALER, PLAIN1, DUIDUI, PLAIN3], "5p", None),
+    # seat 1 declared 報聽 waiting on 5p with 對對胡: it wins the dealer's 5p unasked (R26)
+    "forced 報聽": ([DEALER, DUIDUI, PLAIN1, PLAIN3], "", 1),
 }
 ORDER = list(HANDS)
 
 
 def stacked(name: str) -> Setup:
     """The hand ``name`` with a four-tile wall (so all draws are among the last four, R19)."""
-    hands, first = HANDS[name]
+    hands, first, baoting = HANDS[name]
     used = Counter(t for hand in hands for t in parse_tiles(hand))
     head = parse_tiles(first)
     used.update(head)
     spare = sorted((t for t in range(27) if tile_to_str(t) != "5p"), key=lambda t: (used[t], t))
     wall = "".join(tile_to_str(t) for t in head + spare[: 4 - len(head)])
-    data = {"hands": hands, "wall": wall, "fill": False, "actions": []}
+    data: dict[str, Any] = {"hands": hands, "wall": wall, "fill": False, "actions": []}
+    if baoting is not None:
+        data["baoting"] = [seat == baoting for seat in range(4)]
+        data["discards"] = ["2s" if seat == baoting else "" for seat in range(4)]
     return parse_scenario(data).setup
 
 
@@ -165,6 +172,7 @@ def test_the_pause_after_a_discard_tells_no_hidden_state_r17_r19(
                     held = (t, notices[-1])
     expected = {"refused+person", "refused+bot", "refused", "bot", "person", "forced", "free"}
     assert expected <= set(gaps), sorted(gaps)
+    assert len(gaps["forced"]) >= 2 * 3  # both forced hands, seen from each person's seat
     everything = [g for values in gaps.values() for g in values]
     assert min(everything) >= WINDOW - 0.003, gaps
     assert max(everything) <= WINDOW + SLACK, {k: max(v) for k, v in gaps.items()}
