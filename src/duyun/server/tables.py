@@ -891,13 +891,21 @@ class Table:
         await self._store_events()
         self._release(len(game.events))
 
+    def _claim_pause(self) -> float:
+        """How long the table holds what follows a discard or an added kong's tile: the one
+        place that decides it. It depends on nothing hidden (issue 20 item 2): not on who may
+        claim, win or was refused. (A ``natural`` pause, issue 21, may depend only on whether
+        a person was offered a claim, which the seats learn anyway.)"""
+        return self.config.claim_window
+
     def _open_window(self) -> None:
         """Start one claim window. The timer starts first and bots decide now, not at its
         end, so that the moment the window resolves does not depend on who could claim."""
         game = self.round
         assert game is not None
-        self._set_timer("decision", self.config.claim_window, "window")
-        deadline = time.monotonic() + self.config.claim_window
+        pause = self._claim_pause()
+        self._set_timer("decision", pause, "window")
+        deadline = time.monotonic() + pause
         self.window_open = True
         self.answers.clear()
         self.prompts.clear()
@@ -976,7 +984,7 @@ class Table:
             self.prompts.clear()
             # what follows goes out a fixed settle time after the window, so the work of
             # resolving claims (applying answers, storing them) does not show in the timing
-            release_at = time.monotonic() + min(CLAIM_SETTLE, self.config.claim_window / 2)
+            release_at = time.monotonic() + min(CLAIM_SETTLE, self._claim_pause() / 2)
             if game.phase is Phase.CLAIMS and self.released == len(game.events):
                 await self._resolve_claims()
             await asyncio.sleep(max(0.0, release_at - time.monotonic()))
