@@ -178,3 +178,21 @@ def test_a_whole_table_dropping_at_once_escapes_at_most_once_each_r45(
         assert not [e for e in log.events if e["type"] == "payment" and e["rule"] == "R45"]
     assert server.store.audit().ok
     settled_once(server.store, database_url, [h["hand_id"] for h in hands])
+
+
+def test_live_match_of_names_the_match_a_client_should_wait_for(store: Store) -> None:
+    """welcome.match (issue 20 item 12c) comes from Store.live_match_of: the newest live match
+    in which the account still plays its seat; not one it escaped from, nor a finished one."""
+    from duyun.server.store import MatchSpec, SeatSpec
+
+    ann, bob = store.create_guest(), store.create_guest()
+    bots = (SeatSpec(None, "random"), SeatSpec(None, "random"))
+    seats = (SeatSpec(ann.id, None), SeatSpec(bob.id, None), *bots)
+    spec = MatchSpec(kind="room", room="novice", stake=1, hands=2, seats=seats, seed=3)
+    assert store.live_match_of(ann.id) is None
+    match = store.create_match(spec)
+    assert store.live_match_of(ann.id) == match == store.live_match_of(bob.id)
+    store.mark_forced_tuoguan(match, 1)  # bob escaped: nothing to wait for
+    assert store.live_match_of(bob.id) is None and store.live_match_of(ann.id) == match
+    store.finish_match(match, "completed")
+    assert store.live_match_of(ann.id) is None
