@@ -22,9 +22,21 @@ export function toast(text, kind = "error", ms) {
 
 /** Server errors are shown plainly: the code's meaning and the server's own message. */
 export function showError(err) {
+  // codes a player can cause without a bug (clicking very fast) are explained
+  // in the player's language; the rest show the server's message
+  const own = err?.code ? t(`error_${err.code}`) : null;
+  if (own && own !== `error_${err.code}`) {
+    toast(own);
+    return;
+  }
   const msg = err?.message || err?.code || String(err);
+  const known = err?.code ? `err_${err.code}` : null;
   if (err?.status === 0 || err?.code === "network") toast(t("network_error", { msg }));
-  else toast(t("server_error", { msg }));
+  else if (known && t(known) !== known) {
+    // the limits explain themselves in the player's language (the server's text is English)
+    const s = err.retryAfter ?? Number(/in (\d+) s/.exec(msg)?.[1] ?? NaN);
+    toast(t(Number.isFinite(s) || known !== "err_rate_limited" ? known : "err_rate_limited_now", { s }));
+  } else toast(t("server_error", { msg }));
 }
 
 export function tile(tileName, cls = "", attrs = "") {
