@@ -136,7 +136,7 @@ def test_a_whole_table_dropping_at_once_escapes_at_most_once_each_r45(
         next_hand_wait=0.05,
     )
     sessions = [server.guest() for _ in range(4)]
-    code = _create_table(server, sessions[0]["token"], hands=4, bots_allowed=False)
+    code = _create_table(server, sessions[0]["token"], hands=4, bots_allowed=False, spectators=True)
 
     async def main() -> float:
         clients = await _seat(ws_client, server, code, sessions)

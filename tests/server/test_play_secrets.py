@@ -102,7 +102,7 @@ def test_no_secret_of_a_hand_in_play_reaches_a_seat_a_spectator_or_rest_r4(
     ann, bob, cy = server.guest(), server.guest(), server.guest()
     created = server.http.post(
         "/api/tables",
-        json={"hands": 2, "bot": "random", "rules": {"bloody_battle": bloody}},
+        json={"hands": 2, "bot": "random", "rules": {"bloody_battle": bloody}, "spectators": True},
         headers=server.auth(ann["token"]),
     )
     assert created.status_code == 201, created.text
