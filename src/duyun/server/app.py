@@ -630,6 +630,12 @@ def create_app(
             raise ProtocolError("unauthorized", f"token refused: {error}") from None
         conn.account = account
         socket_tokens[conn] = token
+        # a live match this process does not host (yet: its owner died and another process
+        # has not adopted it): the client keeps retrying instead of giving up its seat, which
+        # would cost it an escape (R45) for a server failure (issue 20 item 12)
+        pending = None
+        if manager().seated.get(account.id) is None:
+            pending = await db(store().live_match_of, account.id)
         seated = manager().seated.get(account.id)
         conn.send(
             {
@@ -638,6 +644,11 @@ def create_app(
                 "account": _account_json(account),
                 "reactions": [{"id": k, "text": t} for k, t in protocol.REACTIONS],
                 "table": None if seated is None else seated.code,
+                "match": {"id": seated.match_id, "status": "playing"}
+                if seated is not None and seated.match_id is not None
+                else {"id": pending, "status": "pending"}
+                if seated is None and pending is not None
+                else None,
                 "config": config.public(),
             }
         )

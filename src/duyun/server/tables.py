@@ -35,6 +35,7 @@ from duyun.engine import (
     IllegalActionError,
     Phase,
     Round,
+    Setup,
     deal_setup,
     events_for,
     replay,
@@ -130,6 +131,8 @@ class Seat:
             "ready": self.ready,
             "connected": self.kind == "bot" or self.client is not None,
             "tuoguan": self.tuoguan,
+            # escaped (R45) or left: 托管 to the end of the match, not to be switched off
+            "escaped": self.forced_tuoguan,
             "balance": self.balance,
             "points": points,
             "coins": coins,
@@ -232,6 +235,8 @@ class Table:
         self._timers: dict[str, tuple[int, asyncio.TimerHandle]] = {}
         self._timer_ids = itertools.count(1)
         self.fill_at: float | None = None
+        #: the wait between hands is over but a reconnect grace still runs (``_next_hand``)
+        self.next_hand_due = False
 
     # ------------------------------------------------------------------ plumbing
 
@@ -296,6 +301,7 @@ class Table:
             await self._on_join(item[1], item[2])
         elif kind == "attach":
             self._on_attach(item[1])
+            await self._maybe_next_hand()
         elif kind == "detach":
             await self._on_detach(item[1])
         elif kind == "spectate":
@@ -504,7 +510,10 @@ class Table:
         seat.client = None
         if self.status == "waiting":
             self._free_seat(index)
-        elif self.status != "ended":
+        elif self.status != "ended" and not seat.forced_tuoguan:
+            # per match (issue 20 item 12): it runs on across the end of a hand, and the next
+            # hand does not start before it has run out (``_next_hand``). An escaped seat has
+            # nothing left to lose: its bot plays on whether its player watches or not.
             self._set_timer(f"grace:{index}", self.config.reconnect_grace, index)
         self._broadcast_table()
 
@@ -547,8 +556,10 @@ class Table:
                 client.send({"type": "table", "table": None})
             self._broadcast_table()
             return
-        # during a match: R45 when a hand is on, then 托管 for the rest of the match
-        await self._escape(index)
+        # during a match: R45 when a hand is on, then 托管 for the rest of the match. A seat
+        # that has escaped already only stops being watched by its player: no second escape.
+        if not seat.forced_tuoguan:
+            await self._escape(index)
         client = seat.client
         seat.client = None
         if seat.account_id is not None:
@@ -703,7 +714,9 @@ class Table:
 
     async def _on_tuoguan(self, index: int, seat: Seat, on: bool) -> None:
         if not on and seat.forced_tuoguan:
-            raise ProtocolError("wrong_state", "this seat escaped (R45): 托管 to the end")
+            raise ProtocolError(
+                "wrong_state", "your seat escaped: a bot plays it until the match ends"
+            )
         seat.tuoguan = on
         seat.timeouts = 0
         self._broadcast_table()
@@ -783,10 +796,11 @@ class Table:
     async def _start_hand(self) -> None:
         assert self.match_id is not None
         self._cancel_timer("next_hand")
+        self.next_hand_due = False
         self.dissolve_votes = None
         self.last_hand_end = None
         seed = hand_seed(self.seed, self.hand_index)
-        game = Round(deal_setup(seed, dealer=self.dealer, streak=self.streak), self.options.rules)
+        game = Round(self._deal(seed), self.options.rules)
         self.hand_id = await self._db(
             self.store.start_hand,
             self.match_id,
@@ -819,6 +833,12 @@ class Table:
                     client.send(snap) if snap is not None else None
         await self._pump()
 
+    def _deal(self, seed: int) -> Setup:
+        """The hand's deal: from its seed (R4), or from the manager's test hook."""
+        if self.manager.deal is not None:
+            return self.manager.deal(self.hand_index, seed, self.dealer, self.streak)
+        return deal_setup(seed, dealer=self.dealer, streak=self.streak)
+
     async def _store_events(self) -> None:
         game = self.round
         assert game is not None and self.hand_id is not None
@@ -850,6 +870,18 @@ class Table:
         kind = event["type"]
         return kind == "discard" or (kind == "act" and event.get("action") == "added_kong")
 
+    @staticmethod
+    def _window_start(events: list[dict[str, Any]], hold: int) -> int:
+        """Where the claim window after the held event at ``hold`` begins: after the private
+        notices the engine writes with the discard (``win_refused``, R17/R9, seen only by its
+        seat). Holding them back past the window's start left the engine "ahead" of the
+        released events, so no prompt went out and a second window followed: a pause, and a
+        late prompt, that told everyone a win had been refused (issue 20 item 2)."""
+        stop = hold + 1
+        while stop < len(events) and events[stop]["type"] == "win_refused":
+            stop += 1
+        return stop
+
     async def _pump(self) -> None:
         """Release events up to the next claim window, or all of them and prompt."""
         game = self.round
@@ -862,7 +894,7 @@ class Table:
             if hold is None:
                 self._release(len(events))
                 break
-            self._release(hold + 1)
+            self._release(self._window_start(events, hold))
             self._open_window()
             return
         if self.pending_leaves:
@@ -889,13 +921,21 @@ class Table:
         await self._store_events()
         self._release(len(game.events))
 
+    def _claim_pause(self) -> float:
+        """How long the table holds what follows a discard or an added kong's tile: the one
+        place that decides it. It depends on nothing hidden (issue 20 item 2): not on who may
+        claim, win or was refused. (A ``natural`` pause, issue 21, may depend only on whether
+        a person was offered a claim, which the seats learn anyway.)"""
+        return self.config.claim_window
+
     def _open_window(self) -> None:
         """Start one claim window. The timer starts first and bots decide now, not at its
         end, so that the moment the window resolves does not depend on who could claim."""
         game = self.round
         assert game is not None
-        self._set_timer("decision", self.config.claim_window, "window")
-        deadline = time.monotonic() + self.config.claim_window
+        pause = self._claim_pause()
+        self._set_timer("decision", pause, "window")
+        deadline = time.monotonic() + pause
         self.window_open = True
         self.answers.clear()
         self.prompts.clear()
@@ -956,11 +996,12 @@ class Table:
         elif name.startswith("grace:"):
             index = int(args[0])
             seat = self.seats[index]
-            if seat is None or seat.client is not None:
+            if seat is None or seat.client is not None or seat.forced_tuoguan:
                 return
+            # R45 when a hand is on; between hands only 托管 for the rest of the match. The
+            # account stays seated (issue 20 item 6): its player may come back and watch the
+            # seat finish the match, but not take it back (``tuoguan off`` is refused).
             await self._escape(index)
-            if seat.account_id is not None:
-                self.manager.unseat(seat.account_id, self)
             self._broadcast_table()
             await self._maybe_next_hand()
 
@@ -973,7 +1014,7 @@ class Table:
             self.prompts.clear()
             # what follows goes out a fixed settle time after the window, so the work of
             # resolving claims (applying answers, storing them) does not show in the timing
-            release_at = time.monotonic() + min(CLAIM_SETTLE, self.config.claim_window / 2)
+            release_at = time.monotonic() + min(CLAIM_SETTLE, self._claim_pause() / 2)
             if game.phase is Phase.CLAIMS and self.released == len(game.events):
                 await self._resolve_claims()
             await asyncio.sleep(max(0.0, release_at - time.monotonic()))
@@ -1044,6 +1085,10 @@ class Table:
         if message.seat is not None and message.seat != index:
             raise ProtocolError(
                 "not_your_seat", f"you sit at seat {index}; you cannot act for seat {message.seat}"
+            )
+        if seat.forced_tuoguan:
+            raise ProtocolError(
+                "wrong_state", "your seat escaped: a bot plays it until the match ends"
             )
         action = protocol.action_from_message(message, index)
         if message.prompt is not None:
@@ -1150,11 +1195,22 @@ class Table:
         waiting_for = [
             s for _, s in self.humans() if s.client is not None and not s.tuoguan and not s.ready
         ]
-        if not waiting_for:
+        if not waiting_for or self.next_hand_due:
             await self._next_hand()
 
+    def _graces_running(self) -> bool:
+        return any(name.startswith("grace:") for name in self._timers)
+
     async def _next_hand(self) -> None:
+        """Start the next hand, unless a dropped person's reconnect grace is still running:
+        a hand started under it would charge them R45 when it runs out, for a connection
+        lost between hands, and a table whose people all dropped at once would charge them
+        one per hand (issue 20 item 12). The hand then starts when the last grace ends (the
+        person is back, or the seat plays on in 托管 without penalty)."""
         if self.status != "between":
+            return
+        if self._graces_running():
+            self.next_hand_due = True
             return
         await self._start_hand()
 
@@ -1248,10 +1304,7 @@ class Table:
         self.round = (
             replay(events, require_end=False)  # exact, but a hand in progress
             if events
-            else Round(
-                deal_setup(live.hand.seed, dealer=self.dealer, streak=self.streak),
-                self.options.rules,
-            )
+            else Round(self._deal(live.hand.seed), self.options.rules)
         )
         self.stored = len(events)
         self.released = self.stored
@@ -1282,6 +1335,9 @@ class TableManager:
     by_match: dict[int, Table] = field(default_factory=dict)
     seated: dict[int, Table] = field(default_factory=dict)
     connections: dict[int, Client] = field(default_factory=dict)
+    #: tests only (never set from config or the network): deals each hand instead of its seed,
+    #: ``deal(hand_index, seed, dealer, streak)``, so a test can stack the hands it needs
+    deal: Callable[[int, int, int, int], Setup] | None = None
     #: every table's events go to the database through this one group-committing writer
     writer: EventWriter = field(init=False)
     #: SQLite: the tables' database calls run on one thread, in order, moves first
@@ -1368,6 +1424,15 @@ class TableManager:
         assert account is not None
         table = self.seated.get(account.id)
         if table is not None:
+            if any(
+                s is not None and s.account_id == account.id and s.forced_tuoguan
+                for s in table.seats
+            ):
+                raise ProtocolError(
+                    "already_seated",
+                    f"your seat at table {table.code} escaped and a bot plays it until the "
+                    "match ends; leave it to stop watching and sit elsewhere",
+                )
             raise ProtocolError(
                 "already_seated", f"you are seated at table {table.code}; leave it first"
             )

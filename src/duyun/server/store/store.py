@@ -1316,6 +1316,23 @@ class Store:
                 .execution_options(synchronize_session=False)
             )
 
+    def live_match_of(self, account_id: int) -> int | None:
+        """The newest live match in which the account still plays its seat (not escaped), if
+        any: a client this process has no table for keeps retrying while there is one."""
+        with self._session() as session:
+            found: int | None = session.scalar(
+                select(MatchSeatRow.match_id)
+                .join(MatchRow, MatchRow.id == MatchSeatRow.match_id)
+                .where(
+                    MatchSeatRow.account_id == account_id,
+                    MatchSeatRow.forced_tuoguan.is_(False),
+                    MatchRow.status.in_(LIVE_STATUSES),
+                )
+                .order_by(MatchRow.id.desc())
+                .limit(1)
+            )
+            return found
+
     def match_owner(self, match_id: int) -> str | None:
         """The process holding a live match's unexpired lease, if any (for routing)."""
         with self._session() as session:

@@ -170,6 +170,16 @@ function onMessage(msg) {
       app.account = msg.account ?? app.account;
       app.config = msg.config ?? {};
       app.reactions = msg.reactions ?? app.reactions;
+      if (!msg.table && msg.match?.status === "pending") {
+        // our match is live but this server does not host it yet (its process failed and
+        // another is taking it over): keep the table on screen and ask again with backoff;
+        // going to the lobby would leave the seat to run out its grace (an escape)
+        toast(t("reconnecting"), "info");
+        app.session?.retryLater();
+        render();
+        break;
+      }
+      app.session?.settled();
       if (!msg.table) {
         if (app.route === "table" && app.table?.status !== "ended") {
           app.route = "lobby";

@@ -83,6 +83,7 @@ export class Session {
     this.welcomed = false;
     this.rid = 0;
     this.timer = null;
+    this.pending = 0; // retries of a live match no process hosts yet (retryLater)
   }
 
   start() {
@@ -154,6 +155,28 @@ export class Session {
     const rid = this.rid;
     this.ws.send(JSON.stringify({ ...msg, rid }));
     return rid;
+  }
+
+  /** The server has no table for us although our match is still live (another server
+   *  process is taking it over after a failure, docs/protocol.md "Reconnecting"): connect
+   *  again after a growing pause (0.5 s doubling to 15 s, jittered) until the match is seated
+   *  or over. Giving up and going to the lobby would cost the player an escape (R45). */
+  retryLater() {
+    const delay = Math.min(15000, 500 * 2 ** this.pending) * (0.75 + Math.random() * 0.5);
+    this.pending += 1;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      if (this.stopped) return;
+      const ws = this.ws;
+      this.ws = null; // its onclose then schedules nothing
+      if (ws) ws.close(1000, "retrying the table");
+      this.connect();
+    }, delay);
+  }
+
+  /** The table was found (or there is none to wait for): the next wait starts short. */
+  settled() {
+    this.pending = 0;
   }
 
   /** Drop the socket as a network failure would (used by the reconnect test and the UI). */

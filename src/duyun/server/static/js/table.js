@@ -51,7 +51,8 @@ function topbar(tb, st) {
   const mine = app.seat != null ? tb.seats?.[app.seat] : null;
   const tg = !!mine?.tuoguan;
   const won = app.seat != null && st.won?.[app.seat] && st.phase !== "ended";
-  const inHand = app.seat != null && tb.status === "playing" && !won;
+  // an escaped seat (R45) is auto-played to the end of the match: nothing to switch
+  const inHand = app.seat != null && tb.status === "playing" && !won && !mine?.escaped;
   const bloody = isBloody(tb, st) ? `<span class="chip bloody" id="bloody-label" title="${t("bloody_room")} (R52-R57)">${t("bloody")}</span>` : "";
   return `<header class="topbar">
       <div class="left">
@@ -187,7 +188,9 @@ function actionBar(st, legal) {
   const notes = [];
   const mine = app.seat != null ? app.table?.seats?.[app.seat] : null;
   if (app.refused) notes.push(`<div class="notice refused" id="refused-notice">${esc(refusedText(app.refused))}</div>`);
-  if (mine?.tuoguan) {
+  if (mine?.escaped) {
+    parts.push(`<span class="prompt-text" id="escaped-note">${t("escaped_watching")}</span>`);
+  } else if (mine?.tuoguan) {
     parts.push(`<span class="prompt-text">${t("tuoguan_on")}</span><button class="btn small" data-do="tuoguan">${t("tuoguan_off")}</button>`);
   } else if (p && !app.promptSent) {
     const timer = `<span class="timer-pill" data-timer="${p.deadlineAt}"></span>`;
