@@ -235,7 +235,8 @@ class Round:
             return tuple(s for s in self.claims.options if s not in self.claims.answers)
         return ()
 
-    def hand_of(self, seat: int) -> Hand:
+    def hand_of(self, seat: object) -> Hand:
+        seat = seat if type(seat) is int and 0 <= seat < SEATS else as_seat(seat)
         return Hand(tuple(from_counts(self.counts[seat])), tuple(self.melds[seat]))
 
     def _hand_text(self, seat: int) -> str:
@@ -248,15 +249,17 @@ class Round:
         parts.extend(map(str, melds))
         return " ".join(parts)
 
-    def held_counts(self, seat: int) -> list[int]:
+    def held_counts(self, seat: object) -> list[int]:
         """Concealed and melded tiles of a seat (R11's four-copies exclusion)."""
+        seat = seat if type(seat) is int and 0 <= seat < SEATS else as_seat(seat)
         held = list(self.counts[seat])
         for meld in self.melds[seat]:
             held[meld.tile] += meld.kind.size
         return held
 
-    def waits_of(self, seat: int) -> list[Tile]:
+    def waits_of(self, seat: object) -> list[Tile]:
         """Waits of a seat holding 3k+1 tiles, cached until its hand changes."""
+        seat = seat if type(seat) is int and 0 <= seat < SEATS else as_seat(seat)
         cached = self._waits_cache[seat]
         if cached is None:
             cached = quick_waits(self.counts[seat], self.held_counts(seat))
@@ -281,8 +284,9 @@ class Round:
                         visible[meld.tile] += meld.kind.size
         return [tile for tile in found if visible[tile] < COPIES]
 
-    def ready_waits(self, seat: int) -> list[Tile]:
+    def ready_waits(self, seat: object) -> list[Tile]:
         """R11 waits of a seat holding 3k+1 tiles (dead waits per the rule option)."""
+        seat = seat if type(seat) is int and 0 <= seat < SEATS else as_seat(seat)
         if self.rules.dead_waits_count:
             return self.waits_of(seat)
         return self._ready_waits_for(seat, self.counts[seat])
@@ -1053,12 +1057,13 @@ class Round:
             return
         self._draw_or_exhaust(self._next_in_hand(win.seats[-1]), events)
 
-    def da_jiao(self, seat: int) -> PatternResult | None:
+    def da_jiao(self, seat: object) -> PatternResult | None:
         """R30 大叫: the largest basic fan over the seat's waits, None when not ready.
 
         A seat caught holding 3k+2 tiles (an escape in the middle of its turn, R45) is judged
         by its best discard: it is ready if some discard leaves it ready.
         """
+        seat = seat if type(seat) is int and 0 <= seat < SEATS else as_seat(seat)
         counts = self.counts[seat]
         if self._size(seat) == HAND_SIZE:
             waits_ = self.ready_waits(seat)
