@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import mul
 
-from duyun.analysis import waits
 from duyun.analysis._tables import WIN_CODES
+from duyun.analysis.waits import waits
 from duyun.tiles import Tile
 
 
