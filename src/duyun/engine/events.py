@@ -88,6 +88,7 @@ Points = Annotated[int, Field("points: fan (base units) × the rules' base_point
 Fan = Annotated[int, Field("base units (番): the fan of a pattern, R22-R24", minimum=0)]
 Auto = Annotated[bool, Field("true when the engine made this move itself (R19, R26), not a seat")]
 WinHow = Literal["self_draw", "discard", "rob_kong"]
+RefusalRule = Literal["R17", "R9"]  # the rule that refuses a win (RefusedWin.reason)
 
 
 class RuleOptions(TypedDict):
@@ -229,7 +230,7 @@ WinRefusedEvent = TypedDict(
         ],
         "from": _FROM_DISCARDER,
         "reason": Annotated[
-            Literal["R17", "R9"],
+            RefusalRule,
             Field("R17: 平胡 needs a bean or a 報聽 discarder; R9: the 過水 block"),
         ],
         "pattern": Annotated[str, Field("the basic pattern the win would have scored")],

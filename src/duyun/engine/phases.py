@@ -4,10 +4,12 @@ and the values that say how it ended."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from duyun.engine.actions import ActionKind, LegalActions
 from duyun.engine.ledger import Payment, net_points
+from duyun.tiles import Tile
 
 SEATS = 4
 
@@ -46,6 +48,22 @@ class WinKind(enum.Enum):
     ROB_KONG = "rob_kong"  # 搶槓 (R13, R29)
 
     __hash__ = object.__hash__  # as Phase
+
+
+@dataclass(slots=True)
+class ClaimWindow:
+    """A discard or an added kong's tile awaiting claims: who may answer what, who must win
+    (R19, R26), and the answers so far."""
+
+    source: ClaimSource
+    from_seat: int
+    tile: Tile
+    last_four: bool
+    gang_shang_pao: bool
+    options: dict[int, tuple[ActionKind, ...]]
+    forced: list[int]
+    answers: dict[int, ActionKind] = field(default_factory=dict)
+    legal: dict[int, LegalActions] = field(default_factory=dict)  # built on first request
 
 
 @dataclass(frozen=True, slots=True)

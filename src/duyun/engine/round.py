@@ -19,7 +19,6 @@ hot path of self-play never re-parses notation.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from itertools import compress
 from typing import Any, SupportsIndex
 
@@ -39,10 +38,12 @@ from duyun.engine.actions import (
     LegalActions,
     as_seat,
 )
+from duyun.engine.events import Event, RefusalRule
 from duyun.engine.explain import self_draw_only_declarations, why_illegal
 from duyun.engine.ledger import Payment
 from duyun.engine.phases import (
     ClaimSource,
+    ClaimWindow,
     HandResult,
     Phase,
     TurnKind,
@@ -59,7 +60,7 @@ from duyun.engine.setup import (
     guess_drawn_tile,
     validate_setup,
 )
-from duyun.engine.shapes import concealed_text, may_be_ready_after_discard, quick_waits
+from duyun.engine.shapes import hand_text, may_be_ready_after_discard, quick_waits
 from duyun.engine.view import MeldView, RefusedWin, SeatView, copy_event, seat_view
 from duyun.hand import Hand, Meld, MeldKind
 from duyun.rules import DUYUN, RuleSet
@@ -98,17 +99,10 @@ _MAY_WIN = "may"
 _MUST_WIN = "must"
 
 
-@dataclass(slots=True)
-class _ClaimWindow:
-    source: ClaimSource
-    from_seat: int
-    tile: Tile
-    last_four: bool
-    gang_shang_pao: bool
-    options: dict[int, tuple[ActionKind, ...]]
-    forced: list[int]
-    answers: dict[int, ActionKind] = field(default_factory=dict)
-    legal: dict[int, LegalActions] = field(default_factory=dict)  # built on first request
+def _logged(event: Event) -> dict[str, Any]:
+    """An event for the log, checked against its TypedDict (engine/events.py) by mypy; at run
+    time the very same dict (the log's type stays ``dict[str, Any]`` for its readers)."""
+    return event  # type: ignore[return-value]
 
 
 class Round:
@@ -170,7 +164,7 @@ class Round:
         # or an added kong's tile of a marked kind is one of the last four (the mark goes with it)
         self.last_four_marks: list[list[int]] = [[0] * NUM_KINDS for _ in range(SEATS)]
         self.kong_income: list[Payment] | None = None  # of the kong just made, for 槓上炮 (R28)
-        self.claims: _ClaimWindow | None = None
+        self.claims: ClaimWindow | None = None
         self.ron_blocked = [False] * SEATS  # R9
         # the latest win each seat was refused (R17, R9), until its next own action or draw
         self.refused_wins: list[RefusedWin | None] = [None] * SEATS
@@ -241,13 +235,7 @@ class Round:
 
     def _hand_text(self, seat: int) -> str:
         """``str(self.hand_of(seat))`` without building the Hand (events name hands)."""
-        concealed = concealed_text(self.counts[seat])
-        melds = self.melds[seat]
-        if not melds:
-            return concealed
-        parts = [concealed] if concealed else []
-        parts.extend(map(str, melds))
-        return " ".join(parts)
+        return hand_text(self.counts[seat], self.melds[seat])
 
     def held_counts(self, seat: object) -> list[int]:
         """Concealed and melded tiles of a seat (R11's four-copies exclusion)."""
@@ -501,13 +489,15 @@ class Round:
             self.dihu_draw = awaiting[seat] and not self.any_meld_made
             awaiting[seat] = False
         events.append(
-            {
-                "type": "draw",
-                "seat": seat,
-                "tile": _NAMES[tile],
-                "replacement": replacement,
-                "last_four": last_four,
-            }
+            _logged(
+                {
+                    "type": "draw",
+                    "seat": seat,
+                    "tile": _NAMES[tile],
+                    "replacement": replacement,
+                    "last_four": last_four,
+                }
+            )
         )
         # a drawn turn has forced moves only for a 報聽 seat or a last-four tile (R19, R26)
         if last_four or self.baoting[seat]:
@@ -536,7 +526,7 @@ class Round:
         gang_shang_pao = self.kong_income is not None and self.turn_kind is TurnKind.REPLACEMENT
         if declare:
             self.baoting[seat] = True  # R25
-            events.append({"type": "baoting", "seat": seat, "tile": _NAMES[tile]})
+            events.append(_logged({"type": "baoting", "seat": seat, "tile": _NAMES[tile]}))
         counts[tile] -= 1
         self.concealed_sizes[seat] -= 1
         self._waits_cache[seat] = None
@@ -545,13 +535,15 @@ class Round:
         self.discard_made = True
         self.drawn_tile = None
         events.append(
-            {
-                "type": "discard",
-                "seat": seat,
-                "tile": _NAMES[tile],
-                "baoting": declare,
-                "auto": auto,
-            }
+            _logged(
+                {
+                    "type": "discard",
+                    "seat": seat,
+                    "tile": _NAMES[tile],
+                    "baoting": declare,
+                    "auto": auto,
+                }
+            )
         )
         self._open_claims(ClaimSource.DISCARD, seat, tile, last_four, gang_shang_pao, events)
 
@@ -583,7 +575,7 @@ class Round:
 
     def _win_on(
         self, seat: int, tile: Tile, source: ClaimSource, from_seat: int
-    ) -> tuple[PatternResult | None, str | None]:
+    ) -> tuple[PatternResult | None, RefusalRule | None]:
         """Whether ``tile`` completes ``seat``'s hand, and whether the win is allowed.
 
         Returns ``(None, None)`` when the tile does not complete the hand, ``(pattern, None)``
@@ -647,7 +639,7 @@ class Round:
         if forced and self.log_version == 1:
             options = self._leak_forced_wins_v1(options, forced, events)
         self.phase = Phase.CLAIMS
-        self.claims = _ClaimWindow(
+        self.claims = ClaimWindow(
             source, from_seat, tile, last_four, gang_shang_pao, options, forced
         )
         if not options:  # only forced wins: nobody to ask
@@ -758,7 +750,7 @@ class Round:
         window resolves: the others keep every option, so neither their choices nor the pause
         tell that someone holds the winning tile; the forced win beats any pong or kong (R6)."""
         for seat in forced:
-            events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
+            events.append(_logged({"type": "claim", "seat": seat, "claim": "hu", "auto": True}))
         return {
             s: tuple(k for k in kinds if k in (ActionKind.HU, ActionKind.PASS))
             for s, kinds in options.items()
@@ -770,7 +762,7 @@ class Round:
         seat: int,
         tile: Tile,
         from_seat: int,
-        reason: str,
+        reason: RefusalRule,
         pattern: str,
         events: list[dict[str, Any]],
     ) -> None:
@@ -778,14 +770,16 @@ class Round:
         hand but may not win (R17, R9). Nothing else changes: no claim window opens for it."""
         self.refused_wins[seat] = RefusedWin(tile, from_seat, reason, pattern)
         events.append(
-            {
-                "type": "win_refused",
-                "seat": seat,
-                "tile": tile_to_str(tile),
-                "from": from_seat,
-                "reason": reason,
-                "pattern": pattern,
-            }
+            _logged(
+                {
+                    "type": "win_refused",
+                    "seat": seat,
+                    "tile": tile_to_str(tile),
+                    "from": from_seat,
+                    "reason": reason,
+                    "pattern": pattern,
+                }
+            )
         )
 
     def _answer_claim(self, action: Action, events: list[dict[str, Any]]) -> None:
@@ -798,7 +792,7 @@ class Round:
         window = self.claims
         assert window is not None
         for seat in window.forced if self.log_version > 1 else ():  # announced now
-            events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
+            events.append(_logged({"type": "claim", "seat": seat, "claim": "hu", "auto": True}))
         winners = [s for s in window.forced]
         winners += [s for s, kind in window.answers.items() if kind is ActionKind.HU]
         if self.rules.pass_blocks_ron:
@@ -826,12 +820,12 @@ class Round:
 
     # ------------------------------------------------------------------ melds and beans
 
-    def _take_discard(self, window: _ClaimWindow) -> None:
+    def _take_discard(self, window: ClaimWindow) -> None:
         river = self.rivers[window.from_seat]
         assert river and river[-1] == window.tile
         river.pop()
 
-    def _pong(self, seat: int, window: _ClaimWindow, events: list[dict[str, Any]]) -> None:
+    def _pong(self, seat: int, window: ClaimWindow, events: list[dict[str, Any]]) -> None:
         self.meld_views.clear()
         self._take_discard(window)
         self.counts[seat][window.tile] -= 2
@@ -848,12 +842,14 @@ class Round:
         self.drawn_last_four = False
         self.kong_income = None
         events.append(
-            {
-                "type": "pong",
-                "seat": seat,
-                "tile": _NAMES[window.tile],
-                "from": window.from_seat,
-            }
+            _logged(
+                {
+                    "type": "pong",
+                    "seat": seat,
+                    "tile": _NAMES[window.tile],
+                    "from": window.from_seat,
+                }
+            )
         )
 
     def _bean(
@@ -870,7 +866,7 @@ class Round:
         self._invalidate(seat)
         self._draw(seat, replacement=True, events=events)
 
-    def _direct_kong(self, seat: int, window: _ClaimWindow, events: list[dict[str, Any]]) -> None:
+    def _direct_kong(self, seat: int, window: ClaimWindow, events: list[dict[str, Any]]) -> None:
         self.meld_views.clear()
         self._take_discard(window)
         self.counts[seat][window.tile] -= 3
@@ -879,13 +875,15 @@ class Round:
         self.melds[seat].append(Meld(MeldKind.DIRECT_KONG, window.tile))
         self.claims = None
         events.append(
-            {
-                "type": "kong",
-                "seat": seat,
-                "kind": "direct_kong",
-                "tile": _NAMES[window.tile],
-                "from": window.from_seat,
-            }
+            _logged(
+                {
+                    "type": "kong",
+                    "seat": seat,
+                    "kind": "direct_kong",
+                    "tile": _NAMES[window.tile],
+                    "from": window.from_seat,
+                }
+            )
         )
         self._bean(seat, [window.from_seat], 1, "直槓 銀豆", events)
         self._after_kong(seat, events)
@@ -897,7 +895,7 @@ class Round:
         self._drop_last_four_marks(seat, tile)
         self.melds[seat].append(Meld(MeldKind.CONCEALED_KONG, tile))
         events.append(
-            {"type": "kong", "seat": seat, "kind": "concealed_kong", "tile": _NAMES[tile]}
+            _logged({"type": "kong", "seat": seat, "kind": "concealed_kong", "tile": _NAMES[tile]})
         )
         self._bean(seat, self._payers(seat), 2, "暗槓 金豆", events)
         self._after_kong(seat, events)
@@ -917,7 +915,9 @@ class Round:
         index = next(i for i, m in enumerate(melds) if m.kind is MeldKind.PONG and m.tile == tile)
         melds[index] = Meld(MeldKind.ADDED_KONG, tile)
         self.claims = None
-        events.append({"type": "kong", "seat": seat, "kind": "added_kong", "tile": _NAMES[tile]})
+        events.append(
+            _logged({"type": "kong", "seat": seat, "kind": "added_kong", "tile": _NAMES[tile]})
+        )
         self._bean(seat, self._payers(seat), 1, "面下槓 銀豆", events)
         self._after_kong(seat, events)
 
@@ -967,18 +967,20 @@ class Round:
         gang_shang_hua = self.turn_kind is TurnKind.REPLACEMENT  # R21
         self.win_tile = self.drawn_tile
         events.append(
-            {
-                "type": "win",
-                "seat": seat,
-                "how": WinKind.SELF_DRAW.value,
-                "from": None,
-                "tile": tile_to_str(self.drawn_tile) if self.drawn_tile is not None else None,
-                "pattern": pattern.name,
-                "fan": pattern.fan,
-                "extras": ["槓上花"] if gang_shang_hua else [],
-                "auto": auto,
-                "hand": self._hand_text(seat),
-            }
+            _logged(
+                {
+                    "type": "win",
+                    "seat": seat,
+                    "how": "self_draw",
+                    "from": None,
+                    "tile": tile_to_str(self.drawn_tile) if self.drawn_tile is not None else None,
+                    "pattern": pattern.name,
+                    "fan": pattern.fan,
+                    "extras": ["槓上花"] if gang_shang_hua else [],
+                    "auto": auto,
+                    "hand": self._hand_text(seat),
+                }
+            )
         )
         rows = settlement.self_draw_rows(
             self._table(), seat, pattern, self._payers(seat), gang_shang_hua=gang_shang_hua
@@ -988,7 +990,7 @@ class Round:
         self._after_win(Win((seat,), WinKind.SELF_DRAW, None), events)
 
     def _settle_claimed_win(
-        self, winners: list[int], window: _ClaimWindow, events: list[dict[str, Any]]
+        self, winners: list[int], window: ClaimWindow, events: list[dict[str, Any]]
     ) -> None:
         payer, tile = window.from_seat, window.tile
         robbed = window.source is ClaimSource.ADDED_KONG
@@ -1005,18 +1007,20 @@ class Round:
             hand_text = self._hand_text(seat)
             self.counts[seat][tile] -= 1
             events.append(
-                {
-                    "type": "win",
-                    "seat": seat,
-                    "how": kind.value,
-                    "from": payer,
-                    "tile": tile_to_str(tile),
-                    "pattern": pattern.name,
-                    "fan": pattern.fan,
-                    "extras": ["槓上炮"] if window.gang_shang_pao else [],
-                    "auto": seat in window.forced,
-                    "hand": hand_text,
-                }
+                _logged(
+                    {
+                        "type": "win",
+                        "seat": seat,
+                        "how": "rob_kong" if robbed else "discard",
+                        "from": payer,
+                        "tile": tile_to_str(tile),
+                        "pattern": pattern.name,
+                        "fan": pattern.fan,
+                        "extras": ["槓上炮"] if window.gang_shang_pao else [],
+                        "auto": seat in window.forced,
+                        "hand": hand_text,
+                    }
+                )
             )
             if robbed:
                 rows += settlement.rob_kong_rows(table, seat, pattern, payer)
@@ -1089,10 +1093,14 @@ class Round:
         players = [seat for seat in range(SEATS) if not self.won[seat]]
         da_jiao = {seat: self.da_jiao(seat) for seat in players}
         events.append(
-            {
-                "type": "exhaustive_draw",
-                "ready": [None if self.won[s] else da_jiao[s] is not None for s in range(SEATS)],
-            }
+            _logged(
+                {
+                    "type": "exhaustive_draw",
+                    "ready": [
+                        None if self.won[s] else da_jiao[s] is not None for s in range(SEATS)
+                    ],
+                }
+            )
         )
         refundable = [row for row in self.ledger if not self.left[row.payer]]  # R57
         rows = settlement.exhaustive_draw_rows(self._table(), players, da_jiao, refundable)

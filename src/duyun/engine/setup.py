@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import operator
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING, Any, SupportsIndex
 
 from duyun.engine.actions import EngineError, SetupError, as_seat, as_tile
@@ -78,6 +80,14 @@ def _tiles(value: object, what: str) -> tuple[Tile, ...]:
     )
 
 
+_TILE_KINDS = frozenset(range(NUM_KINDS))
+
+
+def _plain_tiles(tiles: tuple[object, ...]) -> bool:
+    """Whether every entry is an int tile 0..26 (C-level: no bool, float or str slips by)."""
+    return _TILE_KINDS.issuperset(tiles) and all(type(tile) is int for tile in tiles)
+
+
 @dataclass(frozen=True, slots=True)
 class Setup:
     """A starting position: hands (with melds), rivers, 報聽 flags and the wall order.
@@ -99,7 +109,8 @@ class Setup:
     match: MatchLink | None = None
 
     def __post_init__(self) -> None:
-        hands = _four(self.hands, "hands")
+        # every deal passes here: plain tuples of valid values take the C-level checks only
+        hands = self.hands if type(self.hands) is tuple else _four(self.hands, "hands")
         for seat, hand in enumerate(hands):
             if not isinstance(hand, Hand):
                 raise TypeError(
@@ -107,13 +118,17 @@ class Setup:
                     f"{type(hand).__name__}"
                 )
         wall = self.wall
-        if type(wall) is not tuple or not all(type(t) is int and 0 <= t < NUM_KINDS for t in wall):
+        if type(wall) is not tuple or not _plain_tiles(wall):
             wall = _tiles(wall, "wall")  # the checks again, naming the bad tile
-        discards = tuple(
-            _tiles(river, f"discards[{seat}]")
-            for seat, river in enumerate(_four(self.discards, "discards"))
-        )
-        baoting = _four(self.baoting, "baoting")
+        discards = self.discards
+        if type(discards) is not tuple or not all(
+            type(river) is tuple and _plain_tiles(river) for river in discards
+        ):
+            discards = tuple(
+                _tiles(river, f"discards[{seat}]")
+                for seat, river in enumerate(_four(discards, "discards"))
+            )
+        baoting = self.baoting if type(self.baoting) is tuple else _four(self.baoting, "baoting")
         for seat, flag in enumerate(baoting):
             if type(flag) is not bool:
                 raise TypeError(f"setup baoting[{seat}] must be true or false, not {flag!r:.40}")
@@ -132,10 +147,14 @@ class Setup:
             raise TypeError(
                 f"setup match must be a MatchLink or None, not {type(self.match).__name__}"
             )
-        object.__setattr__(self, "hands", hands)
-        object.__setattr__(self, "wall", wall)
-        object.__setattr__(self, "discards", discards)
-        object.__setattr__(self, "baoting", baoting)
+        if hands is not self.hands:
+            object.__setattr__(self, "hands", hands)
+        if wall is not self.wall:
+            object.__setattr__(self, "wall", wall)
+        if discards is not self.discards:
+            object.__setattr__(self, "discards", discards)
+        if baoting is not self.baoting:
+            object.__setattr__(self, "baoting", baoting)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -267,12 +286,11 @@ def validate_setup(setup: Setup, rules: RuleSet) -> None:
         setup_seat(setup.turn, "turn")
     if len(setup.hands) != SEATS or len(setup.discards) != SEATS or len(setup.baoting) != SEATS:
         raise SetupError("hands, discards and baoting need one entry per seat (4)")
-    totals = [0] * NUM_KINDS
+    seen = Counter(chain(setup.wall, *setup.discards, *(hand.concealed for hand in setup.hands)))
     for hand in setup.hands:
-        for tile, count in enumerate(hand.all_counts()):
-            totals[tile] += count
-    for tile in [t for river in setup.discards for t in river] + list(setup.wall):
-        totals[tile] += 1
+        for meld in hand.melds:
+            seen[meld.tile] += meld.kind.size
+    totals = [seen[tile] for tile in range(NUM_KINDS)]
     for tile, count in enumerate(totals):
         if count > COPIES:
             raise SetupError(

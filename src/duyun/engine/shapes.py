@@ -11,6 +11,7 @@ from operator import mul
 
 from duyun.analysis._tables import WIN_CODES
 from duyun.analysis.waits import waits
+from duyun.hand import Meld
 from duyun.tiles import Tile
 
 
@@ -61,3 +62,14 @@ def concealed_text(counts: Sequence[int]) -> str:
 
 
 _RANKS = "123456789"
+
+
+def hand_text(counts: Sequence[int], melds: Sequence[Meld]) -> str:
+    """``str(Hand)`` of a count vector and melds, without building the Hand (events name
+    hands): the concealed tiles, then the melds in the order made (R2)."""
+    concealed = concealed_text(counts)
+    if not melds:
+        return concealed
+    parts = [concealed] if concealed else []
+    parts.extend(map(str, melds))
+    return " ".join(parts)
