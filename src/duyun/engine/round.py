@@ -52,6 +52,7 @@ from duyun.engine.phases import (
     hand_result,
 )
 from duyun.engine.setup import (
+    DEALER_HAND,
     HAND_SIZE,
     SEATS,
     MatchLink,
@@ -921,13 +922,9 @@ class Round:
         self._bean(seat, self._payers(seat), 1, "面下槓 銀豆", events)
         self._after_kong(seat, events)
 
-    @staticmethod
-    def _others(seat: int) -> list[int]:
-        return [(seat + offset) % SEATS for offset in (1, 2, 3)]
-
     def _payers(self, seat: int) -> list[int]:
         """Every other player still in the hand (未胡者, R12, R29, R45, R54), in play order."""
-        return [other for other in self._others(seat) if not self.won[other]]
+        return [other for other in _OTHERS[seat] if not self.won[other]]
 
     def _next_in_hand(self, seat: int) -> int:
         """The next seat after ``seat`` in play order that is still in the hand (R8, R53)."""
@@ -1184,6 +1181,7 @@ def new_round(
 
 
 __all__ = [
+    "DEALER_HAND",
     "EVENT_LOG_VERSION",
     "HandResult",
     "MatchLink",
