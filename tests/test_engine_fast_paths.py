@@ -17,14 +17,10 @@ from hypothesis import strategies as st
 
 from duyun.analysis import waits
 from duyun.engine import new_round
-from duyun.engine.round import (
-    _concealed_text,
-    _may_be_ready_after_discard,
-    _shuffle_inline,
-    _shuffle_reference,
-    _tile_names,
-    _waits,
-)
+from duyun.engine.setup import _shuffle_inline, _shuffle_reference, _tile_names
+from duyun.engine.shapes import concealed_text as _concealed_text
+from duyun.engine.shapes import may_be_ready_after_discard as _may_be_ready_after_discard
+from duyun.engine.shapes import quick_waits as _waits
 from duyun.hand import Hand, Meld, MeldKind
 from duyun.tiles import NUM_KINDS, format_counts, format_tiles, tile_to_str
 

@@ -34,6 +34,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "duyun.engine.phases",
     "duyun.engine.round",
     "duyun.engine.settlement",
+    "duyun.engine.shapes",
     "duyun.rl.incremental",
 )
 

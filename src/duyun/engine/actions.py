@@ -11,7 +11,7 @@ import enum
 import operator
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import SupportsIndex
+from typing import Any, SupportsIndex
 
 from duyun.tiles import NotationError, Tile, tile_from_str, tile_to_str
 
@@ -230,3 +230,19 @@ CLAIM_ACTIONS: dict[ActionKind, tuple[Action, ...]] = {
     for kind in (ActionKind.HU, ActionKind.PONG, ActionKind.KONG, ActionKind.PASS)
 }
 HU_ACTIONS = CLAIM_ACTIONS[ActionKind.HU]
+
+
+# The ``act`` event of each of the engine's own Action objects (module-level singletons that
+# live as long as the process, so their id() is a safe key), built once: a decision copies its
+# template instead of serialising the action (same dict, same key order as Action.to_json).
+ACT_EVENTS: dict[int, dict[str, Any]] = {
+    id(action): {"type": "act", **action.to_json()}
+    for table in (DISCARD_ACTIONS, BAOTING_ACTIONS, ADDED_KONG_ACTIONS, CONCEALED_KONG_ACTIONS)
+    for seat_actions in table
+    for action in seat_actions
+}
+ACT_EVENTS.update(
+    (id(action), {"type": "act", **action.to_json()})
+    for seat_actions in CLAIM_ACTIONS.values()
+    for action in seat_actions
+)

@@ -1,8 +1,17 @@
-"""The small enumerations that describe where a hand stands (shared by the round and views)."""
+"""The small enumerations that describe where a hand stands (shared by the round and views),
+and the values that say how it ended."""
 
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from duyun.engine.actions import ActionKind, LegalActions
+from duyun.engine.ledger import Payment, net_points
+from duyun.tiles import Tile
+
+SEATS = 4
 
 
 class Phase(enum.Enum):
@@ -39,3 +48,92 @@ class WinKind(enum.Enum):
     ROB_KONG = "rob_kong"  # 搶槓 (R13, R29)
 
     __hash__ = object.__hash__  # as Phase
+
+
+@dataclass(slots=True)
+class ClaimWindow:
+    """A discard or an added kong's tile awaiting claims: who may answer what, who must win
+    (R19, R26), and the answers so far."""
+
+    source: ClaimSource
+    from_seat: int
+    tile: Tile
+    last_four: bool
+    gang_shang_pao: bool
+    options: dict[int, tuple[ActionKind, ...]]
+    forced: list[int]
+    answers: dict[int, ActionKind] = field(default_factory=dict)
+    legal: dict[int, LegalActions] = field(default_factory=dict)  # built on first request
+
+
+@dataclass(frozen=True, slots=True)
+class Win:
+    """One win of a hand: its winners (several for a 一炮多響 or a double 搶槓, nearest to the
+    discarder first), how, and the discarder or robbed kong player (None for 自摸)."""
+
+    seats: tuple[int, ...]
+    kind: WinKind
+    from_seat: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seats": list(self.seats), "how": self.kind.value, "from": self.from_seat}
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """How a hand ended and what it means for the next one (R35, R36; R53, R55).
+
+    In a 血戰 room (R53) ``winners`` lists every winner in order of winning, ``win_kind`` is
+    the kind of the first win and ``loser`` its discarder (or the escapee when an escape ended
+    the hand); ``wins`` lists each win. In the normal room ``wins`` holds the one win, if any.
+    """
+
+    result: str  # "win" | "draw" | "escape"
+    winners: tuple[int, ...]
+    win_kind: WinKind | None
+    loser: int | None  # discarder / robbed kong player / escapee
+    payments: tuple[Payment, ...]
+    totals: tuple[int, ...]
+    next_dealer: int
+    next_streak: int
+    wins: tuple[Win, ...] = ()
+
+
+def hand_result(
+    result: str,
+    winners: tuple[int, ...],
+    win_kind: WinKind | None,
+    loser: int | None,
+    *,
+    wins: tuple[Win, ...],
+    winners_in_order: tuple[int, ...],
+    dealer: int,
+    streak: int,
+    bloody: bool,
+    ledger: tuple[Payment, ...],
+) -> HandResult:
+    """How a hand ended and who deals next: R35, R36; in a 血戰 room R53 and R55."""
+    first = wins[0] if wins else None
+    if bloody:
+        # R53: "escape" when an escape ended it, else "win" when anyone won, else "draw"
+        winners = winners_in_order
+        if first is not None:
+            win_kind = first.kind
+            if result != "escape":
+                result, loser = "win", first.from_seat
+    if (bloody and first is not None) or result == "win":
+        assert first is not None
+        # R35, R55: the (first) winner; after a multiple win, the discarder
+        next_dealer = first.seats[0] if len(first.seats) == 1 else first.from_seat
+    elif result == "escape":
+        next_dealer = (dealer + 1) % SEATS if loser == dealer else dealer
+    else:
+        next_dealer = dealer
+    assert next_dealer is not None
+    # R36; R55: no streak in a 血戰 room
+    kept = next_dealer == dealer and not bloody
+    next_streak = streak + 1 if kept else 0
+    totals = tuple(net_points(ledger))
+    return HandResult(
+        result, winners, win_kind, loser, ledger, totals, next_dealer, next_streak, wins
+    )

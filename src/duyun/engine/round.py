@@ -18,18 +18,14 @@ hot path of self-play never re-parses notation.
 
 from __future__ import annotations
 
-import operator
-import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from itertools import compress
-from operator import mul
 from typing import Any, SupportsIndex
 
-from duyun.analysis import is_win, shanten, waits
-from duyun.analysis._tables import WIN_CODES
-from duyun.engine import settlement
+from duyun.analysis import is_win, shanten
+from duyun.engine import inspection, leaving, settlement
 from duyun.engine.actions import (
+    ACT_EVENTS,
     ADDED_KONG_ACTIONS,
     BAOTING_ACTIONS,
     CLAIM_ACTIONS,
@@ -38,15 +34,34 @@ from duyun.engine.actions import (
     HU_ACTIONS,
     Action,
     ActionKind,
-    EngineError,
     IllegalActionError,
     LegalActions,
-    SetupError,
     as_seat,
-    as_tile,
 )
-from duyun.engine.ledger import Payment, net_points
-from duyun.engine.phases import ClaimSource, Phase, TurnKind, WinKind
+from duyun.engine.events import Event, RefusalRule
+from duyun.engine.explain import self_draw_only_declarations, why_illegal
+from duyun.engine.ledger import Payment
+from duyun.engine.phases import (
+    ClaimSource,
+    ClaimWindow,
+    HandResult,
+    Phase,
+    TurnKind,
+    Win,
+    WinKind,
+    hand_result,
+)
+from duyun.engine.setup import (
+    DEALER_HAND,
+    HAND_SIZE,
+    SEATS,
+    MatchLink,
+    Setup,
+    deal_setup,
+    guess_drawn_tile,
+    validate_setup,
+)
+from duyun.engine.shapes import hand_text, may_be_ready_after_discard, quick_waits
 from duyun.engine.view import MeldView, RefusedWin, SeatView, copy_event, seat_view
 from duyun.hand import Hand, Meld, MeldKind
 from duyun.rules import DUYUN, RuleSet
@@ -55,36 +70,17 @@ from duyun.tiles import (
     COPIES,
     NUM_KINDS,
     TILE_NAMES,
-    TOTAL_TILES,
     Tile,
     from_counts,
-    full_set,
     tile_to_str,
 )
 
-# The ``act`` event of each of the engine's own Action objects (module-level singletons that
-# live as long as the process, so their id() is a safe key), built once: a decision copies its
-# template instead of serialising the action (same dict, same key order as Action.to_json).
-_ACT_EVENTS: dict[int, dict[str, Any]] = {
-    id(action): {"type": "act", **action.to_json()}
-    for table in (DISCARD_ACTIONS, BAOTING_ACTIONS, ADDED_KONG_ACTIONS, CONCEALED_KONG_ACTIONS)
-    for seat_actions in table
-    for action in seat_actions
-}
-_ACT_EVENTS.update(
-    (id(action), {"type": "act", **action.to_json()})
-    for seat_actions in CLAIM_ACTIONS.values()
-    for action in seat_actions
-)
 _NAMES = TILE_NAMES  # tile -> notation, for tiles the engine itself holds (always 0..26)
 
 EVENT_LOG_VERSION = 2
 # Version 2 added the ``match`` link to ``start``, the ``win_refused`` event and announces
 # forced wins when their claim window resolves; version 1 logs are still read (replay.py).
 READABLE_LOG_VERSIONS = (1, 2)
-SEATS = 4
-DEALER_HAND = 14
-HAND_SIZE = 13
 LAST_TILES = 4  # R19
 # the other seats of each seat, in play order after it (R3)
 _OTHERS: tuple[tuple[int, ...], ...] = tuple(
@@ -98,264 +94,16 @@ _PHASE_CLAIMS = Phase.CLAIMS
 _DISCARD_KIND = ActionKind.DISCARD
 _DRAW_TURN = TurnKind.DRAW
 _FROM_DISCARD = ClaimSource.DISCARD
+# how a seat stands to a tile offered for claims (Round._win_claim)
+_NO_WIN = "no"
+_MAY_WIN = "may"
+_MUST_WIN = "must"
 
 
-@dataclass(slots=True)
-class _ClaimWindow:
-    source: ClaimSource
-    from_seat: int
-    tile: Tile
-    last_four: bool
-    gang_shang_pao: bool
-    options: dict[int, tuple[ActionKind, ...]]
-    forced: list[int]
-    answers: dict[int, ActionKind] = field(default_factory=dict)
-    legal: dict[int, LegalActions] = field(default_factory=dict)  # built on first request
-
-
-@dataclass(frozen=True, slots=True)
-class MatchLink:
-    """Which match a hand belongs to: its id, the hand's number (1-based) and the match length.
-
-    Written into the hand's ``start`` event so that a match log whose hands were deleted,
-    duplicated or reordered is detected on replay.
-    """
-
-    match_id: str
-    hand: int
-    hands: int
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.match_id, str) or not self.match_id:
-            raise TypeError("a match id is a non-empty string")
-        if type(self.hand) is not int or type(self.hands) is not int:
-            raise TypeError("a match link's hand and hands are integers")
-        if not 1 <= self.hand <= self.hands:
-            raise SetupError(f"hand {self.hand} of a {self.hands}-hand match")
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.match_id, "hand": self.hand, "hands": self.hands}
-
-
-def _tile_names(tiles: Sequence[Tile]) -> list[str]:
-    """``[tile_to_str(t) for t in tiles]``: one C-level map when every tile is in range."""
-    if tiles and min(tiles) >= 0 and max(tiles) < NUM_KINDS:
-        return list(map(TILE_NAMES.__getitem__, tiles))
-    return [tile_to_str(t) for t in tiles]
-
-
-@dataclass(frozen=True, slots=True)
-class Setup:
-    """A starting position: hands (with melds), rivers, 報聽 flags and the wall order.
-
-    ``wall`` holds the live wall front first; kong replacements are taken from its back
-    (R7), so ``wall[-1]`` is the first replacement tile.
-    """
-
-    hands: tuple[Hand, ...]
-    wall: tuple[Tile, ...]
-    dealer: int = 0
-    streak: int = 0
-    discards: tuple[tuple[Tile, ...], ...] = ((), (), (), ())
-    baoting: tuple[bool, ...] = (False, False, False, False)
-    turn: int | None = None
-    drawn: bool = False
-    seed: int | None = None
-    match: MatchLink | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "dealer": self.dealer,
-            "streak": self.streak,
-            "hands": [str(hand) if hand.concealed or hand.melds else "" for hand in self.hands],
-            "discards": [_tile_names(river) for river in self.discards],
-            "baoting": list(self.baoting),
-            "turn": self.dealer if self.turn is None else self.turn,
-            "drawn": self.drawn,
-            "wall": _tile_names(self.wall),
-            "seed": self.seed,
-            "match": None if self.match is None else self.match.to_json(),
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Win:
-    """One win of a hand: its winners (several for a 一炮多響 or a double 搶槓, nearest to the
-    discarder first), how, and the discarder or robbed kong player (None for 自摸)."""
-
-    seats: tuple[int, ...]
-    kind: WinKind
-    from_seat: int | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"seats": list(self.seats), "how": self.kind.value, "from": self.from_seat}
-
-
-@dataclass(frozen=True, slots=True)
-class HandResult:
-    """How a hand ended and what it means for the next one (R35, R36; R53, R55).
-
-    In a 血戰 room (R53) ``winners`` lists every winner in order of winning, ``win_kind`` is
-    the kind of the first win and ``loser`` its discarder (or the escapee when an escape ended
-    the hand); ``wins`` lists each win. In the normal room ``wins`` holds the one win, if any.
-    """
-
-    result: str  # "win" | "draw" | "escape"
-    winners: tuple[int, ...]
-    win_kind: WinKind | None
-    loser: int | None  # discarder / robbed kong player / escapee
-    payments: tuple[Payment, ...]
-    totals: tuple[int, ...]
-    next_dealer: int
-    next_streak: int
-    wins: tuple[Win, ...] = ()
-
-
-def deal_setup(
-    seed: SupportsIndex | None = None,
-    *,
-    wall_order: Sequence[Tile] | None = None,
-    dealer: object = 0,
-    streak: object = 0,
-    match: MatchLink | None = None,
-) -> Setup:
-    """Deal a fresh hand (R4) from a seeded shuffle or an explicit 108-tile order.
-
-    The order is read as the wall from which the dealer takes 14 tiles and then each seat in
-    play order 13; the remaining 55 tiles form the live wall.
-    """
-    if seed is not None and type(seed) is not int:
-        if isinstance(seed, bool) or not isinstance(seed, SupportsIndex):
-            raise TypeError(f"seed must be an integer or None, not {type(seed).__name__}")
-        seed = operator.index(seed)  # e.g. a numpy integer: the log stores a plain int
-    dealer = _setup_seat(dealer, "dealer")
-    streak = _setup_streak(streak)
-    if match is not None and not isinstance(match, MatchLink):
-        raise TypeError(f"match must be a MatchLink or None, not {type(match).__name__}")
-    if wall_order is None:
-        order = _shuffled_set(seed)
-    else:
-        if isinstance(wall_order, (str, bytes)) or not isinstance(wall_order, Sequence):
-            raise TypeError("wall_order must be a sequence of 108 tile numbers 0..26")
-        order = [as_tile(tile, "wall tile") for tile in wall_order]
-        if sorted(order) != full_set():
-            raise SetupError("an explicit wall must hold each of the 108 tiles exactly once (R1)")
-    hands: list[Hand] = [Hand(())] * SEATS
-    position = 0
-    for offset in range(SEATS):
-        seat = (dealer + offset) % SEATS
-        size = DEALER_HAND if offset == 0 else HAND_SIZE
-        hands[seat] = Hand(tuple(order[position : position + size]))
-        position += size
-    return Setup(
-        hands=tuple(hands),
-        wall=tuple(order[position:]),
-        dealer=dealer,
-        streak=streak,
-        seed=seed,
-        match=match,
-    )
-
-
-_FULL_SET = tuple(full_set())
-# random.Random.shuffle's steps for 108 tiles: (position, bound, bits) as its randbelow draws
-_SHUFFLE_STEPS = tuple((i, i + 1, (i + 1).bit_length()) for i in reversed(range(1, TOTAL_TILES)))
-
-
-def _shuffle_inline(seed: int | None) -> list[Tile]:
-    """``random.Random(seed).shuffle(full_set())``, unrolled: the same draws of
-    ``getrandbits`` in the same order (``_randbelow_with_getrandbits``), so the same walls,
-    without two method calls per tile (a fifth of a deal's time)."""
-    order = list(_FULL_SET)
-    getrandbits = random.Random(seed).getrandbits
-    for i, bound, bits in _SHUFFLE_STEPS:
-        j = getrandbits(bits)
-        while j >= bound:
-            j = getrandbits(bits)
-        order[i], order[j] = order[j], order[i]
-    return order
-
-
-def _shuffle_reference(seed: int | None) -> list[Tile]:
-    order = full_set()
-    random.Random(seed).shuffle(order)
-    return order
-
-
-def _same_shuffle() -> bool:
-    """Whether this Python's shuffle draws as :func:`_shuffle_inline` does (checked once)."""
-    return all(_shuffle_inline(seed) == _shuffle_reference(seed) for seed in (0, 1, 2**40 + 7))
-
-
-# Seeded walls must stay what they were (logs store seeds, tests replay them): the unrolled
-# shuffle is used only where it reproduces random.shuffle exactly.
-_shuffled_set = _shuffle_inline if _same_shuffle() else _shuffle_reference
-
-
-def _setup_seat(value: object, what: str) -> int:
-    try:
-        return as_seat(value, what)
-    except EngineError as error:
-        raise SetupError(str(error)) from None
-
-
-def _setup_streak(value: object) -> int:
-    if type(value) is not int:
-        if isinstance(value, bool) or not isinstance(value, SupportsIndex):
-            raise TypeError(f"streak must be an integer, not {type(value).__name__}")
-        value = operator.index(value)
-    if value < 0:
-        raise SetupError(f"streak {value} must not be negative")
-    return value
-
-
-def _may_be_ready_after_discard(counts: Sequence[int]) -> bool:
-    """A necessary condition, three dict lookups, for a discard to leave ``counts`` ready.
-
-    If discarding ``d`` and then drawing ``w`` completes the hand, ``d`` and ``w`` touch at
-    most two suits, so the third suit is complete as it is: sets with at most one pair, or all
-    pairs (seven pairs, R10) -- the suit shapes of the win-code table. A hand none of whose
-    suits is such a shape is never ready after a discard; most first hands are not, and this
-    spares them the shanten search (whose tables miss often on fresh 14-tile shapes). The
-    result of the 報聽 test is unchanged: it only skips hands the full test would refuse.
-    """
-    return (
-        tuple(counts[0:9]) in WIN_CODES
-        or tuple(counts[9:18]) in WIN_CODES
-        or tuple(counts[18:27]) in WIN_CODES
-    )
-
-
-def _waits(counts: Sequence[int], held: Sequence[int]) -> list[Tile]:
-    """:func:`duyun.analysis.waits`, answering [] at once for hands that cannot be ready.
-
-    A wait completes the hand by adding one tile to one suit, so the other two suits are
-    complete as they are (sets with at most one pair, or all pairs for seven pairs, R10): a
-    3k+1 hand with fewer than two such suits has no wait. Most hands at an exhaustive draw
-    (查大叫, R30) are like that, and their suit shapes often miss the lazily filled wait
-    tables; this spares them. Other hands (and bad sizes, which waits() reports) go on to
-    waits() itself, so the result is the same.
-    """
-    complete = (
-        (tuple(counts[0:9]) in WIN_CODES)
-        + (tuple(counts[9:18]) in WIN_CODES)
-        + (tuple(counts[18:27]) in WIN_CODES)
-    )
-    if complete < 2 and sum(counts) % 3 == 1:
-        return []
-    return waits(counts, held)
-
-
-def _concealed_text(counts: Sequence[int]) -> str:
-    """The notation of a count vector, as ``format_counts`` writes it (``'11m234p'``): each
-    suit's ranks repeated by their counts (C-level ``str * int``), then its letter."""
-    m = "".join(map(mul, _RANKS, counts[0:9]))
-    p = "".join(map(mul, _RANKS, counts[9:18]))
-    s = "".join(map(mul, _RANKS, counts[18:27]))
-    return (m + "m" if m else "") + (p + "p" if p else "") + (s + "s" if s else "")
-
-
-_RANKS = "123456789"
+def _logged(event: Event) -> dict[str, Any]:
+    """An event for the log, checked against its TypedDict (engine/events.py) by mypy; at run
+    time the very same dict (the log's type stays ``dict[str, Any]`` for its readers)."""
+    return event  # type: ignore[return-value]
 
 
 class Round:
@@ -377,12 +125,9 @@ class Round:
             raise TypeError(f"rules must be a RuleSet, not {type(rules).__name__}")
         self.rules = rules
         self.setup = setup
-        self.dealer = _setup_seat(setup.dealer, "dealer")
-        self.streak = _setup_streak(setup.streak)
-        if setup.turn is not None:
-            _setup_seat(setup.turn, "turn")
-        if len(setup.hands) != SEATS or len(setup.discards) != SEATS or len(setup.baoting) != SEATS:
-            raise SetupError("hands, discards and baoting need one entry per seat (4)")
+        validate_setup(setup, rules)  # before any of it is stored in a typed field
+        self.dealer: int = setup.dealer
+        self.streak: int = setup.streak
 
         self.counts: list[list[int]] = [hand.counts() for hand in setup.hands]
         # concealed tiles per seat (the sum of its counts), kept with every lasting change of
@@ -411,8 +156,6 @@ class Round:
         # win, shared by the winners of a 一炮多響)
         self.off_table: list[Tile] = []
 
-        self._validate_setup()
-
         self.phase = Phase.TURN
         self.current = self.dealer if setup.turn is None else setup.turn
         self.turn_kind = TurnKind.INITIAL
@@ -422,7 +165,7 @@ class Round:
         # or an added kong's tile of a marked kind is one of the last four (the mark goes with it)
         self.last_four_marks: list[list[int]] = [[0] * NUM_KINDS for _ in range(SEATS)]
         self.kong_income: list[Payment] | None = None  # of the kong just made, for 槓上炮 (R28)
-        self.claims: _ClaimWindow | None = None
+        self.claims: ClaimWindow | None = None
         self.ron_blocked = [False] * SEATS  # R9
         # the latest win each seat was refused (R17, R9), until its next own action or draw
         self.refused_wins: list[RefusedWin | None] = [None] * SEATS
@@ -449,72 +192,6 @@ class Round:
         self.events.append(start)
         self._start()
 
-    # ------------------------------------------------------------------ setup checks
-
-    def _count_all_tiles(self) -> int:
-        return (
-            sum(map(sum, self.counts))
-            + sum(meld.kind.size for melds in self.melds for meld in melds)
-            + sum(map(len, self.rivers))
-            + (self.back - self.front)
-        )
-
-    def _kind_totals(self) -> list[int]:
-        totals = [0] * NUM_KINDS
-        for seat in range(SEATS):
-            for tile, count in enumerate(self.counts[seat]):
-                totals[tile] += count
-            for meld in self.melds[seat]:
-                totals[meld.tile] += meld.kind.size
-            for tile in self.rivers[seat]:
-                totals[tile] += 1
-        for tile in self.wall[self.front : self.back]:
-            totals[tile] += 1
-        return totals
-
-    def _validate_setup(self) -> None:
-        totals = self._kind_totals()
-        for tile, count in enumerate(totals):
-            if count > COPIES:
-                raise SetupError(
-                    f"{count} copies of {tile_to_str(tile)} on the table (hands, melds, "
-                    "discards and wall): there are only 4 (R1)"
-                )
-        if self.rules.bloody_battle and self.streak:
-            raise SetupError(
-                f"streak {self.streak}: the streak stays 0 in a 血戰 room (R55, bloody_battle)"
-            )
-        total = self._count_all_tiles()
-        if total > TOTAL_TILES:
-            raise SetupError(f"{total} tiles on the table: there are only 108 (R1)")
-        turn = self.dealer if self.setup.turn is None else self.setup.turn
-        if not 0 <= turn < SEATS:
-            raise SetupError(f"turn {turn} out of range 0..3")
-        for seat in range(SEATS):
-            size = self._size(seat)
-            if seat == turn and size == HAND_SIZE + 1:
-                continue
-            if size != HAND_SIZE:
-                holds = "13 or 14" if seat == turn else "13"
-                raise SetupError(
-                    f"seat {seat} holds {size} tiles (kongs counted as three); it must hold {holds}"
-                )
-            if seat == turn and self.setup.drawn:
-                raise SetupError(
-                    f"seat {seat} is to act with drawn=true but holds 13 tiles: a seat that has "
-                    "drawn holds 14"
-                )
-        for seat in range(SEATS):
-            if self.baoting[seat] and self.melds[seat]:
-                raise SetupError(f"seat {seat} declared 報聽 but has melds (R25)")
-            if self.baoting[seat] and not self.setup.discards[seat]:
-                raise SetupError(f"seat {seat} declared 報聽 but has not discarded yet (R25)")
-        if self.baoting[turn] and not self.setup.drawn and self._size(turn) == HAND_SIZE + 1:
-            raise SetupError(
-                f"seat {turn} declared 報聽 and holds 14 tiles: set drawn=true (R26 discards "
-                "the drawn tile)"
-            )
-
     def _size(self, seat: int) -> int:
         return sum(self.counts[seat]) + 3 * len(self.melds[seat])
 
@@ -526,31 +203,12 @@ class Round:
             return
         if self.setup.drawn:
             self.turn_kind = TurnKind.DRAW
-            self.drawn_tile = self._guess_drawn_tile(seat)
+            self.drawn_tile = guess_drawn_tile(self, seat)
             # R19: the tile in hand was drawn from a wall one tile longer than now
             self.drawn_last_four = self.wall_remaining + 1 <= LAST_TILES
             if self.drawn_last_four and self.drawn_tile is not None:
                 self.last_four_marks[seat][self.drawn_tile] += 1
         self._after_turn_start(seat, self.events)
-
-    def _guess_drawn_tile(self, seat: int) -> Tile | None:
-        """A scenario's ``drawn`` hand does not say which tile was drawn; 報聽 needs it (R26)."""
-        if not self.baoting[seat]:
-            return None
-        counts = self.counts[seat]
-        candidates = []
-        for tile in range(NUM_KINDS):
-            if counts[tile]:
-                counts[tile] -= 1
-                if self._ready_waits_for(seat, counts):
-                    candidates.append(tile)
-                counts[tile] += 1
-        if len(candidates) != 1:
-            raise SetupError(
-                f"seat {seat} declared 報聽 and holds a drawn tile, but which tile was drawn is "
-                "ambiguous; give the seat 13 tiles and put the tile first in the wall instead"
-            )
-        return candidates[0]
 
     # ------------------------------------------------------------------ queries
 
@@ -572,31 +230,28 @@ class Round:
             return tuple(s for s in self.claims.options if s not in self.claims.answers)
         return ()
 
-    def hand_of(self, seat: int) -> Hand:
+    def hand_of(self, seat: object) -> Hand:
+        seat = seat if type(seat) is int and 0 <= seat < SEATS else as_seat(seat)
         return Hand(tuple(from_counts(self.counts[seat])), tuple(self.melds[seat]))
 
     def _hand_text(self, seat: int) -> str:
         """``str(self.hand_of(seat))`` without building the Hand (events name hands)."""
-        concealed = _concealed_text(self.counts[seat])
-        melds = self.melds[seat]
-        if not melds:
-            return concealed
-        parts = [concealed] if concealed else []
-        parts.extend(map(str, melds))
-        return " ".join(parts)
+        return hand_text(self.counts[seat], self.melds[seat])
 
-    def held_counts(self, seat: int) -> list[int]:
+    def held_counts(self, seat: object) -> list[int]:
         """Concealed and melded tiles of a seat (R11's four-copies exclusion)."""
+        seat = seat if type(seat) is int and 0 <= seat < SEATS else as_seat(seat)
         held = list(self.counts[seat])
         for meld in self.melds[seat]:
             held[meld.tile] += meld.kind.size
         return held
 
-    def waits_of(self, seat: int) -> list[Tile]:
+    def waits_of(self, seat: object) -> list[Tile]:
         """Waits of a seat holding 3k+1 tiles, cached until its hand changes."""
+        seat = seat if type(seat) is int and 0 <= seat < SEATS else as_seat(seat)
         cached = self._waits_cache[seat]
         if cached is None:
-            cached = _waits(self.counts[seat], self.held_counts(seat))
+            cached = quick_waits(self.counts[seat], self.held_counts(seat))
             self._waits_cache[seat] = cached
         return cached
 
@@ -605,7 +260,7 @@ class Round:
         held = list(counts)
         for meld in self.melds[seat]:
             held[meld.tile] += meld.kind.size
-        found = _waits(counts, held)
+        found = quick_waits(counts, held)
         if self.rules.dead_waits_count or not found:
             return found
         visible = held
@@ -618,8 +273,9 @@ class Round:
                         visible[meld.tile] += meld.kind.size
         return [tile for tile in found if visible[tile] < COPIES]
 
-    def ready_waits(self, seat: int) -> list[Tile]:
+    def ready_waits(self, seat: object) -> list[Tile]:
         """R11 waits of a seat holding 3k+1 tiles (dead waits per the rule option)."""
+        seat = seat if type(seat) is int and 0 <= seat < SEATS else as_seat(seat)
         if self.rules.dead_waits_count:
             return self.waits_of(seat)
         return self._ready_waits_for(seat, self.counts[seat])
@@ -684,7 +340,7 @@ class Round:
         if (
             not self.discard_count[seat]  # the cheapest part of R25's test first
             and self._may_declare_baoting(seat)
-            and _may_be_ready_after_discard(counts)
+            and may_be_ready_after_discard(counts)
             and shanten(counts) <= 0
         ):
             declarations = BAOTING_ACTIONS[seat]
@@ -696,7 +352,7 @@ class Round:
                     actions.append(declarations[tile])
         return actions
 
-    def baoting_self_draw_only(self, seat: int) -> tuple[Tile, ...]:
+    def baoting_self_draw_only(self, seat: object) -> tuple[Tile, ...]:
         """Legal 報聽 discards after which ``seat`` could never win on an ordinary discard.
 
         A 報聽 hand is frozen (R26): it can make no kong, so a seat without a bean keeps none
@@ -705,6 +361,7 @@ class Round:
         self-draw or 搶槓. Clients warn before such a declaration. Empty when the seat may not
         declare now or has a bean.
         """
+        seat = seat if type(seat) is int and 0 <= seat < SEATS else as_seat(seat)
         if (
             self.phase is not Phase.TURN
             or seat != self.current
@@ -715,31 +372,8 @@ class Round:
         cached = self._self_draw_only
         if cached is not None:
             return cached
-        declarable = [a.tile for a in self.legal_actions(seat) if a.kind is ActionKind.BAOTING]
-        found: list[Tile] = []
-        counts = self.counts[seat]
-        for tile in declarable:
-            assert tile is not None
-            counts[tile] -= 1
-            try:
-                if all(
-                    self._pinghu_only(seat, wait) for wait in self._ready_waits_for(seat, counts)
-                ):
-                    found.append(tile)
-            finally:
-                counts[tile] += 1
-        self._self_draw_only = tuple(found)
+        self._self_draw_only = self_draw_only_declarations(self, seat)
         return self._self_draw_only
-
-    def _pinghu_only(self, seat: int, wait: Tile) -> bool:
-        """Whether ``seat``'s 13 tiles completed by ``wait`` score no more than 平胡 (R17)."""
-        counts = self.counts[seat]
-        counts[wait] += 1
-        try:
-            pattern = best_pattern(self.hand_of(seat))
-        finally:
-            counts[wait] -= 1
-        return pattern is None or pattern.fan <= 1
 
     def _may_declare_baoting(self, seat: int) -> bool:
         """R25: with one's first discard, never after a pong or kong."""
@@ -780,7 +414,7 @@ class Round:
                 break
         else:
             if action not in self.legal_actions(seat):
-                raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
+                raise IllegalActionError(f"{action}: {why_illegal(self, action)}")
         return self._apply_legal(action)
 
     def _apply_legal(self, action: Action) -> list[dict[str, Any]]:
@@ -788,7 +422,7 @@ class Round:
         action objects for this position (the RL environment has just found it among
         ``legal_actions`` by identity: checking again would repeat that scan)."""
         seat = action.seat
-        template = _ACT_EVENTS.get(id(action))
+        template = ACT_EVENTS.get(id(action))
         act = template.copy() if template is not None else {"type": "act", **action.to_json()}
         events: list[dict[str, Any]] = [act]
         self._turn_legal = None
@@ -802,46 +436,6 @@ class Round:
             self._turn_action(action, events)
         self.events.extend(events)
         return events
-
-    def _why_illegal(self, action: Action) -> str:
-        seat = action.seat
-        if self.phase is Phase.ENDED:
-            return "the hand is over"
-        if self.phase is Phase.CLAIMS:
-            assert self.claims is not None
-            if seat not in self.claims.options:
-                return f"seat {seat} has no claim on {tile_to_str(self.claims.tile)}"
-            if seat in self.claims.answers:
-                return f"seat {seat} has already answered this claim"
-            allowed = ", ".join(kind.value for kind in self.claims.options[seat])
-            return f"seat {seat} may only answer {allowed} on {tile_to_str(self.claims.tile)}"
-        if seat != self.current:
-            return f"it is seat {self.current}'s turn"
-        kind, tile = action.kind, action.tile
-        counts = self.counts[seat]
-        if kind.is_claim:
-            return "there is no discard to claim"
-        if tile is not None and not counts[tile]:
-            return f"seat {seat} holds no {tile_to_str(tile)}"
-        if kind is ActionKind.HU:
-            if self.turn_kind is TurnKind.PONG:
-                return "after a pong the claimer must discard (R7)"
-            return "the hand is not complete (R10)"
-        if kind in (ActionKind.CONCEALED_KONG, ActionKind.ADDED_KONG):
-            if self.turn_kind is TurnKind.PONG:
-                return "after a pong the claimer must discard (R7)"
-            if self.baoting[seat]:
-                return "a 報聽 hand is frozen (R26)"
-            if self.wall_remaining == 0:
-                return "a kong needs a tile left in the wall (R7)"
-            if kind is ActionKind.CONCEALED_KONG:
-                return f"a concealed kong needs four {tile_to_str(tile or 0)} in hand (R12)"
-            return f"an added kong needs a pong of {tile_to_str(tile or 0)} (R12)"
-        if kind is ActionKind.BAOTING:
-            if not self._may_declare_baoting(seat):
-                return "報聽 only with one's first discard, before any pong or kong (R25)"
-            return "the hand would not be ready after that discard (R25, R11)"
-        return "not allowed now"
 
     def _turn_action(self, action: Action, events: list[dict[str, Any]]) -> None:
         seat, kind = action.seat, action.kind
@@ -896,13 +490,15 @@ class Round:
             self.dihu_draw = awaiting[seat] and not self.any_meld_made
             awaiting[seat] = False
         events.append(
-            {
-                "type": "draw",
-                "seat": seat,
-                "tile": _NAMES[tile],
-                "replacement": replacement,
-                "last_four": last_four,
-            }
+            _logged(
+                {
+                    "type": "draw",
+                    "seat": seat,
+                    "tile": _NAMES[tile],
+                    "replacement": replacement,
+                    "last_four": last_four,
+                }
+            )
         )
         # a drawn turn has forced moves only for a 報聽 seat or a last-four tile (R19, R26)
         if last_four or self.baoting[seat]:
@@ -931,7 +527,7 @@ class Round:
         gang_shang_pao = self.kong_income is not None and self.turn_kind is TurnKind.REPLACEMENT
         if declare:
             self.baoting[seat] = True  # R25
-            events.append({"type": "baoting", "seat": seat, "tile": _NAMES[tile]})
+            events.append(_logged({"type": "baoting", "seat": seat, "tile": _NAMES[tile]}))
         counts[tile] -= 1
         self.concealed_sizes[seat] -= 1
         self._waits_cache[seat] = None
@@ -940,13 +536,15 @@ class Round:
         self.discard_made = True
         self.drawn_tile = None
         events.append(
-            {
-                "type": "discard",
-                "seat": seat,
-                "tile": _NAMES[tile],
-                "baoting": declare,
-                "auto": auto,
-            }
+            _logged(
+                {
+                    "type": "discard",
+                    "seat": seat,
+                    "tile": _NAMES[tile],
+                    "baoting": declare,
+                    "auto": auto,
+                }
+            )
         )
         self._open_claims(ClaimSource.DISCARD, seat, tile, last_four, gang_shang_pao, events)
 
@@ -978,7 +576,7 @@ class Round:
 
     def _win_on(
         self, seat: int, tile: Tile, source: ClaimSource, from_seat: int
-    ) -> tuple[PatternResult | None, str | None]:
+    ) -> tuple[PatternResult | None, RefusalRule | None]:
         """Whether ``tile`` completes ``seat``'s hand, and whether the win is allowed.
 
         Returns ``(None, None)`` when the tile does not complete the hand, ``(pattern, None)``
@@ -1030,10 +628,31 @@ class Round:
         gang_shang_pao: bool,
         events: list[dict[str, Any]],
     ) -> None:
-        # The common case first: no other seat in the hand can win on the tile or pong it.
-        # The test is the one of the full loop below (a win check of the seat's hand with the
-        # tile added, two copies held), without building anything; when it fails the full
-        # loop decides (and writes any refusal events) exactly as before.
+        """After a discard or an added kong's tile: ask every seat that may claim it, or play
+        on when none may (R6, R13, R16-R19, R26)."""
+        if self._nobody_can_claim(from_seat, tile):  # the common case, decided cheaply
+            self._play_on(source, from_seat, tile, events)
+            return
+        options, forced = self._claim_options(source, from_seat, tile, last_four, events)
+        if not options and not forced:
+            self._play_on(source, from_seat, tile, events)
+            return
+        if forced and self.log_version == 1:
+            options = self._leak_forced_wins_v1(options, forced, events)
+        self.phase = Phase.CLAIMS
+        self.claims = ClaimWindow(
+            source, from_seat, tile, last_four, gang_shang_pao, options, forced
+        )
+        if not options:  # only forced wins: nobody to ask
+            self._resolve_claims(events)
+
+    def _nobody_can_claim(self, from_seat: int, tile: Tile) -> bool:
+        """Whether no other seat still in the hand can win on ``tile`` or pong it.
+
+        The test of :meth:`_claim_options` (a win check of the hand with the tile added, two
+        copies held) without building anything: when it cannot rule a claim out,
+        :meth:`_claim_options` decides (and writes any refusal events) in full.
+        """
         counts = self.counts
         won = self.won
         for seat in _OTHERS[from_seat]:
@@ -1042,84 +661,109 @@ class Round:
             hand = counts[seat]
             held = hand[tile]
             if held >= 2:
-                break
+                return False
             hand[tile] = held + 1
             complete = is_win(hand)
             hand[tile] = held
             if complete:
-                break
+                return False
+        return True
+
+    def _play_on(
+        self, source: ClaimSource, from_seat: int, tile: Tile, events: list[dict[str, Any]]
+    ) -> None:
+        """Nobody claims: the next seat still in the hand draws (R8, R53), or the added kong
+        is made (R13)."""
+        self.claims = None
+        if source is _FROM_DISCARD:
+            self._draw_or_exhaust(self._next_in_hand(from_seat), events)
         else:
-            self.claims = None
-            if source is _FROM_DISCARD:
-                nxt = _OTHERS[from_seat][0]
-                if won[nxt]:
-                    nxt = self._next_in_hand(from_seat)
-                if self.back == self.front:
-                    self._settle_exhaustive_draw(events)
-                else:
-                    self._draw(nxt, replacement=False, events=events)
-            else:
-                self._complete_added_kong(from_seat, tile, events)
-            return
+            self._complete_added_kong(from_seat, tile, events)
+
+    def _claim_options(
+        self,
+        source: ClaimSource,
+        from_seat: int,
+        tile: Tile,
+        last_four: bool,
+        events: list[dict[str, Any]],
+    ) -> tuple[dict[int, tuple[ActionKind, ...]], list[int]]:
+        """What each other seat still in the hand may answer on ``tile`` (its claims and
+        "pass"), and which seats must win on it without being asked (R19, R26)."""
         options: dict[int, tuple[ActionKind, ...]] = {}
         forced: list[int] = []
-        for offset in (1, 2, 3):
-            seat = (from_seat + offset) % SEATS
+        for seat in _OTHERS[from_seat]:
             if self.won[seat]:
                 continue  # R53: a winner claims no more
-            kinds: list[ActionKind] = []
-            pattern, refusal = self._win_on(seat, tile, source, from_seat)
-            if refusal is not None:
-                assert pattern is not None
-                if self.log_version > 1:
-                    self._refuse_win(seat, tile, from_seat, refusal, pattern.name, events)
-            elif pattern is not None:
-                # R19, R26: no choice -- except under the 過水 block (R9), which a robbed kong
-                # tile does not refuse but which lifts the obligation
-                if (self.baoting[seat] or last_four) and not self.ron_blocked[seat]:
-                    forced.append(seat)
-                    continue
-                kinds.append(ActionKind.HU)
-            if source is ClaimSource.DISCARD and not self.baoting[seat]:
-                held = self.counts[seat][tile]
-                if held >= 2:
-                    kinds.append(ActionKind.PONG)
-                if held == 3 and self.wall_remaining > 0:  # R7
-                    kinds.append(ActionKind.KONG)
+            win = self._win_claim(seat, tile, source, from_seat, last_four, events)
+            if win == _MUST_WIN:
+                forced.append(seat)
+                continue
+            kinds = [ActionKind.HU] if win == _MAY_WIN else []
+            if source is _FROM_DISCARD and not self.baoting[seat]:
+                kinds += self._meld_claims(seat, tile)
             if kinds:
                 options[seat] = (*kinds, ActionKind.PASS)
-        if not options and not forced:  # the common case: nobody can claim, play on
-            self.claims = None
-            if source is ClaimSource.DISCARD:
-                self._draw_or_exhaust(self._next_in_hand(from_seat), events)
-            else:
-                self._complete_added_kong(from_seat, tile, events)
-            return
-        # Seats that must win (R19, R26) are not asked, and nobody learns of them before the
-        # window resolves: the others keep every option (pong and kong too), so neither their
-        # choices nor the pause tell that someone holds the winning tile. A forced win beats any
-        # pong or kong (R6) when the window resolves, where it is announced.
-        if forced and self.log_version == 1:  # how version 1 logs were written (leaky)
-            options = {
-                s: tuple(k for k in kinds if k in (ActionKind.HU, ActionKind.PASS))
-                for s, kinds in options.items()
-                if ActionKind.HU in kinds
-            }
-            for seat in forced:
-                events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
-        self.phase = Phase.CLAIMS
-        self.claims = _ClaimWindow(
-            source, from_seat, tile, last_four, gang_shang_pao, options, forced
-        )
-        if not options:  # only forced wins
-            self._resolve_claims(events)
+        return options, forced
+
+    def _win_claim(
+        self,
+        seat: int,
+        tile: Tile,
+        source: ClaimSource,
+        from_seat: int,
+        last_four: bool,
+        events: list[dict[str, Any]],
+    ) -> str:
+        """Whether ``seat`` cannot win on ``tile``, may, or must (R19, R26: no choice --
+        except under the 過水 block, R9, which a robbed kong tile does not refuse but which
+        lifts the obligation). A win refused by R17 or R9 is told to the seat alone."""
+        pattern, refusal = self._win_on(seat, tile, source, from_seat)
+        if refusal is not None:
+            assert pattern is not None
+            if self.log_version > 1:
+                self._refuse_win(seat, tile, from_seat, refusal, pattern.name, events)
+            return _NO_WIN
+        if pattern is None:
+            return _NO_WIN
+        if (self.baoting[seat] or last_four) and not self.ron_blocked[seat]:
+            return _MUST_WIN
+        return _MAY_WIN
+
+    def _meld_claims(self, seat: int, tile: Tile) -> list[ActionKind]:
+        """Pong with two copies held, kong with three while the wall can replace (R6, R7)."""
+        held = self.counts[seat][tile]
+        kinds: list[ActionKind] = []
+        if held >= 2:
+            kinds.append(ActionKind.PONG)
+        if held == 3 and self.wall_remaining > 0:  # R7
+            kinds.append(ActionKind.KONG)
+        return kinds
+
+    def _leak_forced_wins_v1(
+        self,
+        options: dict[int, tuple[ActionKind, ...]],
+        forced: list[int],
+        events: list[dict[str, Any]],
+    ) -> dict[int, tuple[ActionKind, ...]]:
+        """How version 1 logs were written (leaky): forced wins announced at once, the others
+        left only "hu" or "pass". Since version 2 nobody learns of a forced win before the
+        window resolves: the others keep every option, so neither their choices nor the pause
+        tell that someone holds the winning tile; the forced win beats any pong or kong (R6)."""
+        for seat in forced:
+            events.append(_logged({"type": "claim", "seat": seat, "claim": "hu", "auto": True}))
+        return {
+            s: tuple(k for k in kinds if k in (ActionKind.HU, ActionKind.PASS))
+            for s, kinds in options.items()
+            if ActionKind.HU in kinds
+        }
 
     def _refuse_win(
         self,
         seat: int,
         tile: Tile,
         from_seat: int,
-        reason: str,
+        reason: RefusalRule,
         pattern: str,
         events: list[dict[str, Any]],
     ) -> None:
@@ -1127,14 +771,16 @@ class Round:
         hand but may not win (R17, R9). Nothing else changes: no claim window opens for it."""
         self.refused_wins[seat] = RefusedWin(tile, from_seat, reason, pattern)
         events.append(
-            {
-                "type": "win_refused",
-                "seat": seat,
-                "tile": tile_to_str(tile),
-                "from": from_seat,
-                "reason": reason,
-                "pattern": pattern,
-            }
+            _logged(
+                {
+                    "type": "win_refused",
+                    "seat": seat,
+                    "tile": tile_to_str(tile),
+                    "from": from_seat,
+                    "reason": reason,
+                    "pattern": pattern,
+                }
+            )
         )
 
     def _answer_claim(self, action: Action, events: list[dict[str, Any]]) -> None:
@@ -1147,7 +793,7 @@ class Round:
         window = self.claims
         assert window is not None
         for seat in window.forced if self.log_version > 1 else ():  # announced now
-            events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
+            events.append(_logged({"type": "claim", "seat": seat, "claim": "hu", "auto": True}))
         winners = [s for s in window.forced]
         winners += [s for s, kind in window.answers.items() if kind is ActionKind.HU]
         if self.rules.pass_blocks_ron:
@@ -1175,12 +821,12 @@ class Round:
 
     # ------------------------------------------------------------------ melds and beans
 
-    def _take_discard(self, window: _ClaimWindow) -> None:
+    def _take_discard(self, window: ClaimWindow) -> None:
         river = self.rivers[window.from_seat]
         assert river and river[-1] == window.tile
         river.pop()
 
-    def _pong(self, seat: int, window: _ClaimWindow, events: list[dict[str, Any]]) -> None:
+    def _pong(self, seat: int, window: ClaimWindow, events: list[dict[str, Any]]) -> None:
         self.meld_views.clear()
         self._take_discard(window)
         self.counts[seat][window.tile] -= 2
@@ -1197,12 +843,14 @@ class Round:
         self.drawn_last_four = False
         self.kong_income = None
         events.append(
-            {
-                "type": "pong",
-                "seat": seat,
-                "tile": _NAMES[window.tile],
-                "from": window.from_seat,
-            }
+            _logged(
+                {
+                    "type": "pong",
+                    "seat": seat,
+                    "tile": _NAMES[window.tile],
+                    "from": window.from_seat,
+                }
+            )
         )
 
     def _bean(
@@ -1219,7 +867,7 @@ class Round:
         self._invalidate(seat)
         self._draw(seat, replacement=True, events=events)
 
-    def _direct_kong(self, seat: int, window: _ClaimWindow, events: list[dict[str, Any]]) -> None:
+    def _direct_kong(self, seat: int, window: ClaimWindow, events: list[dict[str, Any]]) -> None:
         self.meld_views.clear()
         self._take_discard(window)
         self.counts[seat][window.tile] -= 3
@@ -1228,13 +876,15 @@ class Round:
         self.melds[seat].append(Meld(MeldKind.DIRECT_KONG, window.tile))
         self.claims = None
         events.append(
-            {
-                "type": "kong",
-                "seat": seat,
-                "kind": "direct_kong",
-                "tile": _NAMES[window.tile],
-                "from": window.from_seat,
-            }
+            _logged(
+                {
+                    "type": "kong",
+                    "seat": seat,
+                    "kind": "direct_kong",
+                    "tile": _NAMES[window.tile],
+                    "from": window.from_seat,
+                }
+            )
         )
         self._bean(seat, [window.from_seat], 1, "直槓 銀豆", events)
         self._after_kong(seat, events)
@@ -1246,7 +896,7 @@ class Round:
         self._drop_last_four_marks(seat, tile)
         self.melds[seat].append(Meld(MeldKind.CONCEALED_KONG, tile))
         events.append(
-            {"type": "kong", "seat": seat, "kind": "concealed_kong", "tile": _NAMES[tile]}
+            _logged({"type": "kong", "seat": seat, "kind": "concealed_kong", "tile": _NAMES[tile]})
         )
         self._bean(seat, self._payers(seat), 2, "暗槓 金豆", events)
         self._after_kong(seat, events)
@@ -1266,17 +916,15 @@ class Round:
         index = next(i for i, m in enumerate(melds) if m.kind is MeldKind.PONG and m.tile == tile)
         melds[index] = Meld(MeldKind.ADDED_KONG, tile)
         self.claims = None
-        events.append({"type": "kong", "seat": seat, "kind": "added_kong", "tile": _NAMES[tile]})
+        events.append(
+            _logged({"type": "kong", "seat": seat, "kind": "added_kong", "tile": _NAMES[tile]})
+        )
         self._bean(seat, self._payers(seat), 1, "面下槓 銀豆", events)
         self._after_kong(seat, events)
 
-    @staticmethod
-    def _others(seat: int) -> list[int]:
-        return [(seat + offset) % SEATS for offset in (1, 2, 3)]
-
     def _payers(self, seat: int) -> list[int]:
         """Every other player still in the hand (未胡者, R12, R29, R45, R54), in play order."""
-        return [other for other in self._others(seat) if not self.won[other]]
+        return [other for other in _OTHERS[seat] if not self.won[other]]
 
     def _next_in_hand(self, seat: int) -> int:
         """The next seat after ``seat`` in play order that is still in the hand (R8, R53)."""
@@ -1316,18 +964,20 @@ class Round:
         gang_shang_hua = self.turn_kind is TurnKind.REPLACEMENT  # R21
         self.win_tile = self.drawn_tile
         events.append(
-            {
-                "type": "win",
-                "seat": seat,
-                "how": WinKind.SELF_DRAW.value,
-                "from": None,
-                "tile": tile_to_str(self.drawn_tile) if self.drawn_tile is not None else None,
-                "pattern": pattern.name,
-                "fan": pattern.fan,
-                "extras": ["槓上花"] if gang_shang_hua else [],
-                "auto": auto,
-                "hand": self._hand_text(seat),
-            }
+            _logged(
+                {
+                    "type": "win",
+                    "seat": seat,
+                    "how": "self_draw",
+                    "from": None,
+                    "tile": tile_to_str(self.drawn_tile) if self.drawn_tile is not None else None,
+                    "pattern": pattern.name,
+                    "fan": pattern.fan,
+                    "extras": ["槓上花"] if gang_shang_hua else [],
+                    "auto": auto,
+                    "hand": self._hand_text(seat),
+                }
+            )
         )
         rows = settlement.self_draw_rows(
             self._table(), seat, pattern, self._payers(seat), gang_shang_hua=gang_shang_hua
@@ -1337,7 +987,7 @@ class Round:
         self._after_win(Win((seat,), WinKind.SELF_DRAW, None), events)
 
     def _settle_claimed_win(
-        self, winners: list[int], window: _ClaimWindow, events: list[dict[str, Any]]
+        self, winners: list[int], window: ClaimWindow, events: list[dict[str, Any]]
     ) -> None:
         payer, tile = window.from_seat, window.tile
         robbed = window.source is ClaimSource.ADDED_KONG
@@ -1354,18 +1004,20 @@ class Round:
             hand_text = self._hand_text(seat)
             self.counts[seat][tile] -= 1
             events.append(
-                {
-                    "type": "win",
-                    "seat": seat,
-                    "how": kind.value,
-                    "from": payer,
-                    "tile": tile_to_str(tile),
-                    "pattern": pattern.name,
-                    "fan": pattern.fan,
-                    "extras": ["槓上炮"] if window.gang_shang_pao else [],
-                    "auto": seat in window.forced,
-                    "hand": hand_text,
-                }
+                _logged(
+                    {
+                        "type": "win",
+                        "seat": seat,
+                        "how": "rob_kong" if robbed else "discard",
+                        "from": payer,
+                        "tile": tile_to_str(tile),
+                        "pattern": pattern.name,
+                        "fan": pattern.fan,
+                        "extras": ["槓上炮"] if window.gang_shang_pao else [],
+                        "auto": seat in window.forced,
+                        "hand": hand_text,
+                    }
+                )
             )
             if robbed:
                 rows += settlement.rob_kong_rows(table, seat, pattern, payer)
@@ -1406,12 +1058,13 @@ class Round:
             return
         self._draw_or_exhaust(self._next_in_hand(win.seats[-1]), events)
 
-    def da_jiao(self, seat: int) -> PatternResult | None:
+    def da_jiao(self, seat: object) -> PatternResult | None:
         """R30 大叫: the largest basic fan over the seat's waits, None when not ready.
 
         A seat caught holding 3k+2 tiles (an escape in the middle of its turn, R45) is judged
         by its best discard: it is ready if some discard leaves it ready.
         """
+        seat = seat if type(seat) is int and 0 <= seat < SEATS else as_seat(seat)
         counts = self.counts[seat]
         if self._size(seat) == HAND_SIZE:
             waits_ = self.ready_waits(seat)
@@ -1437,10 +1090,14 @@ class Round:
         players = [seat for seat in range(SEATS) if not self.won[seat]]
         da_jiao = {seat: self.da_jiao(seat) for seat in players}
         events.append(
-            {
-                "type": "exhaustive_draw",
-                "ready": [None if self.won[s] else da_jiao[s] is not None for s in range(SEATS)],
-            }
+            _logged(
+                {
+                    "type": "exhaustive_draw",
+                    "ready": [
+                        None if self.won[s] else da_jiao[s] is not None for s in range(SEATS)
+                    ],
+                }
+            )
         )
         refundable = [row for row in self.ledger if not self.left[row.payer]]  # R57
         rows = settlement.exhaustive_draw_rows(self._table(), players, da_jiao, refundable)
@@ -1449,67 +1106,12 @@ class Round:
         self._finish("draw", (), None, None, events)
 
     def leave(self, seat: object) -> list[dict[str, Any]]:
-        """R57: a player who has won in a 血戰 room leaves the table, without penalty; the hand
-        goes on, and no 黃豆 refund (R56) is owed to them any more. Logged (an ``act`` with
-        action "leave", then a ``leave`` event) so that a replay reproduces it."""
-        seat = as_seat(seat)
-        if self.phase is Phase.ENDED:
-            raise IllegalActionError(f"{seat} leave: the hand is over")
-        if not self.won[seat]:
-            raise IllegalActionError(
-                f"{seat} leave: only a player who has won may leave a 血戰 hand that goes on "
-                "(R57); a player still in the hand who quits escapes (R45)"
-            )
-        if self.left[seat]:
-            raise IllegalActionError(f"{seat} leave: seat {seat} has already left the table")
-        self.left[seat] = True
-        events: list[dict[str, Any]] = [
-            {"type": "act", "seat": seat, "action": "leave"},
-            {"type": "leave", "seat": seat},
-        ]
-        self.events.extend(events)
-        return [copy_event(event) for event in events]
+        """R57: a winner in a 血戰 room leaves the table (see :func:`leaving.leave`)."""
+        return leaving.leave(self, seat)
 
     def escape(self, seat: object) -> list[dict[str, Any]]:
-        """R45: a seat quits (or times out); it pays the larger of the two penalties.
-
-        In a 血戰 room (R57) a winner who quits only leaves the table (see :meth:`leave`): no
-        penalty, and the hand goes on."""
-        seat = as_seat(seat)  # before anything changes: a bad seat must leave no trace
-        if self.phase is Phase.ENDED:
-            raise IllegalActionError(f"{seat} quit: the hand is over")
-        if self.won[seat]:
-            return self.leave(seat)
-        events: list[dict[str, Any]] = [{"type": "act", "seat": seat, "action": "quit"}]
-        self._turn_legal = None
-        self._self_draw_only = None
-        window = self.claims
-        if window is not None and window.source is ClaimSource.ADDED_KONG:
-            # R13, R45: the escape ends the hand before the chance to rob has passed, so the
-            # added kong never happens (no bean); its tile goes back to the kong player's hand
-            self.counts[window.from_seat][window.tile] += 1
-            self.concealed_sizes[window.from_seat] += 1
-            self._invalidate(window.from_seat)
-            self.claims = None
-        others = self._payers(seat)  # R57: the other players still in the hand
-        da_jiao = (
-            {other: self.da_jiao(other) for other in others}
-            if self.wall_remaining <= LAST_TILES  # R45 (b)
-            else None
-        )
-        penalty, chosen = settlement.escape_rows(
-            self._table(),
-            seat,
-            others,
-            units=self.rules.escape_penalty_units,
-            da_jiao=da_jiao,
-        )
-        events.append({"type": "escape", "seat": seat, "penalty": penalty})
-        self._pay(chosen, events)
-        self.claims = None
-        self._finish("escape", (), None, seat, events)
-        self.events.extend(events)
-        return [copy_event(event) for event in events]
+        """R45: a seat quits or times out (see :func:`leaving.escape`)."""
+        return leaving.escape(self, seat)
 
     def _finish(
         self,
@@ -1519,49 +1121,30 @@ class Round:
         loser: int | None,
         events: list[dict[str, Any]],
     ) -> None:
-        """R35, R36: the next dealer and streak; in a 血戰 room R53 and R55."""
-        first = self.wins[0] if self.wins else None
-        if self.bloody:
-            # R53: "escape" when an escape ended it, else "win" when anyone won, else "draw"
-            winners = tuple(self.winners)
-            if first is not None:
-                win_kind = first.kind
-                if result != "escape":
-                    result, loser = "win", first.from_seat
-        if (self.bloody and first is not None) or result == "win":
-            assert first is not None
-            # R35, R55: the (first) winner; after a multiple win, the discarder
-            next_dealer = first.seats[0] if len(first.seats) == 1 else first.from_seat
-        elif result == "escape":
-            next_dealer = (self.dealer + 1) % SEATS if loser == self.dealer else self.dealer
-        else:
-            next_dealer = self.dealer
-        assert next_dealer is not None
-        # R36; R55: no streak in a 血戰 room
-        kept = next_dealer == self.dealer and not self.bloody
-        next_streak = self.streak + 1 if kept else 0
-        totals = tuple(net_points(self.ledger))
+        """End the hand: its result (R35, R36; R53, R55) and the ``end`` event."""
         self.phase = Phase.ENDED
-        self.result = HandResult(
+        self.result = hand_result(
             result,
             winners,
             win_kind,
             loser,
-            tuple(self.ledger),
-            totals,
-            next_dealer,
-            next_streak,
-            tuple(self.wins),
+            wins=tuple(self.wins),
+            winners_in_order=tuple(self.winners),
+            dealer=self.dealer,
+            streak=self.streak,
+            bloody=self.bloody,
+            ledger=tuple(self.ledger),
         )
+        ended = self.result
         end: dict[str, Any] = {
             "type": "end",
-            "result": result,
-            "winners": list(winners),
-            "win_kind": win_kind.value if win_kind else None,
-            "loser": loser,
-            "totals": list(totals),
-            "next_dealer": next_dealer,
-            "next_streak": next_streak,
+            "result": ended.result,
+            "winners": list(ended.winners),
+            "win_kind": ended.win_kind.value if ended.win_kind else None,
+            "loser": ended.loser,
+            "totals": list(ended.totals),
+            "next_dealer": ended.next_dealer,
+            "next_streak": ended.next_streak,
             "hands": [self._hand_text(s) for s in range(SEATS)],
         }
         if self.bloody:  # the normal room's events stay as they were (old logs replay)
@@ -1572,35 +1155,12 @@ class Round:
     # ------------------------------------------------------------------ inspection
 
     def tile_total(self) -> int:
-        """Every tile on the table: hands, melds, rivers, wall, a claimed winning tile and an
-        added kong's tile while it may be robbed."""
-        claimed = len(self.off_table)
-        window = self.claims
-        if window is not None and window.source is ClaimSource.ADDED_KONG:
-            claimed += 1  # the added tile awaits 搶槓 (R13): in no hand, meld or river yet
-        return self._count_all_tiles() + claimed
+        """Every tile on the table (see :func:`inspection.tile_total`)."""
+        return inspection.tile_total(self)
 
     def snapshot(self) -> dict[str, Any]:
         """The complete state as JSON-ready data, for replays and equality checks."""
-        return {
-            "hands": [str(self.hand_of(s)) for s in range(SEATS)],
-            "rivers": [[tile_to_str(t) for t in river] for river in self.rivers],  # in order
-            "baoting": list(self.baoting),
-            "wall": [tile_to_str(t) for t in self.wall[self.front : self.back]],
-            "phase": self.phase.value,
-            "current": self.current,
-            "ledger": [row.to_json() for row in self.ledger],
-            "result": None
-            if self.result is None
-            else {
-                "result": self.result.result,
-                "winners": list(self.result.winners),
-                "totals": list(self.result.totals),
-                "next_dealer": self.result.next_dealer,
-                "next_streak": self.result.next_streak,
-            },
-            **({"won": list(self.won), "left": list(self.left)} if self.bloody else {}),
-        }
+        return inspection.snapshot(self)
 
     def view(self, seat: object) -> SeatView:
         """What ``seat`` may know (see :mod:`duyun.engine.view`); an invalid seat is an error,
@@ -1621,6 +1181,7 @@ def new_round(
 
 
 __all__ = [
+    "DEALER_HAND",
     "EVENT_LOG_VERSION",
     "HandResult",
     "MatchLink",

@@ -13,8 +13,10 @@ The JSON input (a fixed contract)::
 Only ``hands``, ``wall`` and ``actions`` are required. With ``fill`` the tiles in no hand,
 meld, discard or listed wall complete the wall after ``wall``, shuffled by ``seed``; without
 it the wall is exactly ``wall`` + ``wall_back``. Draws and forced moves happen by themselves;
-a claim that is not listed is a pass. ``"SEAT quit"`` is an escape (R45, R57) and, in a 血戰
-room (``"rules": {"bloody_battle": true}``), ``"SEAT leave"`` a winner leaving the table (R57).
+a claim that is not listed is a pass, window after window, until the next listed action is
+legal (also windows opened by a forced move, such as a 報聽 player's automatic discard).
+``"SEAT quit"`` is an escape (R45, R57) and, in a 血戰 room
+(``"rules": {"bloody_battle": true}``), ``"SEAT leave"`` a winner leaving the table (R57).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from duyun.engine.actions import Action, ActionKind, EngineError, IllegalActionError, SetupError
+from duyun.engine.explain import why_illegal
 from duyun.engine.ledger import net_points
 from duyun.engine.round import Phase, Round, Setup
 from duyun.hand import Hand
@@ -176,13 +179,18 @@ def parse_scenario(data: Mapping[str, Any]) -> Scenario:
     return Scenario(setup, rules, tuple(actions))
 
 
-def _pass_open_window(game: Round) -> None:
-    """An unlisted claim is a pass: answer PASS for every seat still asked in the claim window
-    open now -- only that one. A later window, opened by a forced move that follows (a 報聽
-    player's automatic discard, R26), waits for the next listed action."""
-    window = game.claims
-    while game.phase is Phase.CLAIMS and game.claims is window and game.to_act:
+def _pass_until_legal(game: Round, action: Action) -> str | None:
+    """An unlisted claim is a pass: answer PASS for the seats still asked, window by window,
+    until ``action`` is legal or no claim window is open. The windows passed include those
+    opened by a forced move after the one open when the action was reached (a 報聽 player's
+    automatic discard, R26). Returns why the action was illegal when it was reached, if it was,
+    so that an action that never becomes legal is explained as the author saw it."""
+    first_reason: str | None = None
+    while game.phase is Phase.CLAIMS and action not in game.legal_actions(action.seat):
+        if first_reason is None:
+            first_reason = why_illegal(game, action)
         game.apply(Action(game.to_act[0], ActionKind.PASS))
+    return first_reason
 
 
 def _pass_pending(game: Round) -> None:
@@ -216,15 +224,14 @@ def run_scenario(scenario: Scenario) -> Round:
             raise ScenarioError(f"action {number} {text!r} is illegal: {error}") from None
         if game.is_over:
             raise ScenarioError(f"action {number} {text!r}: the hand is already over")
-        answers_claim = action.seat in game.to_act and (
-            action.kind.is_claim or action.kind is ActionKind.HU
-        )
-        if game.phase is Phase.CLAIMS and not answers_claim:
-            _pass_open_window(game)
+        reached = _pass_until_legal(game, action)
         try:
             game.apply(action)
         except IllegalActionError as error:
-            raise ScenarioError(f"action {number} {text!r} is illegal: {error}") from None
+            when = f" (when it was reached, before unlisted claims were passed: {reached})"
+            raise ScenarioError(
+                f"action {number} {text!r} is illegal: {error}{when if reached else ''}"
+            ) from None
     _pass_pending(game)
     return game
 
