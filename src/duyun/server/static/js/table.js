@@ -11,8 +11,8 @@ import { parseHand, sortTiles, tileName } from "./tiles.js";
 import { COIN, coinsText, esc, meldHTML, seatName, signed, tile } from "./ui.js";
 
 const coarse = () => window.matchMedia?.("(pointer: coarse)").matches;
-/** Phone-sized screens: no side panels, small corners on the board. */
-const narrow = () => window.innerWidth < 700;
+/** Phone-sized screens (upright or sideways): small corners on the board. */
+const narrow = () => window.innerWidth < 700 || window.innerHeight <= 500;
 
 /** Seat → screen position: 0 bottom (you), 1 right, 2 top, 3 left. */
 function posOf(seat, base) {
@@ -114,9 +114,10 @@ function compass(st, base, tb) {
   return `<div class="compass" id="compass">
       ${html}
       <div class="center">
+        <div class="sub">${t("wall_label")}</div>
         <div class="wall-count" id="wall-count" title="${t("wall", { n: st.wall })}">${st.started ? st.wall : "–"}</div>
-        <div class="sub">${t("wall_label")} · ${handNo}</div>
-        ${left != null ? `<div class="timer" data-timer="${timerAt}"></div>` : ""}
+        ${left != null ? `<div class="timer-line"><span class="timer" data-timer="${timerAt}"></span><span class="timer-label">${t("seconds")}</span></div>` : ""}
+        ${handNo ? `<div class="sub">${t("hand_no", { i: handNumber(tb), n: tb.hands })}</div>` : ""}
       </div>
     </div>`;
 }
@@ -169,7 +170,7 @@ function plate(tb, st, seat, base) {
           ${st.baoting[seat] ? `<span class="badge bt">${t("baoting_mark")}</span>` : ""}
           ${won ? wonBadge(won) : ""}
         </div>
-        <div class="who"><span class="name">${esc(name)}${seat === app.seat ? ` (${t("you")})` : ""}</span>
+        <div class="who"><span class="name">${st.started ? `<span class="seat-wind" title="${t("seat_names").split(",")[(seat - st.dealer + 4) % 4]}">${"東南西北"[(seat - st.dealer + 4) % 4]}</span>` : ""}${esc(name)}${seat === app.seat ? ` (${t("you")})` : ""}</span>
           <span class="money">${balance != null ? `<span>${COIN}${balance}</span>` : ""}${points}</span></div>
       </div>
       ${tags.length ? `<div class="tags">${tags.join("")}</div>` : ""}
@@ -261,11 +262,14 @@ function myArea(st, legal) {
   // size the tiles so that the whole row fits the screen width (no sideways scrolling)
   const meldTiles = melds.reduce((n, m) => n + (m.kind === "pong" ? 3 : 4), 0);
   // on a phone the melds get their own line above the hand, so the hand's tiles stay large
-  const stack = window.innerWidth < 700 && melds.length > 0;
+  const stack = window.innerWidth < 700 && window.innerHeight > window.innerWidth && melds.length > 0;
   const meldUnits = stack ? 0 : meldTiles * 0.8 + melds.length * 0.15 + (melds.length ? 0.3 : 0);
   const units = all.length + (drawn ? 0.4 : 0) + meldUnits + 0.3;
   const avail = Math.min(window.innerWidth, 1100) - 12;
-  const hw = Math.max(18, Math.min(window.innerWidth >= 900 ? 62 : 52, Math.floor(avail / units) - 1));
+  // a phone held sideways has the height of the board to save: the hand stays one 44 px row
+  const sideways = window.innerHeight <= 500 && window.innerWidth > window.innerHeight;
+  const cap = sideways ? 33 : window.innerWidth >= 900 ? 62 : 52;
+  const hw = Math.max(18, Math.min(cap, Math.floor(avail / units) - 1));
   const sel = app.selected;
   const tileBtn = (x, i, isDrawn) => {
     const ok = canDiscard && discardSet.has(x);
@@ -286,7 +290,9 @@ function myArea(st, legal) {
 
 function tile_svg(x) {
   // the hand's tiles are buttons; their inner SVG is the same as everywhere else
-  return tile(x).replace(/^<span[^>]*>/, "").replace(/<\/span>$/, "");
+  // the SVG may be drawn a little taller than its 3:4 box on a narrow phone (a 42 px touch
+  // target for fourteen tiles across 390 px), so it stretches instead of letterboxing
+  return tile(x).replace(/^<span[^>]*>/, "").replace(/<\/span>$/, "").replace("<svg ", '<svg preserveAspectRatio="none" ');
 }
 
 function waitingRoom(tb) {
