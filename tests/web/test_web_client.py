@@ -386,7 +386,10 @@ def test_reload_and_dropped_connection_restore_the_table(
     tab.page.wait_for_selector("#hand.can-discard, #settlement", timeout=HAND_DEADLINE * 1000)
     tab.page.evaluate(REFUSED_WIN)
     notice = tab.page.wait_for_selector("#refused-notice")
-    assert "R17" in notice.text_content() and "五筒" in notice.text_content()
+    # in words (issue 21 item 5: no rule numbers), with a link to the rules page
+    text = notice.text_content()
+    assert "平胡" in text and "豆" in text and "五筒" in text and "R17" not in text, text
+    assert tab.page.query_selector("#refused-notice #refused-rules-link") is not None
     tab.close()
 
 

@@ -37,7 +37,7 @@ function keepForm(root, draw) {
 
 function head() {
   const acc = app.account;
-  const langBtn = `<button class="icon-btn" data-do="lang" id="lang-toggle">${t("lang_toggle")}</button>`;
+  const langBtn = `<button class="icon-btn" data-do="rules" id="rules-btn">${t("rules_page")}</button><button class="icon-btn" data-do="lang" id="lang-toggle">${t("lang_toggle")}</button>`;
   const accountBox = acc
     ? `<span class="conn ${app.status}" title="${app.status === "open" ? t("connected") : t("reconnecting")}"></span>
        <span class="muted" id="account-name">${esc(acc.name)}</span>

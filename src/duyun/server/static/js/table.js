@@ -5,7 +5,8 @@
 
 import { getLang, ordinalSuffix, patternName, t } from "./i18n.js";
 import { app, backToLobby, render, send } from "./main.js";
-import { renderSettlement, renderMatchSummary } from "./settle.js";
+import { closeRules, leaveWarning, openRules, refusedExplanation } from "./rules.js";
+import { renderSettlement, renderMatchSummary, settleHandlers } from "./settle.js";
 import { describeEvent, emptyHand, handForDisplay } from "./state.js";
 import { parseHand, sortTiles, tileName } from "./tiles.js";
 import { COIN, coinsText, esc, meldHTML, seatName, signed, tile } from "./ui.js";
@@ -52,7 +53,7 @@ function topbar(tb, st) {
   const tg = !!mine?.tuoguan;
   const won = app.seat != null && st.won?.[app.seat] && st.phase !== "ended";
   const inHand = app.seat != null && tb.status === "playing" && !won;
-  const bloody = isBloody(tb, st) ? `<span class="chip bloody" id="bloody-label" title="${t("bloody_room")} (R52-R57)">${t("bloody")}</span>` : "";
+  const bloody = isBloody(tb, st) ? `<span class="chip bloody" id="bloody-label" title="${t("bloody_room")}">${t("bloody")}</span>` : "";
   return `<header class="topbar">
       <div class="left">
         <button class="icon-btn" data-do="leave" id="leave-btn" aria-label="${t("leave")}">‹ ${t("leave")}</button>
@@ -62,6 +63,7 @@ function topbar(tb, st) {
         <span class="conn ${app.status}" title="${app.status}"></span>
         ${inHand ? `<button class="icon-btn ${tg ? "on" : ""}" data-do="tuoguan" id="tuoguan-btn" aria-pressed="${tg}">${tg ? t("tuoguan_on") : t("tuoguan")}</button>` : ""}
         ${app.seat != null ? `<button class="icon-btn" data-do="reactions" id="reactions-btn" aria-label="${t("reactions")}">☺</button>` : ""}
+        <button class="icon-btn" data-do="rules" id="rules-btn" title="${t("rules_page")}" aria-label="${t("rules_page")}">?</button>
         <button class="icon-btn" data-do="lang" id="lang-toggle">${t("lang_toggle")}</button>
       </div>
     </header>`;
@@ -187,7 +189,11 @@ function actionBar(st, legal) {
   const parts = [];
   const notes = [];
   const mine = app.seat != null ? app.table?.seats?.[app.seat] : null;
-  if (app.refused) notes.push(`<div class="notice refused" id="refused-notice">${esc(refusedText(app.refused))}</div>`);
+  if (app.refused) {
+    const why = refusedExplanation(app.refused.reason ?? app.refused.rule);
+    const more = why ? ` <a href="#rules-${why.section}" class="notice-link" data-do="rules" data-section="${why.section}" id="refused-rules-link">${t("rules_more")}</a>` : "";
+    notes.push(`<div class="notice refused" id="refused-notice">${esc(refusedText(app.refused))}${more}</div>`);
+  }
   if (mine?.tuoguan) {
     parts.push(`<span class="prompt-text">${t("tuoguan_on")}</span><button class="btn small" data-do="tuoguan">${t("tuoguan_off")}</button>`);
   } else if (p && !app.promptSent) {
@@ -234,9 +240,9 @@ export function refusedText(refused) {
   if (typeof refused === "string") return refused;
   const rule = String(refused.reason ?? refused.rule ?? "");
   const tileText = refused.tile ? `${tileName(refused.tile, getLang())}${refused.pattern ? ` (${refused.pattern})` : ""} · ` : "";
-  if (rule.includes("R17")) return tileText + t("refused_r17");
-  if (rule.includes("R9")) return tileText + t("refused_r9");
-  return tileText + t("refused_generic", { why: refused.reason ?? refused.message ?? JSON.stringify(refused) });
+  const why = refusedExplanation(rule);
+  if (why) return tileText + why.text;
+  return tileText + t("refused_generic", { why: refused.message ?? t("refused_unknown") });
 }
 
 /** A 血戰 winner's own area while the others play on (R53): no action bar, the hand laid
@@ -440,12 +446,16 @@ export function renderTable(root, appState) {
   board += compass(st, base, tb);
   for (let s = 0; s < 4; s++) board += plate(tb, st, s, base);
   let overlay = "";
-  if (appState.matchEnd) overlay = renderMatchSummary(appState);
+  // the last hand's settlement comes first, then the match summary (its button opens it); a
+  // dissolved match has no new settlement to show
+  const lastEnd = appState.handEnd && !appState.handEnd.closed && appState.matchEnd?.reason !== "dissolved";
+  if (appState.matchEnd && lastEnd) overlay = renderSettlement(appState, "");
+  else if (appState.matchEnd) overlay = renderMatchSummary(appState);
   else if (tb.status === "waiting") overlay = waitingRoom(tb);
   else if (appState.handEnd && !appState.handEnd.closed) {
     const between = tb.status === "between" || tb.status === "ended" || st.phase === "ended";
     const tg = appState.seat != null && tb.seats?.[appState.seat]?.tuoguan;
-    if (between || tg) overlay = renderSettlement(appState, dissolveBox(tb));
+    if (between || tg || appState.handEnd.held) overlay = renderSettlement(appState, dissolveBox(tb));
   }
   let banner = "";
   if (appState.status === "connecting") banner = `<div class="banner" id="reconnect-banner">${t("reconnecting")}</div>`;
@@ -601,6 +611,9 @@ function tileClicked(idx) {
 }
 
 export const tableHandlers = {
+  ...settleHandlers,
+  rules: (el) => openRules(app.table, app.rooms, el.dataset.section),
+  "rules-close": () => closeRules(),
   tile: (btn) => tileClicked(Number(btn.dataset.idx)),
   act: (btn) => act(btn.dataset.action, btn.dataset.tile),
   dismiss: () => {
@@ -656,8 +669,7 @@ export const tableHandlers = {
       const more = (tb.hand_index ?? 0) + 1 < (tb.hands ?? 1) ? ` ${t("leave_won_more")}` : "";
       if (!window.confirm(`${t("leave_won_confirm")}${more} ${t("leave_won_ok")}`)) return;
     } else if (inHand) {
-      const warn = getLang() === "zh" ? "牌局進行中離開算逃跑（R45），要賠分並由托管打完比賽。確定離開？" : "Leaving during a hand is an escape (R45): you pay the penalty and auto-play finishes the match. Leave?";
-      if (!window.confirm(warn)) return;
+      if (!window.confirm(leaveWarning(tb, app.hand, app.seat))) return;
     }
     backToLobby();
   },
