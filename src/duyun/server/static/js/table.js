@@ -7,6 +7,7 @@ import { getLang, ordinalSuffix, patternName, t } from "./i18n.js";
 import { app, backToLobby, render, send } from "./main.js";
 import { closeRules, leaveWarning, openRules, refusedExplanation } from "./rules.js";
 import { renderSettlement, renderMatchSummary, settleHandlers } from "./settle.js";
+import { tingpaiFor } from "./tingpai.js";
 import { describeEvent, emptyHand, handForDisplay } from "./state.js";
 import { parseHand, sortTiles, tileName } from "./tiles.js";
 import { COIN, coinsText, esc, meldHTML, seatName, signed, tile } from "./ui.js";
@@ -270,7 +271,7 @@ function myArea(st, legal) {
   // on a phone the melds get their own line above the hand, so the hand's tiles stay large
   const stack = window.innerWidth < 700 && window.innerHeight > window.innerWidth && melds.length > 0;
   const meldUnits = stack ? 0 : meldTiles * 0.8 + melds.length * 0.15 + (melds.length ? 0.3 : 0);
-  const units = all.length + (drawn ? 0.4 : 0) + meldUnits + 0.3;
+  const units = all.length + (drawn ? 0.4 : 0) + meldUnits + 0.3 + 1.1; // + the 聽 button
   const avail = Math.min(window.innerWidth, 1100) - 12;
   // a phone held sideways has the height of the board to save: the hand stays one 44 px row
   const sideways = window.innerHeight <= 500 && window.innerWidth > window.innerHeight;
@@ -285,13 +286,43 @@ function myArea(st, legal) {
   };
   const handHTML = tiles.map((x, i) => tileBtn(x, i, false)).join("") + (drawn ? tileBtn(drawn, tiles.length, true) : "");
   void all;
+  const tpOn = !!(app.showTingpai || st.baoting[app.seat]);
   return `<section class="me">
       ${actionBar(st, legal)}
+      ${tpOn ? tingpaiPanel(st, all) : ""}
       <div class="my-row ${stack ? "stack" : ""}" style="--hw:${hw}px">
+        <button class="tp-toggle ${tpOn ? "on" : ""}" data-do="tingpai" id="tingpai-btn" aria-pressed="${tpOn}" title="${t("tingpai_help")}">${t("tingpai")}</button>
         ${melds.length ? `<div class="my-melds">${melds.map((m) => meldHTML(m)).join("")}</div>` : ""}
         <div class="hand ${canDiscard ? "can-discard" : ""}" id="hand" role="group" aria-label="hand">${handHTML}</div>
       </div>
     </section>`;
+}
+
+/** The 聽牌 helper (tingpai.js): the waits and how many of each are unseen; on the own turn,
+ * the discards that leave the hand ready (the raised tile's first). */
+function tingpaiPanel(st, all) {
+  const tp = tingpaiFor(st, app.seat);
+  if (!tp) return "";
+  const waitsHTML = (ws) =>
+    ws.map((w) => `<span class="tp-wait ${w.left ? "" : "dead"}" data-tile="${w.tile}">${tile(w.tile)}<b>${w.left}</b></span>`).join("");
+  let body;
+  if (tp.kind === "waits") {
+    body = tp.waits.length
+      ? `<span class="tp-label">${t("tingpai_waits")}</span>${waitsHTML(tp.waits)}<span class="tp-total">${t("tingpai_left", { n: tp.waits.reduce((a, w) => a + w.left, 0) })}</span>`
+      : `<span class="tp-label">${t("tingpai_none")}</span>`;
+  } else {
+    const picked = app.selected != null ? all[app.selected] : null;
+    const options = [...tp.options];
+    const at = options.findIndex((o) => o.discard === picked);
+    if (at > 0) options.unshift(...options.splice(at, 1));
+    body = options.length
+      ? options
+          .slice(0, 3)
+          .map((o) => `<span class="tp-option" data-discard="${o.discard}"><span class="tp-label">${t("tingpai_discard")}</span>${tile(o.discard)}<span class="tp-label">→</span>${waitsHTML(o.waits)}</span>`)
+          .join("")
+      : `<span class="tp-label">${tp.won ? t("tingpai_won") : t("tingpai_no_discard")}</span>`;
+  }
+  return `<div class="tingpai" id="tingpai" aria-live="polite">${body}</div>`;
 }
 
 function tile_svg(x) {
@@ -613,6 +644,10 @@ function tileClicked(idx) {
 export const tableHandlers = {
   ...settleHandlers,
   rules: (el) => openRules(app.table, app.rooms, el.dataset.section),
+  tingpai: () => {
+    app.showTingpai = !app.showTingpai;
+    render();
+  },
   "rules-close": () => closeRules(),
   tile: (btn) => tileClicked(Number(btn.dataset.idx)),
   act: (btn) => act(btn.dataset.action, btn.dataset.tile),
