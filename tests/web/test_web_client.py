@@ -463,6 +463,17 @@ def test_replay_viewer_steps_through_a_finished_hand(
         ".replay-seat", "ss => ss.map(s => s.querySelector('.head').textContent.includes('番'))"
     )
     assert [i for i, w in enumerate(wins) if w] == sorted(log_end["winners"])
+    # it plays by itself at the chosen speed (from the start again after the end), and pauses
+    tab.page.keyboard.press("Home")
+    wait_step(0)
+    tab.page.select_option("#replay-speed", "4")
+    tab.page.click("#replay-play")
+    wait_step(3)
+    tab.page.click("#replay-play")  # pause
+    tab.page.wait_for_selector("#replay-play[aria-pressed=false]")
+    paused, _ = position()
+    tab.page.wait_for_timeout(600)  # four steps' time at 4×: nothing moves while paused
+    assert position()[0] == paused
     tab.page.click("#replay-close")
     tab.page.wait_for_selector("#history-card")
     tab.close()

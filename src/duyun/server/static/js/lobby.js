@@ -88,7 +88,8 @@ function privateTables() {
     ([key, def]) =>
       `<label class="check"><input type="checkbox" id="opt-${key}" data-rule="${key}" ${def ? "checked" : ""}>${t(`opt_${key}`)}</label>`,
   ).join("");
-  const bots = BOT_LEVELS.map((b) => `<option value="${b}">${t(`level_${b}`)}</option>`).join("");
+  // a middle level by default: the strongest bot is no fun for most friends' tables
+  const bots = BOT_LEVELS.map((b) => `<option value="${b}"${b === "normal" ? " selected" : ""}>${t(`level_${b}`)}</option>`).join("");
   return `<section class="card" id="private-card">
       <h2>${t("private_table")}</h2>
       <div class="private-forms">
@@ -119,7 +120,7 @@ function openTables() {
   const items = tables.length
     ? tables
         .map(
-          (tb) => `<div class="list-item" data-code="${esc(tb.code)}"><span>${bloodyChip(tb.rules)}<b>${esc(tb.code)}</b> · ${tb.kind === "room" ? esc(tb.room ?? "") : t("private_table")} · ${t("stake")} ${tb.stake} · ${tb.seated}/4</span>
+          (tb) => `<div class="list-item" data-code="${esc(tb.code)}"><span>${bloodyChip(tb.rules)}<b>${esc(tb.code)}</b> · ${tb.kind === "room" ? esc(roomName(app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? "")) : t("private_table")} · ${t("stake")} ${tb.stake} · ${tb.seated}/4</span>
             <button class="btn small secondary" data-do="join-code" data-code="${esc(tb.code)}">${t("join")}</button></div>`,
         )
         .join("")
@@ -185,7 +186,7 @@ function historyCard() {
           })
           .join("");
         return `<details class="history-match" data-match="${m.match_id}">
-            <summary><span>${bloodyChip(matchRules(m))}${esc(when)} · ${m.kind === "room" ? esc(app.rooms.find((r) => r.id === m.room)?.name ?? m.room ?? "") : t("private_table")} · ${t("stake")} ${m.stake}</span><span>${signed(m.coins)}</span></summary>
+            <summary><span>${bloodyChip(matchRules(m))}${esc(when)} · ${m.kind === "room" ? esc(roomName(app.rooms.find((r) => r.id === m.room)?.name ?? m.room ?? "")) : t("private_table")} · ${t("stake")} ${m.stake}</span><span>${signed(m.coins)}</span></summary>
             <div class="muted" style="font-size:.8rem;margin-top:4px">${seats}</div>
             <div class="history-hands">${hands}</div>
           </details>`;

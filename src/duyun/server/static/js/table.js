@@ -3,14 +3,15 @@
 // melds, hidden hand size), the compass in the middle (wall count, whose turn, timer), and the
 // player's own hand below with the action bar that shows exactly the legal actions.
 
-import { getLang, ordinalSuffix, patternName, t } from "./i18n.js";
+import { getLang, ordinalSuffix, patternName, roomName, t } from "./i18n.js";
 import { app, backToLobby, render, send } from "./main.js";
 import { closeRules, leaveWarning, openRules, refusedExplanation } from "./rules.js";
 import { renderSettlement, renderMatchSummary, settleHandlers } from "./settle.js";
+import { isMuted, play, setMuted } from "./sound.js";
 import { tingpaiFor } from "./tingpai.js";
 import { describeEvent, emptyHand, handForDisplay } from "./state.js";
 import { parseHand, sortTiles, tileName } from "./tiles.js";
-import { COIN, coinsText, esc, meldHTML, seatName, signed, tile } from "./ui.js";
+import { COIN, coinsText, esc, meldHTML, seatName, signed, tile, toast } from "./ui.js";
 
 const coarse = () => window.matchMedia?.("(pointer: coarse)").matches;
 /** Phone-sized screens (upright or sideways): small corners on the board. */
@@ -47,8 +48,8 @@ function handNumber(tb) {
 }
 
 function topbar(tb, st) {
-  const roomName = app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? "";
-  const room = tb.kind === "room" ? roomName : `${t("private_table")} ${tb.code}`;
+  const nameOfRoom = roomName(app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? "");
+  const room = tb.kind === "room" ? nameOfRoom : `${t("private_table")} ${tb.code}`;
   const handNo = tb.hands ? t("hand_no", { i: handNumber(tb), n: tb.hands }) : "";
   const mine = app.seat != null ? tb.seats?.[app.seat] : null;
   const tg = !!mine?.tuoguan;
@@ -64,6 +65,7 @@ function topbar(tb, st) {
         <span class="conn ${app.status}" title="${app.status}"></span>
         ${inHand ? `<button class="icon-btn ${tg ? "on" : ""}" data-do="tuoguan" id="tuoguan-btn" aria-pressed="${tg}">${tg ? t("tuoguan_on") : t("tuoguan")}</button>` : ""}
         ${app.seat != null ? `<button class="icon-btn" data-do="reactions" id="reactions-btn" aria-label="${t("reactions")}">☺</button>` : ""}
+        <button class="icon-btn ${isMuted() ? "muted" : ""}" data-do="mute" id="mute-btn" aria-pressed="${isMuted()}" title="${isMuted() ? t("muted") : t("mute")}" aria-label="${t("mute")}">♪</button>
         <button class="icon-btn" data-do="rules" id="rules-btn" title="${t("rules_page")}" aria-label="${t("rules_page")}">?</button>
         <button class="icon-btn" data-do="lang" id="lang-toggle">${t("lang_toggle")}</button>
       </div>
@@ -152,7 +154,8 @@ function plate(tb, st, seat, base) {
   const balance = info?.balance != null ? coinsText(info.balance) : null;
   // the own seat's melds and hand are drawn below the board; a spectator sees every seat here
   const own = seat === app.seat;
-  const melds = own ? "" : `<div class="melds">${st.melds[seat].map((m) => meldHTML(m)).join("")}</div>`;
+  const fresh = performance.now() < (cueState.freshUntil[seat] ?? 0);
+  const melds = own ? "" : `<div class="melds ${fresh ? "fresh" : ""}">${st.melds[seat].map((m) => meldHTML(m)).join("")}</div>`;
   let concealed = "";
   const won = st.won?.[seat];
   if (!own && won && st.phase !== "ended") {
@@ -206,6 +209,7 @@ function actionBar(st, legal) {
       if (legal.kong) parts.push(actionButton("kong", t("direct_kong"), "kong", 'data-key="k"'));
       if (legal.pong) parts.push(actionButton("pong", t("pong"), "pong", 'data-key="p"'));
       if (legal.pass) parts.push(actionButton("pass", t("pass"), "pass", 'data-key=" "'));
+      if (legal.pass && !legal.hu) parts.push(`<button class="btn small ghost" data-do="auto-pass" id="auto-pass-btn" title="${t("auto_pass_on")}">${t("auto_pass")}</button>`);
       parts.push(timer);
     } else {
       const options = legal.hu || legal.concealed_kong.length || legal.added_kong.length || legal.baoting.length;
@@ -231,6 +235,9 @@ function actionBar(st, legal) {
     }
   } else if (st.started && st.phase !== "ended" && app.seat != null) {
     parts.push(`<span class="prompt-text muted">${st.phase === "turn" && st.current === app.seat ? "…" : t("waiting")}</span>`);
+  }
+  if (app.autoPass != null && app.autoPass === app.handId && !mine?.tuoguan) {
+    parts.push(`<span class="chip" id="auto-pass-chip">${t("auto_pass_on")} <button class="btn small ghost" data-do="auto-pass-off">${t("auto_pass_off")}</button></span>`);
   }
   return `${notes.join("")}<div class="action-bar" id="action-bar">${parts.join("")}</div>`;
 }
@@ -292,7 +299,7 @@ function myArea(st, legal) {
       ${tpOn ? tingpaiPanel(st, all) : ""}
       <div class="my-row ${stack ? "stack" : ""}" style="--hw:${hw}px">
         <button class="tp-toggle ${tpOn ? "on" : ""}" data-do="tingpai" id="tingpai-btn" aria-pressed="${tpOn}" title="${t("tingpai_help")}">${t("tingpai")}</button>
-        ${melds.length ? `<div class="my-melds">${melds.map((m) => meldHTML(m)).join("")}</div>` : ""}
+        ${melds.length ? `<div class="my-melds ${performance.now() < (cueState.freshUntil[app.seat] ?? 0) ? "fresh" : ""}">${melds.map((m) => meldHTML(m)).join("")}</div>` : ""}
         <div class="hand ${canDiscard ? "can-discard" : ""}" id="hand" role="group" aria-label="hand">${handHTML}</div>
       </div>
     </section>`;
@@ -364,7 +371,7 @@ function waitingRoom(tb) {
     .map(([k]) => `<span class="chip ${k === "bloody_battle" ? "bloody" : ""}">${t(`opt_${k}`)}</span>`)
     .join("");
   return `<div class="overlay" id="waiting-room"><div class="sheet">
-      <h2>${tb.kind === "private" ? t("private_table") : esc(app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? "")}</h2>
+      <h2>${tb.kind === "private" ? t("private_table") : esc(roomName(app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? ""))}</h2>
       ${codeBlock}
       <div class="chips" style="justify-content:center;margin:8px 0">${`<span class="chip">${t("stake")} ${tb.stake}</span><span class="chip">${t("hands")} ${tb.hands}</span>`}${rules}</div>
       <h3>${t("waiting_players")}</h3>
@@ -471,6 +478,8 @@ export function renderTable(root, appState) {
   }
   const st = appState.hand ?? emptyHand();
   const base = appState.seat ?? 0;
+  cues(appState, st);
+  autoPass(appState);
   const legal = legalOf(appState.promptSent ? null : appState.prompt);
   let board = "";
   for (let s = 0; s < 4; s++) board += river(st, s, base);
@@ -519,6 +528,54 @@ export function renderTable(root, appState) {
   }
   const log = document.getElementById("hand-log");
   if (log) log.scrollTop = log.scrollHeight;
+}
+
+// ------------------------------------------------------------------ cues (issue 21 items 6, 7)
+//
+// What changed since the last drawing of the table: a new discard (sound, and a turn that ran
+// out says so), a new meld (sound, and the meld moves in), a win, the own turn. A new hand or a
+// restored table (snapshot) makes no sound.
+
+const cueState = { hand: undefined, discard: null, melds: [0, 0, 0, 0], wins: 0, turn: null, openTurn: null, freshUntil: [] };
+
+function cues(appState, st) {
+  const discard = st.lastDiscard ? `${st.lastDiscard.seat}:${st.lastDiscard.index}` : null;
+  const melds = st.melds.map((m) => m.length);
+  const wins = st.wins?.length ?? 0;
+  const turn = appState.prompt?.kind === "turn" && !appState.promptSent ? appState.prompt.id ?? "turn" : null;
+  if (cueState.hand !== appState.handId) {
+    Object.assign(cueState, { hand: appState.handId, discard, melds, wins, turn, openTurn: turn, freshUntil: [] });
+    return;
+  }
+  if (discard && discard !== cueState.discard) {
+    play("discard");
+    const mine = appState.table?.seats?.[appState.seat];
+    // the own turn was open and never answered, yet the own discard came: the timer ran out
+    if (st.lastDiscard.seat === appState.seat && cueState.openTurn != null && !appState.promptSent && !mine?.tuoguan && !st.baoting[appState.seat]) {
+      toast(t("timeout_discard"), "info", 4000);
+    }
+  }
+  melds.forEach((n, s) => {
+    if (n > (cueState.melds[s] ?? 0)) {
+      cueState.freshUntil[s] = performance.now() + 900;
+      play("claim");
+      setTimeout(render, 950); // draw it again without the arrival motion
+    }
+  });
+  if (wins > cueState.wins) play("win");
+  if (turn != null && turn !== cueState.turn) play("turn");
+  Object.assign(cueState, { discard, melds, wins, turn, openTurn: turn });
+}
+
+/** 本局不碰槓: claim offers without a win are passed, and a turn's kong options are set aside,
+ * until the hand ends. */
+function autoPass(appState) {
+  if (appState.autoPass == null || appState.autoPass !== appState.handId) return;
+  const p = appState.prompt;
+  if (!p || appState.promptSent) return;
+  const legal = legalOf(p);
+  if (p.kind === "claim" && !legal.hu && legal.pass) act("pass");
+  else if (p.kind === "turn" && !legal.hu && !legal.baoting.length) appState.dismissed = true;
 }
 
 const TABLE_PARTS = ["part-top", "part-main", "part-winners", "part-recent", "part-dissolve", "part-me", "part-react", "part-overlay"];
@@ -609,7 +666,12 @@ export function fxReaction(msg) {
 // ------------------------------------------------------------------ input
 
 function act(action, tileName_) {
-  if (!app.prompt || app.promptSent) return;
+  if (!app.prompt) {
+    // the button was pressed as its window closed: say so rather than nothing
+    toast(t("too_late"), "info");
+    return;
+  }
+  if (app.promptSent) return;
   const msg = { type: "act", action };
   if (tileName_) msg.tile = tileName_;
   // name the prompt answered: a click that arrives after its window or timer closed is then
@@ -644,6 +706,18 @@ function tileClicked(idx) {
 export const tableHandlers = {
   ...settleHandlers,
   rules: (el) => openRules(app.table, app.rooms, el.dataset.section),
+  mute: () => {
+    setMuted(!isMuted());
+    render();
+  },
+  "auto-pass": () => {
+    app.autoPass = app.handId;
+    act("pass");
+  },
+  "auto-pass-off": () => {
+    app.autoPass = null;
+    render();
+  },
   tingpai: () => {
     app.showTingpai = !app.showTingpai;
     render();
@@ -677,7 +751,18 @@ export const tableHandlers = {
     render();
   },
   ready: (btn) => send({ type: "ready", ready: btn.dataset.ready !== "false" }),
-  start: () => send({ type: "start" }),
+  start: () => {
+    // the host's 開始 is also the host's 準備; other people must have pressed 準備 (bots are
+    // always ready), and the page says who is missing instead of sending a refused start
+    const tb = app.table;
+    const waiting = (tb?.seats ?? []).map((s, i) => (s && s.kind !== "bot" && i !== app.seat && !s.ready ? seatName(s, i) : null)).filter(Boolean);
+    if (waiting.length) {
+      toast(t("others_not_ready", { names: waiting.join("、") }), "info");
+      return;
+    }
+    if (!tb?.seats?.[app.seat]?.ready) send({ type: "ready", ready: true });
+    send({ type: "start" });
+  },
   "add-bot": (btn) => send({ type: "add_bot", seat: Number(btn.dataset.seat) }),
   "remove-bot": (btn) => send({ type: "remove_bot", seat: Number(btn.dataset.seat) }),
   dissolve: (btn) => send({ type: "dissolve", agree: btn.dataset.agree !== "false" }),

@@ -1,5 +1,6 @@
 // Small DOM helpers shared by the views.
 
+import { errorText } from "./errors.js";
 import { escapeHTML, t } from "./i18n.js";
 import { tileHTML } from "./tiles.js";
 import { getLang } from "./i18n.js";
@@ -20,8 +21,14 @@ export function toast(text, kind = "error", ms) {
   setTimeout(() => el.remove(), ms ?? (kind === "error" ? 6000 : 2600));
 }
 
-/** Server errors are shown plainly: the code's meaning and the server's own message. */
+/** Server errors are shown in the page's language (errors.js); only an error this client does
+ * not know shows the server's own message. */
 export function showError(err) {
+  const known = errorText(err);
+  if (known) {
+    toast(known);
+    return;
+  }
   const msg = err?.message || err?.code || String(err);
   if (err?.status === 0 || err?.code === "network") toast(t("network_error", { msg }));
   else toast(t("server_error", { msg }));
