@@ -3,6 +3,7 @@
 // tables, and the match history (戰績) with a replay button for every finished hand.
 
 import { getLang, roomName, t } from "./i18n.js";
+import { inviteCard } from "./invite.js";
 import { api } from "./net.js";
 import { app, logout, openReplay, refreshLobby, render, sendWhenReady, signedIn } from "./main.js";
 import { $, botName, coinsText, esc, showError, signed, tile, toast } from "./ui.js";
@@ -195,12 +196,13 @@ function historyCard() {
   return `<section class="card" id="history-card"><h2>${t("history")}</h2><div class="list">${body}</div></section>`;
 }
 
-const LOBBY_PARTS = ["lobby-top", "lobby-welcome", "lobby-left", "lobby-right", "lobby-help"];
+const LOBBY_PARTS = ["lobby-top", "lobby-invite", "lobby-welcome", "lobby-left", "lobby-right", "lobby-help"];
 
 export function renderLobby(root, appState) {
   const signed = !!appState.account;
   const parts = {
     "lobby-top": head(),
+    "lobby-invite": inviteCard(appState, render),
     "lobby-welcome": signed ? "" : welcome(),
     "lobby-left": `${rooms()}${signed ? privateTables() : ""}`,
     "lobby-right": `${openTables()}${historyCard()}`,
@@ -212,7 +214,7 @@ export function renderLobby(root, appState) {
   let lobby = root.querySelector(":scope > .lobby[data-screen='lobby']");
   if (!lobby) {
     root.innerHTML = `<div class="lobby" data-screen="lobby">
-      <div id="lobby-top"></div><div id="lobby-welcome"></div>
+      <div id="lobby-top"></div><div id="lobby-invite"></div><div id="lobby-welcome"></div>
       <div class="grid">
         <div class="list" style="gap:14px" id="lobby-left"></div>
         <div class="list" style="gap:14px" id="lobby-right"></div>
@@ -293,6 +295,10 @@ export const lobbyHandlers = {
     }
     if (!(await needAccount())) return;
     sendWhenReady({ type: "spectate", code });
+  },
+  "invite-watch": async (btn) => {
+    if (!(await needAccount())) return;
+    sendWhenReady({ type: "spectate", code: btn.dataset.code });
   },
   "join-code": async (btn) => {
     if (!(await needAccount())) return;
