@@ -35,8 +35,11 @@ SIZES = {
     "phone-sideways-small": (667, 375),
     "tablet": (1024, 768),
     "desktop": (1440, 900),
+    # English mode: longer labels and names must fit too
+    "phone-sideways-en": (844, 390),
+    "desktop-en": (1440, 900),
 }
-PHONES = {"phone", "phone-sideways", "phone-sideways-small"}
+PHONES = {"phone", "phone-sideways", "phone-sideways-small", "phone-sideways-en"}
 
 
 def _busy_hand(seed: int) -> tuple[Round, int] | None:
@@ -175,6 +178,8 @@ def test_table_layout_at_five_sizes_has_no_overlaps_and_large_enough_tiles(
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    english = size.endswith("-en")
+    page.add_init_script(f"localStorage.setItem('duyun.lang', '{'en' if english else 'zh'}')")
     page.goto(web_server.url + "/")
     page.wait_for_function("() => window.__duyun && window.__duyun.booted")
     page.evaluate(SHOW_SCENE, json.loads(json.dumps(scene)))
@@ -201,7 +206,10 @@ def test_table_layout_at_five_sizes_has_no_overlaps_and_large_enough_tiles(
     assert all(not n["clipped"] for n in m["names"][1:]), "a bot's name is cut off"
     # the compass's numbers are labelled (wall count and the timer)
     labels = " ".join(m["compassLabels"])
-    assert "剩" in labels and "秒" in labels, labels
+    if english:
+        assert "tiles left" in labels and "s" in labels, labels
+    else:
+        assert "剩" in labels and "秒" in labels, labels
     # melds of three seats (the own included) and the 報聽 mark are drawn on screen
     assert len(m["melds"]) >= 3 and all(_inside(b, screen) for b in m["melds"])
     assert m["baoting"] and all(_inside(b, screen) for b in m["baoting"])
