@@ -77,9 +77,7 @@ def _show_scene(browser: Any, server: WebServer) -> Any:
     return context, page
 
 
-def test_server_errors_read_as_words_in_both_languages(
-    browser: Any, web_server: WebServer
-) -> None:
+def test_server_errors_read_as_words_in_both_languages(browser: Any, web_server: WebServer) -> None:
     page = browser.new_page()
     page.goto(web_server.url + "/")
     page.wait_for_function("() => window.__duyun && window.__duyun.booted")

@@ -196,7 +196,7 @@ def test_table_layout_at_five_sizes_has_no_overlaps_and_large_enough_tiles(
     assert len(tiles) in (11, 14) or len(tiles) % 3 == 2
     lowest = min(t["h"] for t in tiles)
     assert lowest >= (40 if phone else 44), f"hand tiles {lowest:.1f}px high"
-    screen = {"x": 0, "y": 0, "w": width, "h": height}
+    screen: dict[str, float] = {"x": 0, "y": 0, "w": width, "h": height}
     for t in tiles:
         assert _inside(t, screen), f"a hand tile is off screen: {t}"
     assert _inside(m["actionBar"], screen), m["actionBar"]

@@ -59,6 +59,15 @@ def _expected(game: Round, seat: int) -> dict[str, Any]:
     return {"kind": "discards", "options": options}
 
 
+def _after(counts: list[int], tile: int | None, rng: random.Random) -> float:
+    """The shanten left after discarding ``tile`` (ties broken at random)."""
+    assert tile is not None
+    counts[tile] -= 1
+    value = shanten(counts) + rng.random() / 2
+    counts[tile] += 1
+    return value
+
+
 def _checkpoints(seed: int) -> list[dict[str, Any]]:
     """Play a hand eagerly (pongs, kongs and 報聽 taken, wins passed up to keep it long, discards
     towards a ready hand) and record each seat's expected helper every few events."""
@@ -77,14 +86,7 @@ def _checkpoints(seed: int) -> list[dict[str, Any]]:
         elif discards:
             # head for ready hands (the lowest shanten after the discard), so that waits occur
             counts = list(game.counts[seat])
-
-            def after(tile: int) -> float:
-                counts[tile] -= 1
-                value = shanten(counts) + rng.random() / 2
-                counts[tile] += 1
-                return value
-
-            action = min(discards, key=lambda a: after(a.tile if a.tile is not None else 0))
+            action = min(discards, key=lambda a: _after(counts, a.tile, rng))
         else:
             action = next((a for a in keep if a.kind is ActionKind.PASS), rng.choice(keep))
         game.apply(action)
@@ -115,12 +117,15 @@ COMPARE = """async (text) => {
         const want = cp.expected;
         let got;
         if (!tp) { problems.push(`${i}: no helper`); continue; }
-        if (tp.kind !== want.kind) { problems.push(`${i}: kind ${tp.kind} != ${want.kind}`); continue; }
+        if (tp.kind !== want.kind) {
+            problems.push(`${i}: kind ${tp.kind} != ${want.kind}`);
+            continue;
+        }
         if (tp.kind === 'waits') {
             got = tp.waits.map(w => [w.tile, w.left]);
             waitsSeen += got.length;
-            if (JSON.stringify(got) !== JSON.stringify(want.waits))
-                problems.push(`${i} seat ${cp.seat}: ${JSON.stringify(got)} != ${JSON.stringify(want.waits)}`);
+            const [g, w] = [JSON.stringify(got), JSON.stringify(want.waits)];
+            if (g !== w) problems.push(`${i} seat ${cp.seat}: ${g} != ${w}`);
         } else {
             got = {};
             for (const o of tp.options) got[o.discard] = o.waits.map(w => [w.tile, w.left]);
