@@ -225,3 +225,54 @@ def test_table_layout_at_five_sizes_has_no_overlaps_and_large_enough_tiles(
         if name.startswith(("river", "plate")) or name == "compass":
             assert _inside(part, m["board"], slack=2), f"{name} {part} leaves the board"
     context.close()
+
+
+def test_fourteen_tiles_fit_an_upright_phone_at_touch_size(
+    browser: Any, web_server: WebServer, screenshots: Path, scene: dict[str, Any]
+) -> None:
+    """No melds: fourteen concealed tiles across 390 px, each at least 40 px high and 24 px
+    wide, all on screen, and the 聽 button beside the action bar, not over the hand."""
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=1,
+        has_touch=True,
+        is_mobile=True,
+    )
+    page = context.new_page()
+    page.goto(web_server.url + "/")
+    page.wait_for_function("() => window.__duyun && window.__duyun.booted")
+    page.evaluate(SHOW_SCENE, scene)
+    page.evaluate(
+        """async () => {
+        const main = await import('/static/js/main.js');
+        const st = main.app.hand;
+        st.melds[0] = [];
+        st.hands[0] = ['1m','2m','3m','4m','5m','6m','7p','8p','9p','1s','1s','5s','6s','7s'];
+        st.drawn[0] = '7s';
+        main.app.prompt.legal = st.hands[0].map(tile => ({action: 'discard', tile}));
+        main.renderNow();
+    }"""
+    )
+    page.wait_for_function("() => document.querySelectorAll('#hand button.tile').length === 14")
+    page.screenshot(path=str(screenshots / "layout-phone-14-tiles.png"))
+    boxes = page.eval_on_selector_all(
+        "#hand button.tile",
+        "bs => bs.map(b => { const r = b.getBoundingClientRect();"
+        " return {x: r.left, y: r.top, w: r.width, h: r.height}; })",
+    )
+    screen: dict[str, float] = {"x": 0, "y": 0, "w": 390, "h": 844}
+    assert min(b["h"] for b in boxes) >= 40 and min(b["w"] for b in boxes) >= 24, boxes
+    assert all(_inside(b, screen) for b in boxes)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    toggle = page.eval_on_selector(
+        "#tingpai-btn",
+        "b => { const r = b.getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width,"
+        " h: r.height}; }",
+    )
+    hand = page.eval_on_selector(
+        "#hand",
+        "b => { const r = b.getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width,"
+        " h: r.height}; }",
+    )
+    assert _overlap(toggle, hand) == 0, (toggle, hand)
+    context.close()

@@ -278,12 +278,15 @@ function myArea(st, legal) {
   // on a phone the melds get their own line above the hand, so the hand's tiles stay large
   const stack = window.innerWidth < 700 && window.innerHeight > window.innerWidth && melds.length > 0;
   const meldUnits = stack ? 0 : meldTiles * 0.8 + melds.length * 0.15 + (melds.length ? 0.3 : 0);
-  const units = all.length + (drawn ? 0.4 : 0) + meldUnits + 0.3 + 1.1; // + the 聽 button
-  const avail = Math.min(window.innerWidth, 1100) - 12;
+  // an upright phone has no width to spare: the 聽 button floats by the action bar there
+  // (css), the drawn tile's gap is narrower and the row runs almost edge to edge
+  const upright = window.innerWidth < 700 && window.innerHeight > window.innerWidth;
+  const units = all.length + (drawn ? (upright ? 0.25 : 0.4) : 0) + meldUnits + (upright ? 0 : 0.3 + 1.1);
+  const avail = Math.min(window.innerWidth, 1100) - (upright ? 6 : 12) - all.length; // 1 px gaps
   // a phone held sideways has the height of the board to save: the hand stays one 44 px row
   const sideways = window.innerHeight <= 500 && window.innerWidth > window.innerHeight;
   const cap = sideways ? 33 : window.innerWidth >= 900 ? 62 : 52;
-  const hw = Math.max(18, Math.min(cap, Math.floor(avail / units) - 1));
+  const hw = Math.max(18, Math.min(cap, Math.floor(avail / units)));
   const sel = app.selected;
   const tileBtn = (x, i, isDrawn) => {
     const ok = canDiscard && discardSet.has(x);
