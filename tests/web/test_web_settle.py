@@ -106,6 +106,10 @@ def test_settlement_waits_for_its_reader_and_the_last_one_comes_before_the_summa
         "bs => bs.map(b => { const r = b.getBoundingClientRect(); return [r.left, r.right]; })",
     ):
         assert box[0] >= 0 and box[1] <= PHONE["width"]
+    # and held sideways
+    tab.page.set_viewport_size({"width": 844, "height": 390})
+    tab.page.wait_for_function("() => document.documentElement.scrollWidth <= 844")
+    shot(tab, screenshots, "match-summary-phone-sideways.png")
     tab.close()
 
 

@@ -45,7 +45,7 @@ export function renderReplay(root, appState) {
       const win = st.wins.find((w) => w.seat === s);
       const active = current && current.seat === s;
       return `<div class="replay-seat ${active ? "active" : ""}" data-seat="${s}">
-          <div class="head"><span><b>${esc(who[s] ?? `#${s}`)}</b>${st.dealer === s ? ` · ${t("dealer")}` : ""}${st.baoting[s] ? ` · <span style="color:#ff9c38">${t("baoting")}</span>` : ""}${st.beans[s] ? " · 豆" : ""}
+          <div class="head"><span><b>${esc(who[s] ?? `#${s}`)}</b>${st.dealer === s ? ` · ${t("dealer")}` : ""}${st.baoting[s] ? ` · <span style="color:#ff9c38">${t("baoting")}</span>` : ""}${st.beans[s] ? ` · ${t("has_bean")}` : ""}
             ${win ? ` · <span style="color:var(--gold)">${st.won[s] ? `${t("won_nth", { n: st.won[s].order })} ` : ""}${t("hu")} ${esc(patternName(win.pattern))} ${win.fan}${t("fan")}</span>` : ""}${st.left[s] ? ` · ${t("left_table")}` : ""}</span><span>${signed(st.points[s])}</span></div>
           <div class="tiles replay-hand">${hand}${melds ? `<span style="width:8px"></span>${melds}` : ""}</div>
           <div class="rv">${rv}</div>

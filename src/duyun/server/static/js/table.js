@@ -145,7 +145,7 @@ function plate(tb, st, seat, base) {
   const tags = [];
   if (info?.tuoguan) tags.push(`<span class="tag tg">${t("tuoguan")}</span>`);
   if (info && info.connected === false) tags.push(`<span class="tag">⚡offline</span>`);
-  if (st.beans[seat]) tags.push(`<span class="tag bean">豆</span>`);
+  if (st.beans[seat]) tags.push(`<span class="tag bean" title="${t("has_bean_help")}">${t("has_bean")}</span>`);
   if (st.left?.[seat]) tags.push(`<span class="tag left">${t("left_table")}</span>`);
   if (tb.status === "waiting" || tb.status === "between") {
     if (info && info.kind !== "bot") tags.push(`<span class="tag">${info.ready ? t("is_ready") : t("not_ready")}</span>`);
