@@ -299,9 +299,9 @@ function myArea(st, legal) {
   const tpOn = !!(app.showTingpai || st.baoting[app.seat]);
   return `<section class="me">
       ${actionBar(st, legal)}
-      ${tpOn ? tingpaiPanel(st, all) : ""}
+      ${tpOn && st.started && st.phase !== "ended" ? tingpaiPanel(st, all) : ""}
       <div class="my-row ${stack ? "stack" : ""}" style="--hw:${hw}px">
-        <button class="tp-toggle ${tpOn ? "on" : ""}" data-do="tingpai" id="tingpai-btn" aria-pressed="${tpOn}" title="${t("tingpai_help")}">${t("tingpai")}</button>
+        ${st.started && st.phase !== "ended" ? `<button class="tp-toggle ${tpOn ? "on" : ""}" data-do="tingpai" id="tingpai-btn" aria-pressed="${tpOn}" title="${t("tingpai_help")}">${t("tingpai")}</button>` : ""}
         ${melds.length ? `<div class="my-melds ${performance.now() < (cueState.freshUntil[app.seat] ?? 0) ? "fresh" : ""}">${melds.map((m) => meldHTML(m)).join("")}</div>` : ""}
         <div class="hand ${canDiscard ? "can-discard" : ""}" id="hand" role="group" aria-label="hand">${handHTML}</div>
       </div>
