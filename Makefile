@@ -13,7 +13,7 @@ COMPILED := $(shell $(PYTHON) -c "import runpy; print(' '.join('src/' + m.replac
 $(STAMP): pyproject.toml setup.py $(COMPILED)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,sim,rl]'
+	$(BIN)/pip install --quiet -e '.[dev,sim,rl,server]'
 	touch $(STAMP)
 
 # recompile the engine's modules after editing them (make test and make run do it themselves)

@@ -13,7 +13,7 @@ opponents and, at every one of its turns, sets what it believed beside what then
   bot's next turn against the share of turns after which that happened.
 
 A belief far from its outcome is a setting to revisit (``StrongBot.ALLOWED_*``,
-``READY_*``, ``WAIT_SHARE``): docs/simulate.md, fourth round, reads this table. Prints
+``READY_*``, ``WAIT_SHARE``): docs/research/strong-bot.md, fourth round, reads this table. Prints
 numbers and asserts nothing.
 
 usage: python benchmarks/calibrate_strong.py [HANDS] [--opponents efficient|heuristic]

@@ -73,6 +73,14 @@ def _start_server(args: argparse.Namespace, workdir: Path) -> tuple[subprocess.P
                 "next_hand_wait = 0.2",
                 "rate_limit = 50.0",
                 "rate_burst = 100",
+                # every client of the load test comes from 127.0.0.1
+                f"max_connections_per_address = {args.tables * 4 + 100}",
+                f"max_connections = {args.tables * 4 + 100}",
+                # hundreds of guests and tables from one address: the abuse limits are off
+                "guests_per_minute = 0",
+                "tables_per_minute = 0",
+                "code_lookups_per_minute = 0",
+                "open_tables_per_account = 0",
             ]
         ),
         encoding="utf-8",

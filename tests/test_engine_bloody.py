@@ -1,6 +1,6 @@
 """血戰到底 rooms (R52-R57), hand-worked: winners leave play and the others play on.
 
-Every figure below is worked out by hand from RULES.md: base 6 points per fan (R40), streak 0
+Every figure below is worked out by hand from docs/rules.md: base 6 points per fan (R40), streak 0
 (R55), so the dealer bonus (R36) adds nothing.
 """
 

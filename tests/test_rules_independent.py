@@ -1,6 +1,6 @@
-"""Independent hand-worked rule scenarios (QA), written from RULES.md only.
+"""Independent hand-worked rule scenarios (QA), written from docs/rules.md only.
 
-Every expected payment below was computed by hand from ../shared/RULES.md (base 6 points per
+Every expected payment below was computed by hand from docs/rules.md (base 6 points per
 fan, R40); the arithmetic is in the comments.  Payments are compared as sorted tuples
 ``(payer, payee, fan, points)``; ``fan`` is the row's number of base units (README).
 

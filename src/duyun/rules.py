@@ -1,6 +1,6 @@
-"""The rule options of RULES.md as one frozen value; the defaults are Duyun rules.
+"""The rule options of docs/rules.md as one frozen value; the defaults are Duyun rules.
 
-Every option RULES.md names lives here. An option that the engine does not implement yet
+Every option docs/rules.md names lives here. An option that the engine does not implement yet
 raises :class:`UnsupportedRuleError` when switched on, so that no table silently plays
 different rules from the ones it asked for.
 """
@@ -22,7 +22,7 @@ class RuleOptionError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """Rule options (RULES.md); defaults = Duyun mahjong."""
+    """Rule options (docs/rules.md); defaults = Duyun mahjong."""
 
     pass_blocks_ron: bool = False
     """R9 過水不胡: after passing a possible win, no discard win until one's own next draw."""

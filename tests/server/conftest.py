@@ -118,6 +118,12 @@ FAST: dict[str, Any] = {
     "next_hand_wait": 0.05,
     "default_bot": "efficient",
     "starting_balance": 1000,
+    # tests make many accounts and tables from one address; the abuse tests set their own limits
+    "guests_per_minute": 0,
+    "registrations_per_minute": 0,
+    "tables_per_minute": 0,
+    "code_lookups_per_minute": 0,
+    "open_tables_per_account": 0,
 }
 
 
@@ -181,6 +187,8 @@ def start_live_server(database_url: str, **overrides: Any) -> LiveServer:
             ws_max_size=WS_MAX_FRAME,
             ws_per_message_deflate=False,
             lifespan="on",
+            proxy_headers=True,
+            forwarded_allow_ips=config.forwarded_allow_ips,
         )
     )
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

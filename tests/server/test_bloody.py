@@ -98,7 +98,7 @@ async def _seeded_table(
     except seat 2 when ``others`` holds a second player's client, and the match seed."""
     answer = server.http.post(
         "/api/tables",
-        json={"hands": hands, "rules": BLOODY, "bot": "efficient"},
+        json={"hands": hands, "rules": BLOODY, "bot": "efficient", "spectators": True},
         headers=server.auth(session["token"]),
     )
     assert answer.status_code == 201, answer.text

@@ -25,6 +25,11 @@ bot_delay = 0.005
 reconnect_grace = {grace}
 next_hand_wait = 0.05
 default_bot = "random"
+guests_per_minute = 0          # tests make many accounts and tables from one address
+registrations_per_minute = 0
+tables_per_minute = 0
+code_lookups_per_minute = 0
+open_tables_per_account = 0
 """
 
 

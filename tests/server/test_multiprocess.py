@@ -41,6 +41,11 @@ default_bot = "efficient"
 starting_balance = 1000
 argon2_time_cost = 1
 argon2_memory_cost = 8
+guests_per_minute = 0          # tests make many accounts and tables from one address
+registrations_per_minute = 0
+tables_per_minute = 0
+code_lookups_per_minute = 0
+open_tables_per_account = 0
 """
 
 

@@ -125,7 +125,9 @@ def test_private_table_by_code_lobby_and_spectator(
 ) -> None:
     server = live_server(claim_window=0.03)
     host, guest, watcher = server.guest(), server.guest(), server.guest()
-    code = _create_table(server, host["token"], hands=1, bot="random", listed=True, stake=3)
+    code = _create_table(
+        server, host["token"], hands=1, bot="random", listed=True, stake=3, spectators=True
+    )
     lobby = server.http.get("/api/lobby").json()["tables"]
     assert any(t["code"] == code and t["stake"] == 3 for t in lobby)
     info = server.http.get(f"/api/tables/{code}").json()

@@ -487,6 +487,7 @@ def test_spectator_sees_public_information_only(
     host = Tab(browser, web_server, DESKTOP)
     host.goto()
     host.guest()
+    host.page.check("#create-spectators")  # private tables are closed to strangers by default
     host.page.click("#create-btn")
     host.page.wait_for_selector("#table-code")
     code = host.page.text_content("#table-code").strip()

@@ -85,7 +85,7 @@ def test_server_errors_read_as_words_in_both_languages(browser: Any, web_server:
         """async () => {
         const { errorText } = await import('/static/js/errors.js');
         const { setLang } = await import('/static/js/i18n.js');
-        const codes = ['bad_json', 'bad_message', 'unknown_type', 'too_large', 'rate_limited',
+        const codes = ['bad_json', 'bad_message', 'unknown_type', 'too_large', 'too_many_tables',
             'version', 'unauthorized', 'bad_origin', 'replaced', 'not_seated', 'already_seated',
             'table_not_found', 'table_full', 'unknown_room', 'unknown_bot', 'unknown_reaction',
             'insufficient_balance', 'not_host', 'wrong_state', 'not_your_turn', 'illegal_action',

@@ -1,6 +1,6 @@
 """The heuristic bot (the former ``strong``): efficiency steered by what pays under Duyun rules.
 
-What it knows that the efficient bot does not (each point is a rule of RULES.md):
+What it knows that the efficient bot does not (each point is a rule of docs/rules.md):
 
 - 平胡 needs a bean (or a 報聽 discarder) to win on a discard (R17). When several discards
   leave it ready it scores each wait by its fan (R20) and whether a discard win would be

@@ -24,15 +24,16 @@ and the frozen hand (R26, R27) against the chain's chances of winning first.
 Where the chain is weakest -- hands four or more steps from ready, with no opponent very
 likely ready and allowed to win on a discard -- the bot plays the ``heuristic`` bot's tuned
 efficiency and pattern tie-breaks instead (paired duplicate runs measured that no worse; see
-docs/simulate.md), its fastest discards ranked by their speed over two steps, exact over the
-next draw (:func:`~duyun.bots.evaluation.next_stage_live`). Everything else -- every decision
-at most three steps from ready, every discard under threat, and 報聽 -- is decided by value;
-two and three steps from ready the chain's stage after the next is read by the same function.
+docs/research/strong-bot.md), its fastest discards ranked by their speed over two steps, exact
+over the next draw (:func:`~duyun.bots.evaluation.next_stage_live`). Everything else -- every
+decision at most three steps from ready, every discard under threat, and 報聽 -- is decided by
+value; two and three steps from ready the chain's stage after the next is read by the same
+function.
 
-One thing the chain of wins alone would miss (third round, docs/simulate.md): a concealed
-triplet or a pong whose fourth tile is live is worth the kong it may become -- its bean income
-(R12) from the draws the hand still makes, less 黃豆 (R14), plus part of the R17 unlock a bean
-brings (:func:`~duyun.bots.expectation.bean_chances`).
+One thing the chain of wins alone would miss (third round, docs/research/strong-bot.md): a
+concealed triplet or a pong whose fourth tile is live is worth the kong it may become -- its
+bean income (R12) from the draws the hand still makes, less 黃豆 (R14), plus part of the R17
+unlock a bean brings (:func:`~duyun.bots.expectation.bean_chances`).
 
 It sees only its :class:`~duyun.engine.view.SeatView` (and remembers earlier views of the same
 hand: who ponged lately) and uses no randomness: the same views give the same actions.
@@ -107,8 +108,8 @@ class StrongBot(HeuristicBot):
     # The chance a win on our discard is allowed to an opponent without a bean (R17), by what
     # its melds show: two or more melds all in one suit (清一色), all pungs (對對胡), or
     # neither (only a concealed 七對 / 對對胡 / 清一色). Measured on what was actually won on
-    # the bot's own discards (docs/simulate.md, fourth round): melds in one suit or all
-    # pungs are mostly chance, not a pattern being built, and these wins are rare.
+    # the bot's own discards (docs/research/strong-bot.md, fourth round): melds in one suit or
+    # all pungs are mostly chance, not a pattern being built, and these wins are rare.
     ALLOWED_FLUSH = 0.06
     ALLOWED_PUNGS = 0.08
     ALLOWED_CONCEALED = 0.02

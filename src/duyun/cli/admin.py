@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from duyun.cli.common import fail
+from duyun.cli.common import fail, require_server_extra
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) loads only when an admin command runs
     from duyun.server.store import Account, CoinRow, Store
@@ -73,6 +73,7 @@ def _store(database_url: str) -> Iterator[Store]:
 
     An SQLite file that does not exist is an error here: an operator who mistypes the path
     should not get a new empty database."""
+    require_server_extra("admin")
     from sqlalchemy.engine import make_url
 
     from duyun.server.store import Store, StoreError
@@ -140,6 +141,7 @@ def grant(
     database_url: DatabaseOption = DEFAULT_DATABASE,
 ) -> None:
     """Give a player coins from the house (one ledger row)."""
+    require_server_extra("admin")
     from duyun.server.store import StoreError
 
     amount = coins.strip().replace(",", "").replace("_", "")

@@ -16,6 +16,7 @@ is wrong, never a traceback. The machinery for that lives here, once:
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -82,6 +83,37 @@ def fail(message: str) -> NoReturn:
     stream.write(f"error: {one_line(message)}\n")
     stream.flush()
     raise typer.Exit(EXIT_BAD_INPUT)
+
+
+SERVER_MODULES: tuple[str, ...] = (
+    # what the `server` extra installs and the server imports (pyproject.toml); pydantic is
+    # in the extra too, but recent Typer releases depend on it, so it is no sign of the extra
+    "fastapi",
+    "uvicorn",
+    "websockets",
+    "sqlalchemy",
+    "alembic",
+    "argon2",
+    "itsdangerous",
+    "psycopg",
+)
+
+
+def require_server_extra(command: str) -> None:
+    """Exit with one line when the ``server`` extra is missing.
+
+    ``pip install duyun`` leaves the web stack out, so that the engine, bots and simulation
+    install without it; ``duyun serve`` and ``duyun admin`` would otherwise die on an
+    ImportError traceback deep inside the server package. ``find_spec`` only looks the modules
+    up, so nothing heavy is imported here.
+    """
+    for name in SERVER_MODULES:
+        try:
+            missing = importlib.util.find_spec(name) is None
+        except (ImportError, ValueError):  # a parent package missing, or sys.modules[name] None
+            missing = True
+        if missing:
+            fail(f"duyun {command} needs the server extra: pip install 'duyun[server]'")
 
 
 def source_name(path: Path | str) -> str:

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from duyun.cli.common import fail, read_jsonl, settlement_table, source_name
-from duyun.describe import chinese_tiles, describe_event
+from duyun.describe import Narrator, chinese_tiles
 from duyun.engine.ledger import net_points
 from duyun.engine.replay import (
     ReplayError,
@@ -62,9 +62,10 @@ def _step_through(
 ) -> Round:
     """Show the table after each decision; with ``pause`` wait for Enter (q stops)."""
     game: Round | None = None
+    narrator = Narrator(chinese=chinese)
     for number, (game, produced) in enumerate(replay_steps(events)):
         for event in produced:
-            line = describe_event(event, chinese=chinese)
+            line = narrator.text(event)
             if line is not None:
                 console.print(line, markup=False)
         title = f"after step {number} — wall {game.wall_remaining}"
@@ -131,8 +132,9 @@ def replay_command(
             typer.echo(json.dumps(_final_state(game), ensure_ascii=False))
             continue
         if not step:
+            narrator = Narrator(chinese=chinese)
             for index, event in enumerate(game.events, start=1):
-                line = describe_event(event, chinese=chinese)
+                line = narrator.text(event)
                 if line is not None:
                     console.print(f"{index:4d}  {line}", markup=False)
             console.print(_hands_table(game, chinese=chinese))

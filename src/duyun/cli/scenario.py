@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from duyun.cli.common import fail, read_json, settlement_table, source_name
-from duyun.describe import describe_event
+from duyun.describe import Narrator
 from duyun.engine.scenario import ScenarioError, parse_scenario, run_scenario, scenario_result
 
 
@@ -39,10 +39,8 @@ def scenario(
         typer.echo(json.dumps(result, ensure_ascii=False))
         return
     console = Console(highlight=False)
-    for event in game.events:
-        line = describe_event(event, chinese=chinese)
-        if line is not None:
-            console.print(line, markup=False)
+    for line in Narrator(chinese=chinese).texts(game.events):
+        console.print(line, markup=False)
     console.print(f"Result: {result['result']}", markup=False)
     if game.ledger:
         console.print(settlement_table(game.ledger, result["totals"]))

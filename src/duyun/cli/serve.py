@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from duyun.cli.common import require_server_extra
+
 DEFAULT_DATABASE = "sqlite:///duyun.db"
 
 
@@ -39,12 +41,21 @@ def serve(
             "(docs/deploy.md): it restores and holds only its own matches",
         ),
     ] = None,
+    forwarded_allow_ips: Annotated[
+        str | None,
+        typer.Option(
+            "--forwarded-allow-ips",
+            help="Proxies whose X-Forwarded-For/-Proto are believed (comma-separated addresses "
+            "or networks, '*' = any); default: config forwarded_allow_ips (127.0.0.1)",
+        ),
+    ] = None,
     log_level: Annotated[str, typer.Option("--log-level", help="Log level")] = "info",
 ) -> None:
     """Run the online game server: the browser client at /, websockets at /ws, REST at /api."""
+    require_server_extra("serve")
     import uvicorn
 
-    from duyun.server.app import WS_MAX_FRAME, create_app
+    from duyun.server.app import HTTP_HEADROOM, WS_MAX_FRAME, create_app
     from duyun.server.config import ConfigError, load_config
 
     try:
@@ -52,6 +63,8 @@ def serve(
     except ConfigError as error:
         typer.echo(f"duyun serve: {error}", err=True)
         raise typer.Exit(2) from None
+    if forwarded_allow_ips is not None:
+        settings = settings.with_overrides(forwarded_allow_ips=forwarded_allow_ips)
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     app = create_app(settings, database_url, owner=owner)
     shown = database_url.split("@")[-1]  # never print a password
@@ -62,8 +75,15 @@ def serve(
         port=port,
         log_level=log_level.lower(),
         ws_max_size=WS_MAX_FRAME,
+        # past every websocket the app allows, HTTP gets a quick 503 instead of holding
+        # descriptors until accept() fails for everyone (issue 20 item 10)
+        limit_concurrency=settings.max_connections + HTTP_HEADROOM,
         # messages are small JSON; compressing each one costs more CPU than it saves
         ws_per_message_deflate=False,
         ws_ping_interval=20,
         ws_ping_timeout=20,
+        # behind the documented proxy the client address (login and creation limits) comes
+        # from X-Forwarded-For, believed only from these peers (docs/deploy.md)
+        proxy_headers=True,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
     )

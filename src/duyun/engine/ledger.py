@@ -1,7 +1,7 @@
 """Payments: every transfer of points is one ledger row (RULES R41).
 
 A row names the rule that caused it so that a disputed settlement can be traced back to
-RULES.md. ``fan`` is the number of base-score units of the row (fan for wins and 查大叫,
+docs/rules.md. ``fan`` is the number of base-score units of the row (fan for wins and 查大叫,
 bean units for beans, units transferred for 槓上炮 and escapes): ``points = fan * base``.
 """
 

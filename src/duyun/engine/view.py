@@ -128,9 +128,10 @@ class ClaimState(Protocol):
 
 
 class TableState(Protocol):
-    """What :func:`seat_view` reads of a hand. :class:`~duyun.engine.round.Round` provides it;
-    the view depends on this protocol, not on the round, so the two modules do not import
-    each other."""
+    """What :func:`seat_view` reads of a hand. :class:`~duyun.engine.round.Round` provides it,
+    and so does :class:`~duyun.engine.fold.SeatFold` (the hand as one seat's received events
+    tell it); the view depends on this protocol, not on either, so this module imports
+    neither."""
 
     dealer: int
     streak: int
@@ -174,6 +175,12 @@ class TableState(Protocol):
     def baoting_self_draw_only(self, seat: int) -> tuple[Tile, ...]: ...
 
 
+# A state that knows how many tiles a seat conceals but not which (a fold of the events one
+# seat received, duyun.engine.fold) also has ``concealed_sizes``; the round, which knows every
+# tile, leaves it out and the sizes are its counts' sums.
+_SIZES = "concealed_sizes"
+
+
 def _meld_views(game: TableState, seat: int) -> tuple[tuple[MeldView, ...], ...]:
     """Melds as ``seat`` sees them: other seats' concealed kongs face down."""
     return tuple(
@@ -206,6 +213,7 @@ def seat_view(game: TableState, seat: int) -> SeatView:
         if count:
             own.extend((tile,) * count)
     is_turn = game.phase is Phase.TURN
+    sizes = getattr(game, _SIZES, None)
     won = tuple(game.won)
     open_hands: tuple[tuple[Tile, ...], ...] = ((), (), (), ())
     if any(won):  # R53: a winner's hand is laid open
@@ -227,7 +235,7 @@ def seat_view(game: TableState, seat: int) -> SeatView:
         wall_remaining=game.wall_remaining,
         hand=tuple(own),
         drawn_tile=game.drawn_tile if is_turn and game.current == seat else None,
-        concealed_sizes=tuple(map(sum, game.counts)),
+        concealed_sizes=tuple(map(sum, game.counts)) if sizes is None else tuple(sizes),
         melds=melds,
         rivers=tuple(map(tuple, game.rivers)),
         baoting=tuple(game.baoting),

@@ -13,22 +13,28 @@ import dataclasses
 import gc
 import logging
 import time
+import weakref
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 from urllib.parse import urlsplit
 
-from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import Path as PathParam
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from duyun.bots import DIFFICULTY_LEVELS, resolve_bot
 from duyun.rules import RuleSet
-from duyun.server import protocol
-from duyun.server.config import ServerConfig
+from duyun.server import auth, protocol
+from duyun.server.config import MAX_FRAME_BYTES, ServerConfig
+from duyun.server.limits import LimitExceeded, Limits
+from duyun.server.logs import RESOURCE_LOG_INTERVAL, install_log_safety
+from duyun.server.middleware import HttpGuard
 from duyun.server.protocol import PROTOCOL_VERSION, ProtocolError, error_message
 from duyun.server.store import (
     Account,
@@ -39,6 +45,7 @@ from duyun.server.store import (
     RateLimitedError,
     Store,
     StoreConfig,
+    StoreError,
 )
 from duyun.server.tables import Table, TableManager, dumps
 
@@ -48,7 +55,19 @@ T = TypeVar("T")
 
 #: websocket frames above this are refused by the websocket layer itself (close 1009); frames
 #: between ``max_message_bytes`` and this get a ``too_large`` error and are not read
-WS_MAX_FRAME = 1 << 20
+WS_MAX_FRAME = MAX_FRAME_BYTES
+#: close codes of the websocket (docs/protocol.md "Limits"): no ``hello`` within config
+#: ``hello_timeout``; a message flood
+CLOSE_HELLO_TIMEOUT = 4004
+CLOSE_FLOOD = 4008
+#: seconds a handshake refused for too many connections is told to wait (Retry-After)
+CAP_RETRY_AFTER = 5
+#: connections uvicorn serves beyond config ``max_connections`` websockets before it answers
+#: HTTP with 503 (``limit_concurrency`` of ``duyun serve``): /healthz and logins keep working
+#: while the websockets are at their cap
+HTTP_HEADROOM = 64
+#: seconds between two ``rate_limited`` replies to one connection (the others are counted)
+RATE_REPLY_INTERVAL = 1.0
 #: seconds between lease renewals when several processes share one database (leases last 30 s)
 LEASE_RENEW_EVERY = 10.0
 #: a client whose outgoing queue grows beyond this is not reading; it is disconnected
@@ -79,9 +98,36 @@ class Connection:
         self._refilled = time.monotonic()
         self.flood = 0
         self.last_reaction = 0.0
+        #: messages dropped by the rate limit since the last ``rate_limited`` reply
+        self.dropped = 0
+        self._rate_replied = -RATE_REPLY_INTERVAL
 
     def send(self, message: dict[str, Any]) -> None:
-        self.send_text(dumps(message))
+        try:
+            text = dumps(message)
+        except (ValueError, TypeError):
+            # NaN, Infinity or a value JSON cannot hold: a browser's JSON.parse would refuse the
+            # whole message, so it is not sent (issue 20 item 5); client input never gets here
+            log.error("not sending a %r message that is not plain JSON", message.get("type"))
+            return
+        self.send_text(text)
+
+    def rate_limited(self, now: float) -> None:
+        """Count a message the rate limit dropped; answer at most one per RATE_REPLY_INTERVAL,
+        saying how many were dropped since the last answer (a flood must not be answered by a
+        flood of errors)."""
+        self.dropped += 1
+        if now - self._rate_replied < RATE_REPLY_INTERVAL:
+            return
+        self._rate_replied = now
+        dropped, self.dropped = self.dropped, 0
+        reply = error_message(
+            "rate_limited",
+            f"more than {self.config.rate_limit:g} messages per second (burst "
+            f"{self.config.rate_burst}); {dropped} message(s) dropped",
+        )
+        reply["dropped"] = dropped
+        self.send(reply)
 
     def send_text(self, text: str) -> None:
         if self.closed:
@@ -116,9 +162,8 @@ class Connection:
         except Exception:  # the peer went away; the reader notices and cleans up
             self.closed = True
 
-    def allow(self) -> bool:
+    def allow(self, now: float) -> bool:
         """Token bucket: ``rate_limit`` messages per second, bursts of ``rate_burst``."""
-        now = time.monotonic()
         self._tokens = min(
             float(self.config.rate_burst),
             self._tokens + (now - self._refilled) * self.config.rate_limit,
@@ -136,12 +181,22 @@ class Connection:
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: a stake "5" or bots_allowed "no" is refused naming the field, never converted
+    # (issue 20 item 8)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class Credentials(_Body):
-    name: str = Field(max_length=64)
-    password: str = Field(max_length=256)
+    """No length bounds here: a name or password of any bad length is ``bad_account`` (register,
+    from :mod:`duyun.server.auth`) or ``bad_login`` (login), never a different code by length;
+    the body-size limit bounds what is read."""
+
+    name: str
+    password: str
+
+
+class Logout(_Body):
+    everywhere: bool = False
 
 
 class CreateTable(_Body):
@@ -149,9 +204,16 @@ class CreateTable(_Body):
     hands: int = Field(default=8, ge=1, le=64)
     rules: dict[str, Any] = Field(default_factory=dict)
     bots_allowed: bool = True
-    bot: str | None = None
+    bot: str | None = Field(default=None, max_length=64)
     listed: bool = False
+    #: may people who do not play at the table watch it (issue 20 item 13)
+    spectators: bool = False
 
+
+#: ids are positive 64-bit integers (SQLite's and PostgreSQL's bigint)
+MAX_ID = 2**63 - 1
+HandId = Annotated[int, PathParam(ge=1, le=MAX_ID, description="a hand id")]
+TableCode = Annotated[str, PathParam(pattern=r"^[0-9]{6}$", description="a 6-digit table code")]
 
 #: gc.set_threshold once the server is ready (see lifespan)
 GC_THRESHOLDS = (10_000, 20, 50)
@@ -189,6 +251,34 @@ def _history_json(record: MatchRecord) -> dict[str, Any]:
     return data
 
 
+#: descriptors kept free of websockets: HTTP (uvicorn's 503 headroom), the database, logs
+RESERVED_DESCRIPTORS = HTTP_HEADROOM + 64
+
+
+def connection_cap(config: ServerConfig) -> int:
+    """The websockets this process may hold: config ``max_connections``, lowered (with a
+    warning) to what the open-files limit leaves after RESERVED_DESCRIPTORS. Past that limit
+    accept() fails for everyone, HTTP included, and asyncio retries it in a tight loop."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):
+        return config.max_connections
+    if soft == resource.RLIM_INFINITY or soft - RESERVED_DESCRIPTORS >= config.max_connections:
+        return config.max_connections
+    cap = max(1, soft - RESERVED_DESCRIPTORS)
+    log.warning(
+        "the open-files limit (%d) leaves room for %d websockets, not max_connections = %d: "
+        "holding at most %d; raise the limit (ulimit -n, LimitNOFILE=) to allow more",
+        soft,
+        cap,
+        config.max_connections,
+        cap,
+    )
+    return cap
+
+
 def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
     """The Origin check of /ws: browsers always send Origin; other clients may omit it."""
     if origin is None or "*" in allowed:
@@ -209,6 +299,10 @@ def create_app(
     PostgreSQL database (docs/deploy.md): it then restores and holds only its own matches."""
 
     state: dict[str, Any] = {"ready": False}
+    install_log_safety()
+    max_sockets = connection_cap(config)
+    #: open websockets per client address (the cap of config ``max_connections_per_address``)
+    sockets: dict[str, int] = {}
 
     def store() -> Store:
         opened: Store | None = state.get("store")
@@ -276,6 +370,20 @@ def create_app(
 
     app = FastAPI(title="duyun", lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.core = state
+    limits = Limits(config)
+    app.state.limits = limits
+    #: the token each authenticated websocket presented, so a logout closes exactly its sockets
+    socket_tokens: weakref.WeakKeyDictionary[Connection, str] = weakref.WeakKeyDictionary()
+    app.add_middleware(
+        HttpGuard,
+        max_body_bytes=config.max_body_bytes,
+        origin_ok=lambda origin, host: origin_allowed(origin, host, config.allowed_origins),
+    )
+
+    def client_address(request: Request) -> str | None:
+        """The caller's address; behind a proxy listed in ``forwarded_allow_ips`` uvicorn has
+        already replaced the peer with the X-Forwarded-For address (docs/deploy.md)."""
+        return request.client.host if request.client else None
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, error: ApiError) -> JSONResponse:
@@ -288,12 +396,36 @@ def create_app(
             headers=headers,
         )
 
+    @app.exception_handler(LimitExceeded)
+    async def _limited(request: Request, error: LimitExceeded) -> JSONResponse:
+        return JSONResponse(
+            {"error": {"code": "rate_limited", "message": str(error)}},
+            status_code=429,
+            headers={"Retry-After": str(error.retry_seconds)},
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        """Routing and parsing refusals in the documented error body, not ``{"detail"}``."""
+        code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "bad_request")
+        message = {
+            404: f"no such endpoint: {request.method} {request.url.path}",
+            405: f"{request.method} is not allowed on {request.url.path}",
+        }.get(error.status_code, str(error.detail))
+        return JSONResponse(
+            {"error": {"code": code, "message": message}},
+            status_code=error.status_code,
+            headers=getattr(error, "headers", None),
+        )
+
     @app.exception_handler(RequestValidationError)
     async def _bad_request(request: Request, error: RequestValidationError) -> JSONResponse:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}"
-            for e in error.errors()[:3]
-        )
+        def problem(e: Any) -> str:
+            if e.get("type") == "json_invalid":  # its loc is a character offset, not a field
+                return f"body: not valid JSON ({e.get('ctx', {}).get('error', 'decode error')})"
+            return f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}"
+
+        problems = "; ".join(problem(e) for e in error.errors()[:3])
         return JSONResponse(
             {"error": {"code": "bad_request", "message": problems}}, status_code=400
         )
@@ -318,7 +450,8 @@ def create_app(
         return JSONResponse({"status": "starting"}, status_code=503)
 
     @app.post("/api/guest")
-    async def guest() -> dict[str, Any]:
+    async def guest(request: Request) -> dict[str, Any]:
+        limits.guests.hit(client_address(request))
         account = await db(store().create_guest)
         return _session(account, await db(store().issue_token, account.id))
 
@@ -329,6 +462,11 @@ def create_app(
             current = await current_account(request)
             if current.kind == "guest":
                 guest_id = current.id
+        try:  # cheap checks first: only a registration that will hash a password is counted
+            auth.validate_password(body.password, auth.validate_name(body.name))
+        except AccountError as error:
+            raise ApiError(400, "bad_account", str(error)) from None
+        limits.registrations.hit(client_address(request))
         try:
             account = await db(store().register, body.name, body.password, guest_id)
         except AccountError as error:
@@ -336,11 +474,13 @@ def create_app(
                 (409, "name_taken") if "taken" in str(error).lower() else (400, "bad_account")
             )
             raise ApiError(status, code, str(error)) from None
+        except StoreError as error:  # e.g. the guest was deleted meanwhile
+            raise ApiError(400, "bad_account", str(error)) from None
         return _session(account, await db(store().issue_token, account.id))
 
     @app.post("/api/login")
     async def login(body: Credentials, request: Request) -> dict[str, Any]:
-        client = request.client.host if request.client else None
+        client = client_address(request)
         try:
             account = await db(store().login, body.name, body.password, client)
         except RateLimitedError as error:
@@ -350,6 +490,25 @@ def create_app(
         except AuthError as error:
             raise ApiError(401, "bad_login", str(error)) from None
         return _session(account, await db(store().issue_token, account.id))
+
+    @app.post("/api/logout")
+    async def logout(request: Request, body: Logout | None = None) -> dict[str, Any]:
+        """Revoke the presented token (issue 20 item 15); ``everywhere`` revokes every token of
+        the account. A revoked token is refused by REST and the websocket alike."""
+        account = await current_account(request)
+        token = request.headers["authorization"].partition(" ")[2].strip()
+        everywhere = body is not None and body.everywhere
+        try:
+            await db(store().revoke_token, token, everywhere)
+        except AuthError as error:
+            raise ApiError(401, "unauthorized", str(error)) from None
+        # its open websockets stop too: the socket would otherwise outlive the session
+        tables = state.get("manager")
+        connection = None if tables is None else tables.connections.get(account.id)
+        if connection is not None and (everywhere or socket_tokens.get(connection) == token):
+            connection.send(error_message("unauthorized", "logged out"))
+            connection.close(4005, "logged out")
+        return {"logged_out": True, "everywhere": everywhere}
 
     @app.get("/api/me")
     async def me(request: Request) -> dict[str, Any]:
@@ -380,6 +539,17 @@ def create_app(
     @app.post("/api/tables", status_code=201)
     async def create_table(body: CreateTable, request: Request) -> dict[str, Any]:
         account = await current_account(request)
+        cap = config.open_tables_per_account
+        if cap:
+            open_codes = manager().open_tables_of(account.id)
+            if len(open_codes) >= cap:
+                raise ApiError(
+                    409,
+                    "too_many_tables",
+                    f"you already have {len(open_codes)} open tables (the limit is {cap}): "
+                    f"{', '.join(open_codes)}; a table closes when its match ends or after "
+                    "10 minutes without players",
+                )
         try:
             rules = RuleSet.from_mapping(body.rules)
         except (ValueError, TypeError) as error:
@@ -388,6 +558,7 @@ def create_app(
             bot = resolve_bot(body.bot or config.default_bot)
         except ValueError as error:
             raise ApiError(400, "bad_request", f"bot: {error}") from None
+        limits.tables.hit(client_address(request))  # only tables that will be created count
         table = manager().create_private(
             account,
             stake=body.stake,
@@ -396,35 +567,43 @@ def create_app(
             bots_allowed=body.bots_allowed,
             bot=bot,
             listed=body.listed,
+            spectators=body.spectators,
         )
         return {"code": table.code, "invite": f"/?join={table.code}", "table": table.summary()}
 
     @app.get("/api/tables/{code}")
-    async def table_info(code: str) -> dict[str, Any]:
+    async def table_info(code: TableCode, request: Request) -> dict[str, Any]:
+        limits.code_lookups.hit(client_address(request))
         table = manager().tables.get(code)
         if table is None:
             raise ApiError(404, "table_not_found", f"no table with code {code}")
         return table.summary()
 
     @app.get("/api/history")
-    async def history(request: Request, limit: int = 50) -> dict[str, Any]:
+    async def history(
+        request: Request, limit: Annotated[int, Query(ge=1, le=200)] = 50
+    ) -> dict[str, Any]:
         account = await current_account(request)
-        records = await db(store().history, account.id, max(1, min(limit, 200)))
+        records = await db(store().history, account.id, limit)
         return {"matches": [_history_json(record) for record in records]}
 
     @app.get("/api/ledger")
-    async def ledger(request: Request, limit: int = 200) -> dict[str, Any]:
+    async def ledger(
+        request: Request, limit: Annotated[int, Query(ge=1, le=1000)] = 200
+    ) -> dict[str, Any]:
         account = await current_account(request)
-        rows = await db(store().coin_ledger, account.id, max(1, min(limit, 1000)))
+        rows = await db(store().coin_ledger, account.id, limit)
         return {"balance": account.balance, "rows": [_record_json(row) for row in rows]}
 
     @app.get("/api/hands/{hand_id}/log")
-    async def hand_log(hand_id: int, request: Request) -> dict[str, Any]:
+    async def hand_log(hand_id: HandId, request: Request) -> dict[str, Any]:
         account = await current_account(request)
         try:
             log_ = await db(store().hand_log, hand_id)
         except NotFoundError:
             raise ApiError(404, "hand_not_found", f"no hand {hand_id}") from None
+        except (StoreError, OverflowError):  # the bounds above should make these unreachable
+            raise ApiError(400, "bad_request", f"hand_id: no hand {hand_id}") from None
         if account.id not in log_.seat_accounts:
             raise ApiError(403, "not_a_player", "only the hand's players may see its log")
         if log_.status != "finished":
@@ -447,6 +626,7 @@ def create_app(
         except AuthError as error:
             raise ProtocolError("unauthorized", f"token refused: {error}") from None
         conn.account = account
+        socket_tokens[conn] = token
         seated = manager().seated.get(account.id)
         conn.send(
             {
@@ -461,9 +641,6 @@ def create_app(
         manager().attach(conn)
 
     async def dispatch(conn: Connection, message: protocol._Message) -> None:
-        if isinstance(message, protocol.Ping):
-            conn.send({"type": "pong", "t": message.t})
-            return
         if isinstance(message, protocol.Hello):
             if conn.account is not None:
                 raise ProtocolError("wrong_state", "already authenticated")
@@ -477,13 +654,24 @@ def create_app(
             return
         if conn.account is None:
             raise ProtocolError("unauthorized", "send 'hello' with your token first")
+        if isinstance(message, protocol.Ping):
+            conn.send({"type": "pong", "t": message.t})
+            return
         tables = manager()
         if isinstance(message, protocol.QuickMatch):
             await tables.quick_match(conn, message.room)
-        elif isinstance(message, protocol.Join):
-            tables.join(conn, message.code)
-        elif isinstance(message, protocol.Spectate):
-            tables.spectate(conn, message.code)
+        elif isinstance(message, protocol.Join | protocol.Spectate):
+            seated = tables.seated.get(conn.account.id)
+            if seated is None or seated.code != message.code:  # a reload's re-join is free
+                try:  # codes are probed no faster here than through REST (issue 20 item 13)
+                    peer = conn.websocket.client
+                    limits.code_lookups.hit(peer.host if peer else None)
+                except LimitExceeded as error:
+                    raise ProtocolError("rate_limited", str(error)) from None
+            if isinstance(message, protocol.Join):
+                tables.join(conn, message.code)
+            else:
+                tables.spectate(conn, message.code)
         elif isinstance(message, protocol.Unspectate):
             if conn.spectating is not None:
                 conn.spectating.post("unspectate", conn)
@@ -501,7 +689,7 @@ def create_app(
             table.post("message", conn, message)
 
     async def handle_raw(conn: Connection, data: str | bytes) -> None:
-        size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
+        size = len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
         if size > config.max_message_bytes:
             conn.send(
                 error_message(
@@ -510,17 +698,15 @@ def create_app(
                 )
             )
             return
-        if not conn.allow():
+        now = time.monotonic()
+        if not conn.allow(now):
             if conn.flood > 4 * config.rate_burst:
-                conn.send(error_message("rate_limited", "too many messages; disconnected"))
-                conn.close(4008, "message flood")
+                reply = error_message("rate_limited", "too many messages; disconnected")
+                reply["dropped"] = conn.dropped + 1
+                conn.send(reply)
+                conn.close(CLOSE_FLOOD, "message flood")
                 return
-            conn.send(
-                error_message(
-                    "rate_limited",
-                    f"more than {config.rate_limit:g} messages per second; message dropped",
-                )
-            )
+            conn.rate_limited(now)
             return
         try:
             message = protocol.parse_client_message(data)
@@ -532,11 +718,74 @@ def create_app(
         except ProtocolError as error:
             conn.send(error_message(error.code, error.message, message.rid))
 
+    def refuse_over_cap(websocket: WebSocket) -> tuple[str, bool] | None:
+        """Why this socket may not open (too many from its address, or in total: the flag), or
+        None (then it is counted). Checked before any other work is spent on it."""
+        address = websocket.client.host if websocket.client else "?"
+        in_total = sum(sockets.values()) >= max_sockets
+        if in_total:
+            refused = f"the server holds its limit of {max_sockets} connections"
+        elif sockets.get(address, 0) >= config.max_connections_per_address:
+            refused = (
+                f"{config.max_connections_per_address} connections from your address are "
+                "open already"
+            )
+        else:
+            sockets[address] = sockets.get(address, 0) + 1
+            return None
+        now = time.monotonic()
+        if now - state.get("cap_logged", -RESOURCE_LOG_INTERVAL) >= RESOURCE_LOG_INTERVAL:
+            # once a minute: behind a proxy that does not pass the client's address, every
+            # player is the proxy's address and this is where the operator learns it
+            state["cap_logged"] = now
+            log.warning("refusing websockets (%s): %s", address, refused)
+        return refused, in_total
+
+    def release(websocket: WebSocket) -> None:
+        address = websocket.client.host if websocket.client else "?"
+        left = sockets.get(address, 0) - 1
+        if left > 0:
+            sockets[address] = left
+        else:
+            sockets.pop(address, None)
+
+    def hello_deadline(conn: Connection) -> None:
+        if conn.account is None and not conn.closed:
+            conn.send(
+                error_message(
+                    "unauthorized", f"no 'hello' within {config.hello_timeout:g} s; closing"
+                )
+            )
+            conn.close(CLOSE_HELLO_TIMEOUT, "no hello in time")
+
+    async def deny(websocket: WebSocket, refused: str, in_total: bool) -> None:
+        """Refuse the handshake itself with an HTTP answer: an accepted socket would hold its
+        descriptor until the peer answers the close, up to 10 s, which is what a client
+        opening sockets as fast as it can would exploit; a refused handshake frees it at once."""
+        answer = JSONResponse(
+            {"error": {"code": "too_many_connections", "message": f"{refused}; try again later"}},
+            status_code=503 if in_total else 429,
+            headers={"Retry-After": str(CAP_RETRY_AFTER)},
+        )
+        try:
+            await websocket.send_denial_response(answer)
+        except RuntimeError:  # a server without the denial extension: a bare 403
+            await websocket.close()
+
     @app.websocket("/ws")
     async def websocket_endpoint(websocket: WebSocket) -> None:
-        await websocket.accept()
+        refused = refuse_over_cap(websocket)
+        if refused is not None:
+            await deny(websocket, *refused)
+            return
+        try:
+            await websocket.accept()
+        except BaseException:  # the client went away during the handshake: uncount it
+            release(websocket)
+            raise
         conn = Connection(websocket, config)
         writer = asyncio.create_task(conn.writer())
+        deadline = asyncio.get_running_loop().call_later(config.hello_timeout, hello_deadline, conn)
         try:
             if not origin_allowed(
                 websocket.headers.get("origin"),
@@ -551,12 +800,15 @@ def create_app(
                 )
                 conn.close(4003, "bad origin")
                 return
-            token = websocket.query_params.get("token")
-            if token:
-                try:
-                    await authenticate(conn, token)
-                except ProtocolError as error:
-                    conn.send(error_message(error.code, error.message))
+            if "token" in websocket.query_params:
+                # a URL is written to access logs (ours are redacted, a proxy's are not): the
+                # token is read from 'hello' only (issue 20 item 15)
+                conn.send(
+                    error_message(
+                        "unauthorized",
+                        "a token in the URL is not read (URLs end up in logs): send it in 'hello'",
+                    )
+                )
             while not conn.closed:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
@@ -568,6 +820,8 @@ def create_app(
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
+            deadline.cancel()
+            release(websocket)
             tables = state.get("manager")
             if tables is not None and conn.account is not None:
                 tables.detach(conn)

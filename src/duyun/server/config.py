@@ -23,7 +23,7 @@ Example file (every key optional)::
     name = "血戰新手場"
     stake = 1
     entry = 100
-    rules = {bloody_battle = true}     # any RuleSet option (RULES.md), checked at load
+    rules = {bloody_battle = true}     # any RuleSet option (docs/rules.md), checked at load
 """
 
 from __future__ import annotations
@@ -35,6 +35,11 @@ from typing import Any
 
 from duyun.bots import BOT_NAMES
 from duyun.rules import RuleSet
+
+#: the websocket layer's own limit on one frame (uvicorn ``ws_max_size``): a larger frame is
+#: refused unread with close code 1009; a message between ``max_message_bytes`` and this gets
+#: the ``too_large`` error and the socket stays open (docs/protocol.md "Limits")
+MAX_FRAME_BYTES = 1 << 20
 
 
 class ConfigError(ValueError):
@@ -99,6 +104,12 @@ class ServerConfig:
     #: messages per second per connection (token bucket) and the burst it allows
     rate_limit: float = 20.0
     rate_burst: int = 40
+    #: seconds a new websocket has to authenticate (``hello``) before it is closed (4004)
+    hello_timeout: float = 5.0
+    #: open websockets allowed from one client address, and in total (over: the handshake is
+    #: refused, HTTP 429 / 503)
+    max_connections_per_address: int = 20
+    max_connections: int = 800
     #: Origin headers accepted on /ws; empty = same host as the request; "*" = any
     allowed_origins: tuple[str, ...] = ()
     #: token signing key; None = the store generates one and keeps it in the database
@@ -111,6 +122,19 @@ class ServerConfig:
     #: argon2 costs (tests lower them; never below argon2's minimums)
     argon2_time_cost: int = 2
     argon2_memory_cost: int = 19 * 1024
+    #: REST request bodies above this many bytes are refused (413) before they are read
+    max_body_bytes: int = 16 * 1024
+    #: per client address and minute (0 = no limit): guest accounts, registrations, private
+    #: tables created, and table-code lookups (GET /api/tables/{code}, websocket join/spectate)
+    guests_per_minute: int = 10
+    registrations_per_minute: int = 5
+    tables_per_minute: int = 10
+    code_lookups_per_minute: int = 30
+    #: private tables an account may have open (created, not yet ended) at once (0 = no limit)
+    open_tables_per_account: int = 3
+    #: proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (uvicorn's
+    #: ``forwarded_allow_ips``): comma-separated addresses or networks, "*" = any peer
+    forwarded_allow_ips: str = "127.0.0.1"
 
     def __post_init__(self) -> None:
         for name in (
@@ -122,18 +146,43 @@ class ServerConfig:
             "next_hand_wait",
             "rate_limit",
             "reaction_interval",
+            "hello_timeout",
         ):
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
                 raise ConfigError(f"{name} must be a number of seconds ≥ 0, got {value!r}")
         if self.rate_limit <= 0:
             raise ConfigError("rate_limit must be positive")
-        for name in ("starting_balance", "max_message_bytes", "rate_burst", "login_attempts"):
+        for name in (
+            "starting_balance",
+            "max_message_bytes",
+            "rate_burst",
+            "login_attempts",
+            "max_body_bytes",
+            "guests_per_minute",
+            "registrations_per_minute",
+            "tables_per_minute",
+            "code_lookups_per_minute",
+            "open_tables_per_account",
+        ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ConfigError(f"{name} must be a whole number ≥ 0, got {value!r}")
-        if self.max_message_bytes < 256:
-            raise ConfigError("max_message_bytes must be at least 256")
+        for name in ("max_connections_per_address", "max_connections"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigError(f"{name} must be a whole number ≥ 1, got {value!r}")
+        if self.hello_timeout <= 0:
+            raise ConfigError("hello_timeout must be positive")
+        if not 256 <= self.max_message_bytes <= MAX_FRAME_BYTES:
+            raise ConfigError(
+                f"max_message_bytes must be 256..{MAX_FRAME_BYTES} (the websocket frame limit), "
+                f"got {self.max_message_bytes}"
+            )
+        if self.max_body_bytes < 1024:
+            raise ConfigError("max_body_bytes must be at least 1024")
+        if not isinstance(self.forwarded_allow_ips, str):
+            raise ConfigError("forwarded_allow_ips must be a string such as '127.0.0.1'")
         if self.default_bot not in BOT_NAMES:
             raise ConfigError(
                 f"default_bot {self.default_bot!r} is not a bot; known: {', '.join(BOT_NAMES)}"

@@ -14,14 +14,15 @@ can never show more than the events do.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from duyun.engine import Action, ActionKind, LegalActions, SeatView
+from duyun.engine.fold import fold_events
 from duyun.engine.view import RefusedWin
-from duyun.hand import Hand
 from duyun.tiles import NotationError, tile_from_str, tile_to_str
 
 PROTOCOL_VERSION = 1
@@ -46,9 +47,15 @@ class ProtocolError(ValueError):
         self.message = message
 
 
+#: the largest integer a JavaScript client reads exactly (Number.MAX_SAFE_INTEGER): a ``rid`` or
+#: ``t`` beyond it would come back to a browser as a different number
+SAFE_INT = 2**53 - 1
+SafeInt = Annotated[int, Field(ge=-SAFE_INT, le=SAFE_INT)]
+
+
 class _Message(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    rid: str | int | None = None
+    rid: Annotated[str, Field(max_length=64)] | SafeInt | None = None
 
 
 class Hello(_Message):
@@ -132,7 +139,12 @@ class Unspectate(_Message):
 
 class Ping(_Message):
     type: Literal["ping"]
-    t: float | int | str | None = None
+    t: (
+        SafeInt
+        | Annotated[float, Field(allow_inf_nan=False)]
+        | Annotated[str, Field(max_length=256)]
+        | None
+    ) = None
 
 
 ClientMessage = (
@@ -179,12 +191,72 @@ MESSAGE_TYPES: tuple[str, ...] = tuple(_MODELS)
 _ANY_JSON: TypeAdapter[Any] = TypeAdapter(Any)
 
 
+class _NotPlainJSON(Exception):
+    """A JSON value a strict parser (and a browser's ``JSON.parse``) refuses: NaN, Infinity, a
+    number too large for a double. Not a ValueError, so that it is told apart from bad syntax."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotPlainJSON(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotPlainJSON(f"the number {text[:40]} is too large")
+    return value
+
+
+def _lone_surrogate(value: Any) -> bool:
+    """Whether a string anywhere in ``value`` holds a lone UTF-16 surrogate (``"\\ud800"``):
+    JSON allows the escape, but such a string cannot be written as UTF-8, so echoing it (a
+    ``pong``, an error naming a value) would fail to send and drop the connection."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def load_json(text: str | bytes) -> Any:
+    """Parse one client message as plain JSON, or raise :class:`ProtocolError`.
+
+    Plain means what every JSON parser reads the same way: no NaN/Infinity (Python's json
+    accepts them, browsers do not), no number that overflows a double, no lone surrogate, and
+    nesting the parser can follow (a 4,000-deep array under the size limit otherwise raises
+    RecursionError, which would end the connection instead of answering it).
+    """
+    if isinstance(text, bytes):
+        raise ProtocolError(
+            "bad_json", "binary frames are not read: send each message as a text frame"
+        )
+    try:
+        data = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+    except _NotPlainJSON as error:
+        raise ProtocolError("bad_message", f"not plain JSON: {error}") from None
+    except RecursionError:
+        raise ProtocolError("bad_json", "not JSON this server reads: nested too deeply") from None
+    except ValueError as error:
+        raise ProtocolError("bad_json", f"not JSON: {error}") from None
+    if _lone_surrogate(data):
+        raise ProtocolError(
+            "bad_message", "a string holds a lone UTF-16 surrogate (not valid Unicode text)"
+        )
+    return data
+
+
 def parse_client_message(text: str | bytes) -> _Message:
     """Parse and validate one client message, or raise :class:`ProtocolError`."""
-    try:
-        data = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise ProtocolError("bad_json", f"not JSON: {error}") from None
+    data = load_json(text)
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", "a message must be a JSON object with a 'type'")
     kind = data.get("type")
@@ -193,7 +265,8 @@ def parse_client_message(text: str | bytes) -> _Message:
     model = _MODELS.get(kind)
     if model is None:
         raise ProtocolError(
-            "unknown_type", f"unknown message type {kind[:40]!r}; known: {', '.join(_MODELS)}"
+            "unknown_type",
+            f"unknown message type {kind[:40]!r}; known: {', '.join(_MODELS)}",
         )
     try:
         return model.model_validate(data)
@@ -207,14 +280,18 @@ def parse_client_message(text: str | bytes) -> _Message:
 
 def message_rid(text: str | bytes) -> str | int | None:
     """The ``rid`` of a message that failed validation, if it can be read at all."""
-    try:
+    if isinstance(text, bytes):
+        return None
+    try:  # leniently: the message may have been refused for a value elsewhere in it
         data = json.loads(text)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):
         return None
     rid = data.get("rid") if isinstance(data, dict) else None
     if isinstance(rid, bool) or not isinstance(rid, str | int):
         return None
-    return rid if not isinstance(rid, str) or len(rid) <= 64 else None
+    if isinstance(rid, int):
+        return rid if -SAFE_INT <= rid <= SAFE_INT else None
+    return rid if len(rid) <= 64 and not _lone_surrogate(rid) else None
 
 
 def action_from_message(message: Act, seat: int) -> Action:
@@ -251,12 +328,6 @@ def error_message(code: str, message: str, rid: str | int | None = None) -> dict
 
 
 # --------------------------------------------------------------------------- views
-
-_TILE_ORDER = {tile_to_str(t): t for t in range(27)}
-
-
-def _sorted_tiles(tiles: Iterable[str]) -> list[str]:
-    return sorted(tiles, key=lambda t: _TILE_ORDER.get(t, 99))
 
 
 def view_to_json(view: SeatView) -> dict[str, Any]:
@@ -310,200 +381,14 @@ def _refused_json(refused: RefusedWin) -> dict[str, Any]:
 def fold_view(events: Sequence[dict[str, Any]], seat: int | None) -> dict[str, Any]:
     """The VIEW of ``seat`` (None: a spectator) built from the events it was sent.
 
-    ``events`` must already be redacted for ``seat`` (``events_for``). Equal to
-    ``view_to_json(round.view(seat))`` whenever the table has released every event of the
-    round (tests check this over whole hands). Hands dealt by the server hold 14 tiles for
-    the dealer and 13 for the others; a start position with melds (a scenario) is read from
-    the seat's own hand and assumed melds-free for hidden hands.
+    ``events`` must already be redacted for ``seat`` (``events_for``). The engine's fold
+    (:class:`duyun.engine.fold.SeatFold`) holds every rule of it; this only writes it as JSON.
+    Equal to ``view_to_json(round.view(seat))`` whenever the table has released every event of
+    the round (tests check this over whole hands).
     """
-    if not events or events[0].get("type") != "start":
-        raise ValueError("a view is folded from a hand's events, starting with 'start'")
-    start = events[0]
-    dealer = int(start["dealer"])
-    own: list[str] = []
-    melds: list[list[dict[str, Any]]] = [[], [], [], []]
-    sizes = [0, 0, 0, 0]
-    for owner, text in enumerate(start["hands"]):
-        if text == "?" or owner != seat:
-            sizes[owner] = 14 if owner == dealer else 13
-            continue
-        hand = Hand.parse(text) if text else Hand(())
-        own = [tile_to_str(t) for t in hand.concealed]
-        sizes[owner] = len(own)
-        melds[owner] = [{"kind": m.kind.value, "tile": tile_to_str(m.tile)} for m in hand.melds]
-    wall = start["wall"]
-    rules = start.get("rules")
-    bloody = isinstance(rules, dict) and bool(rules.get("bloody_battle"))
-    won = [False] * 4
-    left = [False] * 4
-    open_hands: list[list[str]] = [[], [], [], []]
-    win_tiles: list[str | None] = [None] * 4
-    off_table: list[str] = []
-    refused: dict[str, Any] | None = None
-    taken = False  # the claimed tile of the open window has gone to its winner(s)
-    state: dict[str, Any] = {
-        "seat": seat,
-        "dealer": dealer,
-        "streak": int(start["streak"]),
-        "phase": "turn",
-        "current": int(start["turn"]),
-        "wall_remaining": wall if isinstance(wall, int) else len(wall),
-        "drawn_tile": None,
-        "rivers": [list(r) for r in start["discards"]],
-        "baoting": list(start["baoting"]),
-        "has_bean": [any("kong" in m["kind"] for m in ms) for ms in melds],
-        "claim_tile": None,
-        "claim_from": None,
-        "claim_is_rob": False,
-        "payments": [],
-        "points": [0, 0, 0, 0],
-    }
-
-    def clear_claim() -> None:
-        state["claim_tile"] = None
-        state["claim_from"] = None
-        state["claim_is_rob"] = False
-
-    def take(owner: int, tile: str, count: int) -> None:
-        sizes[owner] -= count
-        if owner == seat:
-            for _ in range(count):
-                own.remove(tile)
-
-    for event in events[1:]:
-        kind = event.get("type")
-        who: Any = event.get("seat")
-        if who == seat and seat is not None:
-            # SeatView.refused_win: kept until the seat's next own act (an escape is none:
-            # the engine keeps it) or draw; a 血戰 winner's is cleared by the win
-            if kind == "win_refused":
-                refused = {key: event[key] for key in ("tile", "from", "reason", "pattern")}
-            elif (
-                kind == "draw"
-                or (kind == "act" and event.get("action") != "quit")
-                or (kind == "win" and bloody)
-            ):
-                refused = None
-        if kind == "draw":
-            sizes[who] += 1
-            state["wall_remaining"] -= 1
-            state["phase"], state["current"] = "turn", who
-            clear_claim()
-            if who == seat:
-                own.append(event["tile"])
-                state["drawn_tile"] = event["tile"]
-        elif kind == "discard":
-            take(who, event["tile"], 1)
-            state["rivers"][who].append(event["tile"])
-            if event.get("baoting"):
-                state["baoting"][who] = True
-            state["phase"], state["current"] = "claims", who
-            state["claim_tile"], state["claim_from"] = event["tile"], who
-            taken = False
-            if who == seat:
-                state["drawn_tile"] = None
-        elif kind == "baoting":
-            state["baoting"][who] = True
-        elif kind == "act" and event.get("action") == "added_kong":
-            take(who, event["tile"], 1)
-            state["phase"] = "claims"
-            state["claim_tile"], state["claim_from"] = event["tile"], who
-            state["claim_is_rob"] = True
-            taken = False
-            if who == seat:
-                state["drawn_tile"] = None
-        elif kind == "pong":
-            state["rivers"][event["from"]].pop()
-            take(who, event["tile"], 2)
-            melds[who].append({"kind": "pong", "tile": event["tile"]})
-            state["phase"], state["current"] = "turn", who
-            clear_claim()
-            if who == seat:
-                state["drawn_tile"] = None
-        elif kind == "kong":
-            how = event["kind"]
-            tile = event["tile"]
-            if how == "direct_kong":
-                state["rivers"][event["from"]].pop()
-                take(who, tile, 3)
-                melds[who].append({"kind": how, "tile": tile})
-            elif how == "added_kong":
-                for meld in melds[who]:
-                    if meld["kind"] == "pong" and meld["tile"] == tile:
-                        meld["kind"] = how
-                        break
-            else:
-                if who == seat:
-                    take(who, tile, 4)
-                else:
-                    sizes[who] -= 4
-                melds[who].append({"kind": how, "tile": None if tile == "?" else tile})
-            state["has_bean"][who] = True
-            clear_claim()
-            if who == seat:
-                state["drawn_tile"] = None
-        elif kind == "payment":
-            row = {key: event[key] for key in ("payer", "payee", "fan", "points", "rule", "reason")}
-            state["payments"].append(row)
-            state["points"][row["payer"]] -= row["points"]
-            state["points"][row["payee"]] += row["points"]
-        elif kind == "win":
-            how = event.get("how")
-            tile = event["tile"]
-            if how in ("discard", "rob_kong") and not taken:
-                # one tile per claim window, shared by every winner of a 一炮多響 (R18)
-                taken = True
-                off_table.append(tile)
-                if how == "discard" and state["claim_from"] is not None:
-                    river = state["rivers"][state["claim_from"]]
-                    if river and river[-1] == tile:
-                        river.pop()
-            win_tiles[who] = tile
-            if bloody:  # R53: the winner leaves play, its hand laid open
-                won[who] = True
-                concealed = [tile_to_str(t) for t in Hand.parse(event["hand"]).concealed]
-                if how != "self_draw":
-                    concealed.remove(tile)  # the claimed tile is off the table
-                open_hands[who] = _sorted_tiles(concealed)
-                state["drawn_tile"] = None
-                clear_claim()
-        elif kind == "leave":
-            left[who] = True  # R57
-        elif kind == "end":
-            state["phase"] = "ended"
-            state["drawn_tile"] = None
-            clear_claim()
-    if seat is not None and state["phase"] != "turn":
-        state["drawn_tile"] = None
-    if seat is not None and state["current"] != seat:
-        state["drawn_tile"] = None
-    return {
-        "seat": seat,
-        "dealer": state["dealer"],
-        "streak": state["streak"],
-        "phase": state["phase"],
-        "current": state["current"],
-        "wall_remaining": state["wall_remaining"],
-        "hand": _sorted_tiles(own) if seat is not None else [],
-        "drawn_tile": state["drawn_tile"],
-        "concealed_sizes": sizes,
-        "melds": melds,
-        "rivers": state["rivers"],
-        "baoting": state["baoting"],
-        "has_bean": state["has_bean"],
-        "claim_tile": state["claim_tile"],
-        "claim_from": state["claim_from"],
-        "claim_is_rob": state["claim_is_rob"],
-        "payments": state["payments"],
-        "points": state["points"],
-        "refused_win": refused,
-        "won": won,
-        "left": left,
-        "in_hand": [s for s in range(4) if not won[s]],
-        "open_hands": open_hands,
-        "win_tiles": win_tiles,
-        "off_table": off_table,
-    }
+    data = view_to_json(fold_events(events, seat).view())  # FoldError: a ValueError
+    data["seat"] = seat  # a spectator's view is written from seat 0's chair
+    return data
 
 
 def legal_of(legal: LegalActions) -> list[dict[str, Any]]:
@@ -537,6 +422,7 @@ __all__ = [
     "error_message",
     "fold_view",
     "legal_to_json",
+    "load_json",
     "message_rid",
     "parse_client_message",
     "view_to_json",

@@ -80,7 +80,9 @@ def hand_seed(match_seed: int, index: int) -> int:
 
 
 def dumps(message: dict[str, Any]) -> str:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    # allow_nan=False: NaN/Infinity are not JSON and a browser's JSON.parse refuses the whole
+    # message (issue 20 item 5); such a value raises here instead of reaching a client
+    return json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
 @dataclass(slots=True)
@@ -174,6 +176,8 @@ class TableOptions:
     bot: str
     listed: bool
     host: int | None  # account id of the creator (private tables)
+    #: may strangers watch (room tables: always; private: the host's choice, issue 20 item 13)
+    spectators: bool = True
 
 
 class Table:
@@ -331,6 +335,7 @@ class Table:
             "rules": self.options.rules.to_mapping(),
             "bots_allowed": self.options.bots_allowed,
             "bot": self.options.bot,
+            "spectators_allowed": self.options.spectators,
             "status": self.status,
             "seated": self.seated_count,
             "humans": len(self.humans()),
@@ -749,6 +754,7 @@ class Table:
                 "bot": self.options.bot,
                 "listed": self.options.listed,
                 "host": self.options.host,
+                "spectators": self.options.spectators,
             },
         )
         self.match_id = await self._db(self.store.create_match, spec, self.manager.owner)
@@ -1295,9 +1301,12 @@ class TableManager:
         bots_allowed: bool,
         bot: str,
         listed: bool,
+        spectators: bool = False,
     ) -> Table:
         table = self.add_table(
-            TableOptions("private", None, stake, hands, rules, bots_allowed, bot, listed, host.id)
+            TableOptions(
+                "private", None, stake, hands, rules, bots_allowed, bot, listed, host.id, spectators
+            )
         )
         table.start_task()
         return table
@@ -1308,6 +1317,15 @@ class TableManager:
         if table.match_id is not None:
             self.by_match.pop(table.match_id, None)
         table.post("stop")
+
+    def open_tables_of(self, account_id: int) -> list[str]:
+        """Codes of the private tables this account created that have not ended (the cap of
+        ``open_tables_per_account``, issue 20 item 13)."""
+        return sorted(
+            t.code
+            for t in self.tables.values()
+            if t.options.kind == "private" and t.options.host == account_id and t.status != "ended"
+        )
 
     def unseat(self, account_id: int, table: Table) -> None:
         if self.seated.get(account_id) is table:
@@ -1394,6 +1412,17 @@ class TableManager:
         table = self.tables.get(code)
         if table is None:
             raise ProtocolError("table_not_found", f"no table with code {code}")
+        account = client.account
+        if not table.options.spectators and (
+            account is None
+            or (
+                account.id != table.options.host
+                and not any(s is not None and s.account_id == account.id for s in table.seats)
+            )
+        ):  # the host and the table's own players (e.g. after an escape) may always watch
+            raise ProtocolError(
+                "no_spectators", f"the host of table {code} does not allow spectators"
+            )
         table.post("spectate", client)
 
     def attach(self, client: Client) -> bool:
@@ -1473,6 +1502,7 @@ class TableManager:
                     str(options.get("bot", self.config.default_bot)),
                     bool(options.get("listed", spec.kind == "room")),
                     options.get("host"),
+                    bool(options.get("spectators", True)),
                 ),
                 code=spec.code if spec.code and spec.code not in self.tables else None,
             )

@@ -22,6 +22,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from duyun.describe import WIN_HOW, Line, Tiles, Tone, Voice, describe, refusal_line
 from duyun.engine import HandResult, MeldView, SeatView
 from duyun.hand import Hand, MeldKind
 from duyun.tiles import SUIT_NAMES, SUITS, NotationError, Tile, tile_from_str, tile_to_str
@@ -31,21 +32,11 @@ from duyun.tui.hints import Hints
 SUIT_STYLES = ("bold red", "bold blue", "bold green")
 CHINESE_RANKS = "一二三四五六七八九"
 HIDDEN_STYLE = "dim"
-WIN_HOW = {
-    "self_draw": "自摸 self-draw",
-    "discard": "點炮 on a discard",
-    "rob_kong": "搶槓 robbing a kong",
-}
 MELD_NAMES = {
     MeldKind.PONG: "碰",
     MeldKind.DIRECT_KONG: "直槓",
     MeldKind.ADDED_KONG: "面下槓",
     MeldKind.CONCEALED_KONG: "暗槓",
-}
-KONG_NAMES = {
-    "direct_kong": "直槓 direct kong",
-    "added_kong": "面下槓 added kong",
-    "concealed_kong": "暗槓 concealed kong",
 }
 
 
@@ -60,6 +51,14 @@ class TableInfo:
     match_points: tuple[int, ...] = (0, 0, 0, 0)  # before this hand
     stake: int = 1
     chinese: bool = False
+    # the hand's rules as its ``start`` event records them: the running log quotes their
+    # figures (R45's escape penalty); None reads as the defaults
+    rules: Mapping[str, Any] | None = None
+
+    @property
+    def voice(self) -> Voice:
+        """How the running log (duyun.describe) names the seats at this table."""
+        return Voice(self.names, self.human)
 
     def seat_label(self, seat: int) -> str:
         """``"You"`` or ``"strong 2"``: short enough for an 80-column table."""
@@ -368,23 +367,12 @@ def _table(
     return Group(*parts)
 
 
-REFUSAL_REASONS = {
-    "R17": "平胡 wins on a discard only with a bean 豆 or from a 報聽 player (R17)",
-    "R9": "you passed a win since your last turn: 過水 blocks wins on discards until then (R9)",
-}
-
-
 def refusal_text(
     tile: str, from_seat: int, reason: str, pattern: str, info: TableInfo, *, you: str = "your"
 ) -> Text:
     """Why a tile that completes the player's hand is no win (the engine's ``win_refused``)."""
-    line = Text("✗ ", style="bold yellow")
-    line.append_text(notation_text(tile, chinese=info.chinese))
-    line.append(
-        f" from {info.seat_label(from_seat)} completes {you} hand ({pattern}), but no win: ",
-        style="bold yellow",
-    )
-    return line.append(REFUSAL_REASONS.get(reason, reason), style="yellow")
+    line = refusal_line(tile, info.seat_label(from_seat), reason, pattern, whose=you)
+    return line_text(line, chinese=info.chinese)
 
 
 def render_notices(view: SeatView, info: TableInfo) -> list[Text]:
@@ -423,76 +411,45 @@ def measure_height(renderable: RenderableType, width: int) -> int:
 # ---------------------------------------------------------------------------- the running log
 
 
+# how loud a line of duyun.describe is, in the terminal's styles
+TONE_STYLES: dict[Tone, str] = {
+    "plain": "",
+    "bold": "bold",
+    "quiet": "dim",
+    "notice": "bold yellow",
+    "baoting": "bold magenta",
+    "win": "bold green",
+    "alert": "bold red",
+}
+# an aside is told in the line's colour without its weight
+_ASIDE_STYLES: dict[Tone, str] = {"notice": "not bold yellow"}
+
+
+def line_text(line: Line, *, chinese: bool = False) -> Text:
+    """A line of :mod:`duyun.describe` with its tiles coloured by suit."""
+    text = Text(style=TONE_STYLES[line.tone])
+    for part in line.parts:
+        if isinstance(part, Tiles):
+            text.append_text(notation_text(part.text, chinese=chinese))
+        else:
+            text.append(part)
+    if line.aside:
+        text.append(line.aside, style=_ASIDE_STYLES.get(line.tone, ""))
+    return text
+
+
 def describe_event(event: Mapping[str, Any], info: TableInfo) -> Text | None:
     """One line of the running log for an event (already redacted for the player), or None
-    for events that need no line of their own (decisions, other seats' draws, the end)."""
-    kind = event["type"]
-    chinese = info.chinese
-    seat = event.get("seat")
-    auto = " (automatic)" if event.get("auto") else ""
-    if kind == "start":
-        return Text(
-            f"— hand {info.hand_number}/{info.hands_total}: "
-            f"{info.says(event['dealer'], 'deals')}, streak {event['streak']} —",
-            style="bold",
-        )
-    if kind == "payment":
-        return Text(
-            f"  {info.says(event['payer'], 'pays')} {info.seat_label(event['payee'])} "
-            f"{event['points']} pts ({event['reason']})",
-            style="dim",
-        )
-    if kind == "exhaustive_draw":
-        return Text("The wall is empty: 流局 exhaustive draw, 查叫", style="bold yellow")
-    if not isinstance(seat, int):
-        return None
-    if kind == "win_refused":
-        you = "your" if seat == info.human else f"{info.seat_label(seat)}'s"
-        return refusal_text(
-            event["tile"], event["from"], event["reason"], event["pattern"], info, you=you
-        )
-    if kind == "draw":
-        if seat != info.human:
-            return None
-        line = Text("You draw ")
-        line.append_text(notation_text(event["tile"], chinese=chinese))
-        return line.append(" (kong replacement)" if event.get("replacement") else "")
-    if kind == "discard":
-        line = Text(f"{info.says(seat, 'discards')} ")
-        line.append_text(notation_text(event["tile"], chinese=chinese))
-        return line.append(auto)
-    if kind == "baoting":
-        return Text(f"{info.says(seat, 'declares')} 報聽 (ready)!", style="bold magenta")
-    if kind == "pong":
-        line = Text(f"{info.says(seat, 'pongs')} 碰 ", style="bold")
-        line.append_text(notation_text(event["tile"], chinese=chinese))
-        return line.append(f" from {info.seat_label(event['from'])}")
-    if kind == "kong":
-        line = Text(
-            f"{info.says(seat, 'makes')} {KONG_NAMES.get(event['kind'], '')} ", style="bold"
-        )
-        line.append_text(notation_text(event["tile"], chinese=chinese))
-        if event.get("from") is not None:
-            line.append(f" from {info.seat_label(event['from'])}")
-        return line
-    if kind == "claim":
-        return Text(f"{info.says(seat, 'claims')} 胡{auto}", style="bold")
-    if kind == "win":
-        how = WIN_HOW.get(event["how"], event["how"])
-        line = Text(f"{info.says(seat, 'wins', 'win')} 胡 by {how}", style="bold green")
-        if event.get("from") is not None:
-            line.append(f" from {info.seat_label(event['from'])}")
-        if event.get("tile"):
-            line.append(" on ")
-            line.append_text(notation_text(event["tile"], chinese=chinese))
-        return line.append(f": {event['pattern']} {event['fan']} fan{auto}")
-    if kind == "escape":
-        penalty = "查大叫" if event.get("penalty") == "da_jiao" else "16 × base each"
-        return Text(
-            f"{info.says(seat, 'quits', 'quit')} the hand: 強退 escape, penalty {penalty} (R45)",
-            style="bold red",
-        )
-    return None
+    for events that need no line of their own (decisions, other seats' draws, the end).
+    The words are :mod:`duyun.describe`'s, in the table's voice."""
+    line = describe(
+        event,
+        info.voice,
+        rules=info.rules,
+        hand_number=info.hand_number,
+        hands_total=info.hands_total,
+    )
+    return None if line is None else line_text(line, chinese=info.chinese)
 
 
 # ---------------------------------------------------------------------------- settlement

@@ -191,6 +191,7 @@ class Session:
             match_points=tuple(self.match.totals if match_points is None else match_points),
             stake=self.options.stake,
             chinese=self.options.chinese,
+            rules=self.game.events[0].get("rules") if self.game is not None else None,
         )
 
     # ------------------------------------------------------------------ the match

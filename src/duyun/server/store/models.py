@@ -52,6 +52,11 @@ class AccountRow(Base):
     password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
     balance: Mapped[int] = mapped_column(BigInteger, nullable=False, default=0)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    #: tokens name the generation they were issued in; "log out everywhere" raises it, which
+    #: refuses every older token (migration 0004)
+    token_generation: Mapped[int] = mapped_column(
+        Integer, nullable=False, default=0, server_default="0"
+    )
 
 
 class SettingRow(Base):
@@ -62,6 +67,16 @@ class SettingRow(Base):
 
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(Text, nullable=False)
+
+
+class RevokedTokenRow(Base):
+    """A logged-out token (its SHA-256), kept until it would have expired anyway."""
+
+    __tablename__ = "revoked_tokens"
+    __table_args__ = (Index("ix_revoked_tokens_expires", "expires"),)
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    expires: Mapped[float] = mapped_column(Double, nullable=False)
 
 
 class LoginAttemptRow(Base):

@@ -74,6 +74,7 @@ from duyun.server.store.models import (
     LoginAttemptRow,
     MatchRow,
     MatchSeatRow,
+    RevokedTokenRow,
     SettingRow,
 )
 
@@ -87,6 +88,8 @@ _MIGRATION_LOCK_KEY = 0x6475_7975_6E00  # "duyun\0"
 _LOGIN_NAME_LOCK = 0x6475_6E01
 _LOGIN_CLIENT_LOCK = 0x6475_6E02
 _MAX_SEED = 2**63 - 1
+#: ids are INTEGER columns: 32-bit on PostgreSQL, so no row has a larger one
+_MAX_ROW_ID = 2**31 - 1
 
 
 def normalize_url(database_url: str) -> str:
@@ -454,23 +457,58 @@ class Store:
 
     def issue_token(self, account_id: int) -> str:
         """A signed session token for the account (expires after ``token_max_age``)."""
-        account = self.account(account_id)
-        if account.kind == "house":
-            raise AuthError("the house account cannot log in")
+        _check_int("account id", account_id, 1)
+        with self._session() as session:
+            row = session.get(AccountRow, account_id)
+            if row is None:
+                raise NotFoundError(f"no account with id {account_id}")
+            if row.kind == "house":
+                raise AuthError("the house account cannot log in")
+            generation = row.token_generation
         assert self._signer is not None
-        return self._signer.issue(account.id)
+        return self._signer.issue(account_id, generation)
 
     def verify_token(self, token: str) -> Account:
-        """The account a token was issued for; :class:`AuthError` if forged or expired."""
+        """The account a token was issued for; :class:`AuthError` if forged, expired or
+        revoked (logged out, or issued before a "log out everywhere")."""
         assert self._signer is not None
-        account_id = self._signer.account_id(token)
-        try:
-            account = self.account(account_id)
-        except NotFoundError as exc:
-            raise AuthError("session token names no account") from exc
-        if account.kind == "house":
+        account_id, generation, _ = self._signer.claims(token)
+        if account_id < 1 or account_id > _MAX_SEED:
             raise AuthError("session token invalid")
-        return account
+        with self._session() as session:
+            row = session.get(AccountRow, account_id)
+            if row is None:
+                raise AuthError("session token names no account")
+            if row.kind == "house":
+                raise AuthError("session token invalid")
+            revoked = session.get(RevokedTokenRow, auth.token_digest(token))
+            if generation != row.token_generation or revoked is not None:
+                raise AuthError("session token revoked (logged out); log in again")
+            return _account(row)
+
+    def revoke_token(self, token: str, everywhere: bool = False) -> None:
+        """Log out: refuse ``token`` from now on; with ``everywhere``, every token of its
+        account issued so far. :class:`AuthError` if the token is not valid now."""
+        self.verify_token(token)
+        assert self._signer is not None
+        account_id, _, issued = self._signer.claims(token)
+        now = time.time()
+        if everywhere:
+            with self._session() as session:
+                session.execute(
+                    update(AccountRow)
+                    .where(AccountRow.id == account_id)
+                    .values(token_generation=AccountRow.token_generation + 1)
+                )
+            return
+        digest = auth.token_digest(token)
+        with contextlib.suppress(IntegrityError), self._session() as session:
+            # a concurrent logout of the same token may have stored it first: that is fine
+            session.execute(delete(RevokedTokenRow).where(RevokedTokenRow.expires <= now))
+            if session.get(RevokedTokenRow, digest) is None:
+                session.add(
+                    RevokedTokenRow(token_hash=digest, expires=issued + self._signer.max_age + 1)
+                )
 
     def account(self, account_id: int) -> Account:
         """:class:`NotFoundError` if there is no such account."""
@@ -1228,6 +1266,8 @@ def _get_row(session: Session, model: type[_Row], what: str, row_id: int, lock: 
     """The row of ``model`` with id ``row_id`` (locked for this transaction on PostgreSQL when
     ``lock``); :class:`NotFoundError` naming ``what`` when there is none."""
     _check_int(f"{what} id", row_id, 1)
+    if row_id > _MAX_ROW_ID:  # PostgreSQL would refuse to compare it with an INTEGER column
+        raise NotFoundError(f"no {what} with id {row_id}")
     query = select(model).where(model.id == row_id)
     if lock and session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update()

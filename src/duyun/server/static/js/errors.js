@@ -1,7 +1,8 @@
 // Server errors in the page's language (issue 21 item 6): players read what happened and what
 // to do, never the server's English message. The protocol's error codes (docs/protocol.md
 // "Errors", and the REST codes) map to texts in i18n.js (`err_<code>`); a few codes cover
-// several cases, told apart by the server's message.
+// several cases, told apart by the server's message. `rate_limited` is left to ui.js, which
+// says when to try again (the REST answer's Retry-After).
 
 import { t } from "./i18n.js";
 
@@ -24,12 +25,12 @@ const CASES = [
 ];
 
 const CODES = new Set([
-  "bad_json", "bad_message", "unknown_type", "too_large", "rate_limited", "version", "unauthorized",
+  "bad_json", "bad_message", "unknown_type", "too_large", "version", "unauthorized",
   "bad_origin", "replaced", "not_seated", "already_seated", "table_not_found", "table_full",
   "unknown_room", "unknown_bot", "unknown_reaction", "insufficient_balance", "not_host",
   "wrong_state", "not_your_turn", "illegal_action", "not_your_seat", "too_late", "table_moved",
   "name_taken", "bad_account", "bad_login", "bad_request", "not_a_player", "hand_not_found",
-  "hand_not_finished", "network",
+  "hand_not_finished", "network", "too_many_tables", "no_spectators",
 ]);
 
 /** The explanation of an error from the server (websocket `error` or a REST error). */

@@ -108,6 +108,7 @@ function privateTables() {
           <div class="options">
             <label class="check"><input type="checkbox" id="create-bots" checked>${t("bots_allowed")}</label>
             <label class="check"><input type="checkbox" id="create-listed">${t("listed")}</label>
+            <label class="check"><input type="checkbox" id="create-spectators">${t("spectators_allowed")}</label>
             ${options}
           </div>
           <div><button class="btn" type="submit" id="create-btn">${t("create_table")}</button></div>
@@ -270,7 +271,15 @@ export const lobbyHandlers = {
   },
   login: () => authWith("/api/login"),
   register: () => authWith("/api/register"),
-  logout: () => logout(),
+  logout: async () => {
+    // the server revokes the token (it would otherwise stay valid for 30 days)
+    try {
+      await api("POST", "/api/logout");
+    } catch {
+      /* already invalid or offline: forgetting it here is all that is left to do */
+    }
+    logout();
+  },
   refresh: () => refreshLobby(),
   quick: async (btn) => {
     if (!(await needAccount())) return;
@@ -315,6 +324,7 @@ export const lobbyHandlers = {
       bots_allowed: $("#create-bots").checked,
       bot: $("#create-bot").value,
       listed: $("#create-listed").checked,
+      spectators: $("#create-spectators").checked,
     };
     try {
       const made = await api("POST", "/api/tables", body);

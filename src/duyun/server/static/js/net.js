@@ -11,6 +11,7 @@ export class ApiError extends Error {
     super(message || code || `HTTP ${status}`);
     this.status = status;
     this.code = code;
+    this.retryAfter = null; // seconds, from a 429's Retry-After
   }
 }
 
@@ -59,7 +60,10 @@ export async function api(method, path, body) {
   if (!response.ok) {
     const err = data?.error ?? {};
     const detail = typeof data?.detail === "string" ? data.detail : null;
-    throw new ApiError(response.status, err.code ?? `http_${response.status}`, err.message ?? detail ?? response.statusText);
+    const error = new ApiError(response.status, err.code ?? `http_${response.status}`, err.message ?? detail ?? response.statusText);
+    const wait = Number(response.headers.get("Retry-After"));
+    if (wait > 0) error.retryAfter = wait;
+    throw error;
   }
   return data;
 }
@@ -125,7 +129,7 @@ export class Session {
       if (this.ws !== ws) return;
       this.ws = null;
       this.welcomed = false;
-      if (this.stopped || event.code === 4001 || event.code === 4003) {
+      if (this.stopped || event.code === 4001 || event.code === 4003 || event.code === 4005) {
         this.onStatus(event.code === 4001 ? "replaced" : "closed");
         return;
       }

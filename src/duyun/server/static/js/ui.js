@@ -21,17 +21,28 @@ export function toast(text, kind = "error", ms) {
   setTimeout(() => el.remove(), ms ?? (kind === "error" ? 6000 : 2600));
 }
 
-/** Server errors are shown in the page's language (errors.js); only an error this client does
- * not know shows the server's own message. */
+/** Server errors are shown in the page's language: codes a player can cause without a bug
+ * (clicking very fast) first, then every protocol and REST code (errors.js), then the limits
+ * that say when to retry; only an error this client does not know shows the server's message. */
 export function showError(err) {
-  const known = errorText(err);
-  if (known) {
-    toast(known);
+  const own = err?.code ? t(`error_${err.code}`) : null;
+  if (own && own !== `error_${err.code}`) {
+    toast(own);
+    return;
+  }
+  const words = errorText(err);
+  if (words) {
+    toast(words);
     return;
   }
   const msg = err?.message || err?.code || String(err);
+  const known = err?.code ? `err_${err.code}` : null;
   if (err?.status === 0 || err?.code === "network") toast(t("network_error", { msg }));
-  else toast(t("server_error", { msg }));
+  else if (known && t(known) !== known) {
+    // the limits explain themselves in the player's language (the server's text is English)
+    const s = err.retryAfter ?? Number(/in (\d+) s/.exec(msg)?.[1] ?? NaN);
+    toast(t(Number.isFinite(s) || known !== "err_rate_limited" ? known : "err_rate_limited_now", { s }));
+  } else toast(t("server_error", { msg }));
 }
 
 export function tile(tileName, cls = "", attrs = "") {
