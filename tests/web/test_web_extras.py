@@ -33,6 +33,7 @@ def test_host_starts_with_bots_unready_and_an_invite_to_a_started_table_offers_t
     host.goto()
     host.guest()
     host.page.fill("#create-hands", "1")
+    host.page.check("#create-spectators")
     host.page.click("#create-btn")
     host.page.wait_for_selector("#table-code")
     code = host.page.text_content("#table-code").strip()
@@ -90,7 +91,8 @@ def test_server_errors_read_as_words_in_both_languages(browser: Any, web_server:
             'table_not_found', 'table_full', 'unknown_room', 'unknown_bot', 'unknown_reaction',
             'insufficient_balance', 'not_host', 'wrong_state', 'not_your_turn', 'illegal_action',
             'not_your_seat', 'too_late', 'table_moved', 'name_taken', 'bad_account', 'bad_login',
-            'bad_request', 'not_a_player', 'hand_not_found', 'hand_not_finished', 'network'];
+            'bad_request', 'not_a_player', 'hand_not_found', 'hand_not_finished', 'network',
+            'no_spectators'];
         const out = {};
         for (const lang of ['zh', 'en']) {
             setLang(lang);

@@ -44,8 +44,11 @@ export function inviteCard(app, render) {
     const terms = `${esc(name)} ${esc(tb.code)} · ${t("stake")} ${tb.stake} · ${t("hands")} ${tb.hands} · ${tb.seated}/4${tb.rules?.bloody_battle ? ` · ${t("bloody")}` : ""}`;
     const started = tb.status !== "waiting";
     const join = started ? "" : `<button class="btn" data-do="join-code" data-code="${esc(tb.code)}" id="invite-join">${t("join")}</button>`;
-    const watch = tb.status === "ended" ? "" : `<button class="btn secondary" data-do="invite-watch" data-code="${esc(tb.code)}" id="invite-watch">${t("spectate")}</button>`;
-    body = `<p><b>${terms}</b></p><p class="muted">${started ? t("invite_started") : app.account ? t("invite_join_hint") : t("invite_guest_hint")}</p>
+    // a private table may refuse spectators (its summary's spectators_allowed)
+    const watchable = tb.status !== "ended" && tb.spectators_allowed !== false;
+    const watch = !watchable ? "" : `<button class="btn secondary" data-do="invite-watch" data-code="${esc(tb.code)}" id="invite-watch">${t("spectate")}</button>`;
+    const hint = started ? (watchable ? t("invite_started") : t("invite_started_closed")) : app.account ? t("invite_join_hint") : t("invite_guest_hint");
+    body = `<p><b>${terms}</b></p><p class="muted">${hint}</p>
       <div class="row">${join}${watch}</div>`;
   }
   return `<section class="card invite-card" id="invite-card"><h2>${t("invite_title")}</h2>${body}</section>`;
