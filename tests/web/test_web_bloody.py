@@ -319,7 +319,7 @@ def test_bloody_battle_winner_has_no_action_bar_and_may_leave_without_penalty(
     )
     tab.page.click("#leave-won-btn")
     dialogs = tab.page.evaluate("() => window.__asked")
-    assert len(dialogs) == 1 and "R57" in dialogs[0] and "R56" in dialogs[0]
+    assert len(dialogs) == 1 and "不扣分" in dialogs[0] and "黃豆" in dialogs[0]
     assert "不扣分" in dialogs[0]
     assert tab.app("app.route") == "table"  # dismissed: still seated
     tab.close()

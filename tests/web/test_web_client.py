@@ -386,7 +386,10 @@ def test_reload_and_dropped_connection_restore_the_table(
     tab.page.wait_for_selector("#hand.can-discard, #settlement", timeout=HAND_DEADLINE * 1000)
     tab.page.evaluate(REFUSED_WIN)
     notice = tab.page.wait_for_selector("#refused-notice")
-    assert "R17" in notice.text_content() and "五筒" in notice.text_content()
+    # in words (issue 21 item 5: no rule numbers), with a link to the rules page
+    text = notice.text_content()
+    assert "平胡" in text and "豆" in text and "五筒" in text and "R17" not in text, text
+    assert tab.page.query_selector("#refused-notice #refused-rules-link") is not None
     tab.close()
 
 
@@ -460,6 +463,17 @@ def test_replay_viewer_steps_through_a_finished_hand(
         ".replay-seat", "ss => ss.map(s => s.querySelector('.head').textContent.includes('番'))"
     )
     assert [i for i, w in enumerate(wins) if w] == sorted(log_end["winners"])
+    # it plays by itself at the chosen speed (from the start again after the end), and pauses
+    tab.page.keyboard.press("Home")
+    wait_step(0)
+    tab.page.select_option("#replay-speed", "4")
+    tab.page.click("#replay-play")
+    wait_step(3)
+    tab.page.click("#replay-play")  # pause
+    tab.page.wait_for_selector("#replay-play[aria-pressed=false]")
+    paused, _ = position()
+    tab.page.wait_for_timeout(600)  # four steps' time at 4×: nothing moves while paused
+    assert position()[0] == paused
     tab.page.click("#replay-close")
     tab.page.wait_for_selector("#history-card")
     tab.close()

@@ -98,7 +98,7 @@ def test_baoting_self_draw_only_warning_and_refused_win_in_a_real_game(
     # cannot be taken by a 平胡 without a bean (R17): the engine's private notice says why
     refused = tab.page.wait_for_selector("#refused-notice", timeout=HAND_DEADLINE * 1000)
     text = refused.text_content()
-    assert "R17" in text
+    assert "平胡" in text and "豆" in text and "R17" not in text, text  # words, not numbers
     event = tab.app("app.events.find(e => e.type === 'win_refused')")
     assert event["seat"] == 0 and event["reason"].startswith("R17")
     shot(tab, screenshots, "win-refused-desktop.png")

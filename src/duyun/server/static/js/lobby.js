@@ -3,6 +3,7 @@
 // tables, and the match history (戰績) with a replay button for every finished hand.
 
 import { getLang, roomName, t } from "./i18n.js";
+import { inviteCard } from "./invite.js";
 import { api } from "./net.js";
 import { app, logout, openReplay, refreshLobby, render, sendWhenReady, signedIn } from "./main.js";
 import { $, botName, coinsText, esc, showError, signed, tile, toast } from "./ui.js";
@@ -37,7 +38,7 @@ function keepForm(root, draw) {
 
 function head() {
   const acc = app.account;
-  const langBtn = `<button class="icon-btn" data-do="lang" id="lang-toggle">${t("lang_toggle")}</button>`;
+  const langBtn = `<button class="icon-btn" data-do="rules" id="rules-btn">${t("rules_page")}</button><button class="icon-btn" data-do="lang" id="lang-toggle">${t("lang_toggle")}</button>`;
   const accountBox = acc
     ? `<span class="conn ${app.status}" title="${app.status === "open" ? t("connected") : t("reconnecting")}"></span>
        <span class="muted" id="account-name">${esc(acc.name)}</span>
@@ -88,7 +89,8 @@ function privateTables() {
     ([key, def]) =>
       `<label class="check"><input type="checkbox" id="opt-${key}" data-rule="${key}" ${def ? "checked" : ""}>${t(`opt_${key}`)}</label>`,
   ).join("");
-  const bots = BOT_LEVELS.map((b) => `<option value="${b}">${t(`level_${b}`)}</option>`).join("");
+  // a middle level by default: the strongest bot is no fun for most friends' tables
+  const bots = BOT_LEVELS.map((b) => `<option value="${b}"${b === "normal" ? " selected" : ""}>${t(`level_${b}`)}</option>`).join("");
   return `<section class="card" id="private-card">
       <h2>${t("private_table")}</h2>
       <div class="private-forms">
@@ -120,7 +122,7 @@ function openTables() {
   const items = tables.length
     ? tables
         .map(
-          (tb) => `<div class="list-item" data-code="${esc(tb.code)}"><span>${bloodyChip(tb.rules)}<b>${esc(tb.code)}</b> · ${tb.kind === "room" ? esc(tb.room ?? "") : t("private_table")} · ${t("stake")} ${tb.stake} · ${tb.seated}/4</span>
+          (tb) => `<div class="list-item" data-code="${esc(tb.code)}"><span>${bloodyChip(tb.rules)}<b>${esc(tb.code)}</b> · ${tb.kind === "room" ? esc(roomName(app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? "")) : t("private_table")} · ${t("stake")} ${tb.stake} · ${tb.seated}/4</span>
             <button class="btn small secondary" data-do="join-code" data-code="${esc(tb.code)}">${t("join")}</button></div>`,
         )
         .join("")
@@ -186,7 +188,7 @@ function historyCard() {
           })
           .join("");
         return `<details class="history-match" data-match="${m.match_id}">
-            <summary><span>${bloodyChip(matchRules(m))}${esc(when)} · ${m.kind === "room" ? esc(app.rooms.find((r) => r.id === m.room)?.name ?? m.room ?? "") : t("private_table")} · ${t("stake")} ${m.stake}</span><span>${signed(m.coins)}</span></summary>
+            <summary><span>${bloodyChip(matchRules(m))}${esc(when)} · ${m.kind === "room" ? esc(roomName(app.rooms.find((r) => r.id === m.room)?.name ?? m.room ?? "")) : t("private_table")} · ${t("stake")} ${m.stake}</span><span>${signed(m.coins)}</span></summary>
             <div class="muted" style="font-size:.8rem;margin-top:4px">${seats}</div>
             <div class="history-hands">${hands}</div>
           </details>`;
@@ -195,12 +197,13 @@ function historyCard() {
   return `<section class="card" id="history-card"><h2>${t("history")}</h2><div class="list">${body}</div></section>`;
 }
 
-const LOBBY_PARTS = ["lobby-top", "lobby-welcome", "lobby-left", "lobby-right", "lobby-help"];
+const LOBBY_PARTS = ["lobby-top", "lobby-invite", "lobby-welcome", "lobby-left", "lobby-right", "lobby-help"];
 
 export function renderLobby(root, appState) {
   const signed = !!appState.account;
   const parts = {
     "lobby-top": head(),
+    "lobby-invite": inviteCard(appState, render),
     "lobby-welcome": signed ? "" : welcome(),
     "lobby-left": `${rooms()}${signed ? privateTables() : ""}`,
     "lobby-right": `${openTables()}${historyCard()}`,
@@ -212,7 +215,7 @@ export function renderLobby(root, appState) {
   let lobby = root.querySelector(":scope > .lobby[data-screen='lobby']");
   if (!lobby) {
     root.innerHTML = `<div class="lobby" data-screen="lobby">
-      <div id="lobby-top"></div><div id="lobby-welcome"></div>
+      <div id="lobby-top"></div><div id="lobby-invite"></div><div id="lobby-welcome"></div>
       <div class="grid">
         <div class="list" style="gap:14px" id="lobby-left"></div>
         <div class="list" style="gap:14px" id="lobby-right"></div>
@@ -301,6 +304,10 @@ export const lobbyHandlers = {
     }
     if (!(await needAccount())) return;
     sendWhenReady({ type: "spectate", code });
+  },
+  "invite-watch": async (btn) => {
+    if (!(await needAccount())) return;
+    sendWhenReady({ type: "spectate", code: btn.dataset.code });
   },
   "join-code": async (btn) => {
     if (!(await needAccount())) return;

@@ -9,6 +9,7 @@ import { TILE_DEFS } from "./tiles.js";
 import { $, showError, toast } from "./ui.js";
 import { renderLobby, lobbyHandlers } from "./lobby.js";
 import { renderTable, tableHandlers, fxForFlashes, fxReaction, tableKey } from "./table.js";
+import { holdSettlement, rememberHandEnd } from "./settle.js";
 import { renderReplay, replayHandlers, replayKey } from "./replay.js";
 
 export const app = {
@@ -234,7 +235,7 @@ function onMessage(msg) {
         // a new hand: its player needs the table; a seat in 托管 keeps the last settlement on
         // screen until it is closed (the bot is already playing the new hand)
         const mine = app.table?.seats?.[app.seat ?? -1];
-        if (!mine?.tuoguan) app.handEnd = null;
+        if (!mine?.tuoguan && !holdSettlement(app)) app.handEnd = null;
       }
       app.selfDrawOnly = [];
       readView(msg.view);
@@ -270,6 +271,7 @@ function onMessage(msg) {
     }
     case "hand_end": {
       app.handEnd = { ...msg, receivedAt: performance.now() };
+      rememberHandEnd(msg);
       app.prompt = null;
       if (!app.counted.has(msg.hand_id)) {
         app.counted.add(msg.hand_id);

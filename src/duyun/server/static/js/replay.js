@@ -45,7 +45,7 @@ export function renderReplay(root, appState) {
       const win = st.wins.find((w) => w.seat === s);
       const active = current && current.seat === s;
       return `<div class="replay-seat ${active ? "active" : ""}" data-seat="${s}">
-          <div class="head"><span><b>${esc(who[s] ?? `#${s}`)}</b>${st.dealer === s ? ` · ${t("dealer")}` : ""}${st.baoting[s] ? ` · <span style="color:#ff9c38">${t("baoting")}</span>` : ""}${st.beans[s] ? " · 豆" : ""}
+          <div class="head"><span><b>${esc(who[s] ?? `#${s}`)}</b>${st.dealer === s ? ` · ${t("dealer")}` : ""}${st.baoting[s] ? ` · <span style="color:#ff9c38">${t("baoting")}</span>` : ""}${st.beans[s] ? ` · ${t("has_bean")}` : ""}
             ${win ? ` · <span style="color:var(--gold)">${st.won[s] ? `${t("won_nth", { n: st.won[s].order })} ` : ""}${t("hu")} ${esc(patternName(win.pattern))} ${win.fan}${t("fan")}</span>` : ""}${st.left[s] ? ` · ${t("left_table")}` : ""}</span><span>${signed(st.points[s])}</span></div>
           <div class="tiles replay-hand">${hand}${melds ? `<span style="width:8px"></span>${melds}` : ""}</div>
           <div class="rv">${rv}</div>
@@ -69,9 +69,52 @@ export function renderReplay(root, appState) {
           <button class="btn" data-do="replay-step" data-to="1" id="replay-forward">${t("step_forward")} ▶</button>
           <button class="btn small secondary" data-do="replay-step" data-to="end" aria-label="${t("to_end")}">▶▶</button>
         </div>
-        <div class="kbd-help">← → Home End</div>
+        <div class="buttons replay-auto">
+          <button class="btn ${rp.playing ? "secondary" : ""}" data-do="replay-play" id="replay-play" aria-pressed="${!!rp.playing}">${rp.playing ? `❚❚ ${t("replay_pause")}` : `▶ ${t("replay_play")}`}</button>
+          <label class="muted">${t("replay_speed")}
+            <select id="replay-speed" data-change="replay-speed">${SPEEDS.map((x) => `<option value="${x}"${x === (rp.speed ?? 1) ? " selected" : ""}>${x}×</option>`).join("")}</select></label>
+        </div>
+        <div class="kbd-help">← → Home End · Space</div>
       </div>
     </div>`;
+}
+
+// ------------------------------------------------------------------ playing by itself
+// (issue 21 item 6): one step every STEP_MS / speed, stopping at the end; stepping by hand
+// keeps working while it plays.
+
+const SPEEDS = [0.5, 1, 2, 4];
+const STEP_MS = 700;
+let player = null;
+
+function stopPlaying() {
+  if (player) clearInterval(player);
+  player = null;
+  if (app.replay) app.replay.playing = false;
+}
+
+function startPlaying() {
+  const rp = app.replay;
+  if (!rp) return;
+  if (player) clearInterval(player);
+  const n = stepIndices(rp.log.events ?? []).steps.length;
+  if (rp.step >= n) rp.step = 0; // from the start again
+  rp.playing = true;
+  player = setInterval(() => {
+    const now = app.replay;
+    if (!now || app.route !== "replay" || !now.playing) {
+      stopPlaying();
+      return;
+    }
+    if (now.step >= n) {
+      stopPlaying();
+      render();
+      return;
+    }
+    now.step += 1;
+    render();
+  }, STEP_MS / (rp.speed ?? 1));
+  render();
 }
 
 function stepTo(to) {
@@ -86,8 +129,23 @@ function stepTo(to) {
 
 export const replayHandlers = {
   "replay-step": (btn) => stepTo(btn.dataset.to),
-  "replay-close": () => closeReplay(),
+  "replay-close": () => {
+    stopPlaying();
+    closeReplay();
+  },
+  "replay-play": () => {
+    if (app.replay?.playing) {
+      stopPlaying();
+      render();
+    } else startPlaying();
+  },
 };
+
+document.addEventListener("change", (event) => {
+  if (event.target?.id !== "replay-speed" || !app.replay) return;
+  app.replay.speed = Number(event.target.value) || 1;
+  if (app.replay.playing) startPlaying();
+});
 
 export function replayKey(event) {
   const map = { ArrowLeft: "-1", ArrowRight: "1", Home: "start", End: "end" };
@@ -96,7 +154,12 @@ export function replayKey(event) {
     return true;
   }
   if (event.key === "Escape") {
+    stopPlaying();
     closeReplay();
+    return true;
+  }
+  if (event.key === " ") {
+    replayHandlers["replay-play"]();
     return true;
   }
   return false;

@@ -3,8 +3,111 @@
 // and the match summary (大結算) at the end.
 
 import { getLang, ordinalSuffix, patternName, t } from "./i18n.js";
+import { app as appState, render, send } from "./main.js";
+import { explainPayment, ruleLink } from "./rules.js";
 import { parseHand, sortTiles } from "./tiles.js";
 import { COIN, coinsText, esc, meldHTML, seatName, signed, tile } from "./ui.js";
+
+// ------------------------------------------------------------------ reading (issue 21 item 4)
+//
+// A settlement must not close while a person reads it. The panel's countdown is the time until
+// this page presses 下一局 by itself (the hand_end's `next_hand_in`); it stands still while the
+// pointer rests on the panel and for a few seconds after a touch or a scroll. When the next
+// hand starts anyway (the server's own limit) while the panel is being read and 下一局 was not
+// pressed, the panel stays over the new hand until the reader lets go of it, closes it, or is
+// asked to act.
+
+const reading = { inside: false, until: 0 };
+const READ_AFTER_TOUCH_MS = 6000;
+
+/** The person is reading the settlement (hover, or a touch or scroll a moment ago). */
+export function isReading() {
+  return reading.inside || performance.now() < reading.until;
+}
+
+function inSheet(target) {
+  return !!target?.closest?.("#settlement .sheet");
+}
+
+document.addEventListener("pointerover", (e) => {
+  if (e.pointerType === "mouse") reading.inside = inSheet(e.target);
+  else if (inSheet(e.target)) reading.until = performance.now() + READ_AFTER_TOUCH_MS;
+});
+document.addEventListener("pointerdown", (e) => {
+  if (inSheet(e.target)) reading.until = performance.now() + READ_AFTER_TOUCH_MS;
+});
+document.addEventListener(
+  "scroll",
+  (e) => {
+    const el = e.target;
+    if (el?.id === "settlement" || inSheet(el)) reading.until = performance.now() + READ_AFTER_TOUCH_MS;
+  },
+  true,
+);
+document.addEventListener("mouseleave", () => (reading.inside = false));
+
+/** Keep the last settlement over a new hand (a snapshot arrived): only while it is being read
+ * and its reader has not pressed 下一局. */
+export function holdSettlement(app) {
+  const end = app.handEnd;
+  if (!end || end.pressed || end.closed || !isReading()) return false;
+  end.held = true;
+  return true;
+}
+
+let lastTick = performance.now();
+setInterval(() => {
+  const now = performance.now();
+  const dt = now - lastTick;
+  lastTick = now;
+  const app = appState;
+  const end = app?.handEnd;
+  if (!end || end.closed) return;
+  const shown = document.getElementById("settlement");
+  if (end.held) {
+    // the next hand is on: let go once reading stops, or at once when the player must act
+    if (!isReading() || app.prompt) {
+      end.closed = true;
+      render();
+    }
+    return;
+  }
+  if (!shown || end.pressed || end.autoLeft == null) return;
+  const paused = isReading();
+  if (!paused) end.autoLeft -= dt;
+  const pill = document.getElementById("settle-countdown");
+  if (pill) {
+    pill.textContent = paused ? `⏸ ${t("reading_paused")}` : String(Math.max(0, Math.ceil(end.autoLeft / 1000)));
+    pill.classList.toggle("paused", paused);
+    pill.classList.toggle("urgent", !paused && end.autoLeft <= 3000);
+  }
+  if (end.autoLeft <= 0) pressNext(end);
+}, 250);
+
+function pressNext(end) {
+  end.pressed = true;
+  send({ type: "ready", ready: true });
+  render();
+}
+
+export const settleHandlers = {
+  "next-hand": () => appState.handEnd && pressNext(appState.handEnd),
+  "show-summary": () => {
+    if (appState.handEnd) appState.handEnd.closed = true;
+    render();
+  },
+};
+
+// ------------------------------------------------------------------ match summary details
+
+/** Each finished hand's wins (pattern, fan), from the hand_end messages this page received: the
+ * match_end's results name only the winners. */
+const handWins = new Map();
+
+export function rememberHandEnd(msg) {
+  if (msg?.hand_id == null) return;
+  handWins.set(msg.hand_id, (msg.wins ?? []).map((w) => ({ seat: w.seat, pattern: w.pattern, fan: w.fan, how: w.how })));
+}
 
 function names(app) {
   return (app.table?.seats ?? []).map((s, i) => seatName(s, i));
@@ -78,7 +181,7 @@ function paymentRows(rows, who, cls) {
   return rows
     .map((p) => {
       const cut = p.paid != null && p.coins != null && p.paid < p.coins ? ` <span class="muted" title="${t("cut")}">(${coinsText(p.coins)}→${coinsText(p.paid)})</span>` : "";
-      return `<tr class="${cls}"><td>${esc(who[p.payer])} → ${esc(who[p.payee])}</td><td>${esc(p.reason)} <span class="muted">${esc(p.rule)}</span></td>
+      return `<tr class="${cls}"><td>${esc(who[p.payer])} → ${esc(who[p.payee])}</td><td>${esc(explainPayment(p))} ${ruleLink(p.rule)}</td>
         <td class="num">${p.fan}</td><td class="num">${p.points}</td><td class="num">${p.paid ?? p.coins ?? ""}${cut}</td></tr>`;
     })
     .join("");
@@ -135,24 +238,30 @@ export function renderSettlement(app, top = "") {
     .join("");
   const me = app.seat != null ? tb.seats?.[app.seat] : null;
   const last = end.next_hand_in == null || tb.status === "ended";
-  const at = (end.receivedAt ?? performance.now()) + Number(end.next_hand_in ?? 0) * 1000;
+  if (end.autoLeft == null && end.next_hand_in != null) end.autoLeft = Number(end.next_hand_in) * 1000;
   let buttons = "";
-  if (!last && me) {
-    buttons += me.ready
+  if (end.held) {
+    // the next hand has started while this panel was being read
+    buttons += `<span class="muted" id="next-started">${t("next_started")}</span>
+      <button class="btn" data-do="close-settlement" id="close-settlement">${t("close")}</button>`;
+  } else if (!last && me) {
+    const pressed = me.ready || end.pressed;
+    buttons += pressed
       ? `<button class="btn secondary" disabled id="next-btn">✔ ${t("is_ready")}</button>`
-      : `<button class="btn" data-do="ready" data-ready="true" id="next-btn">${t("next_hand")}</button>`;
-    buttons += `<span class="timer-pill" data-timer="${at}"></span>`;
+      : `<button class="btn" data-do="next-hand" id="next-btn">${t("next_hand")}</button>
+         <span class="timer-pill" id="settle-countdown" title="${esc(t("countdown_help"))}">${Math.ceil((end.autoLeft ?? 0) / 1000)}</span>`;
     if (tb.kind === "private" && !tb.dissolve) buttons += `<button class="btn ghost" data-do="dissolve" data-agree="true">${t("dissolve_vote")}</button>`;
   }
-  if (last) buttons += `<span class="muted">${t("match_over")}…</span>`;
+  if (last && app.matchEnd) buttons += `<button class="btn" data-do="show-summary" id="show-summary">${t("match_summary")} →</button>`;
+  else if (last) buttons += `<span class="muted">${t("match_over")}…</span>`;
   const closing = me?.tuoguan && tb.status === "playing";
   if (closing) {
     // 托管: the bot already plays the next hand; the panel stays until closed
     buttons = `<button class="btn" data-do="close-settlement" id="close-settlement">${t("close")}</button>
       <button class="btn ghost" data-do="leave">${t("back_lobby")}</button>`;
   }
-  buttons += `<button class="btn ghost" data-do="leave">${t("back_lobby")}</button>`;
-  const readyLine = !last && !closing
+  if (!(last && app.matchEnd)) buttons += `<button class="btn ghost" data-do="leave">${t("back_lobby")}</button>`;
+  const readyLine = !last && !closing && !end.held
     ? `<div class="chips" style="justify-content:center">${(tb.seats ?? [])
         .map((s, i) => (s && s.kind !== "bot" ? `<span class="chip">${esc(who[i])}: ${s.ready ? "✔" : "…"}</span>` : ""))
         .join("")}</div>`
@@ -180,25 +289,35 @@ export function renderMatchSummary(app) {
   const best = Math.max(...points);
   const cards = who
     .map(
-      (name, s) => `<div class="total-card ${points[s] === best && best > 0 ? "winner" : ""}"><div class="name">${points[s] === best && best > 0 ? "👑 " : ""}${esc(name)}</div>
+      (name, s) => `<div class="total-card ${points[s] === best && best > 0 ? "winner" : ""}"><div class="name">${points[s] === best && best > 0 ? "★ " : ""}${esc(name)}</div>
         <div class="big">${signed(points[s])}</div><div>${COIN} ${signed(coins[s])}</div></div>`,
     )
     .join("");
+  // one card per hand: how it ended, each win's pattern and fan, and every seat's coins (a
+  // list that wraps, so that it fits a phone; no wide table)
   const rows = (m.results ?? [])
     .map((r, i) => {
-      const winners = (r.winners ?? []).map((w) => esc(who[w])).join(", ");
       const res = r.result === "win" ? t("result_win") : r.result === "draw" ? t("result_draw") : t("result_escape");
-      return `<tr><td>#${i + 1}</td><td>${res}${winners ? ` · ${winners}` : ""}</td>${(r.points ?? [0, 0, 0, 0]).map((p) => `<td class="num">${signed(p)}</td>`).join("")}
-        <td>${r.hand_id != null ? `<button class="btn small secondary" data-do="replay" data-hand="${r.hand_id}">${t("replay")}</button>` : ""}</td></tr>`;
+      const wins = r.wins ?? handWins.get(r.hand_id) ?? (r.winners ?? []).map((seat) => ({ seat }));
+      const winText = wins
+        .map((w) => `<span class="sum-win"><b>${esc(who[w.seat] ?? "")}</b>${w.pattern ? ` · ${esc(patternName(w.pattern))} ${w.fan} ${t("fan")}` : ""}</span>`)
+        .join("");
+      const money = (r.coins ?? r.points ?? [0, 0, 0, 0])
+        .map((c, s) => `<span class="sum-coin"><span class="muted">${esc(who[s])}</span> ${signed(c)}</span>`)
+        .join("");
+      const replay = r.hand_id != null ? `<button class="btn small secondary" data-do="replay" data-hand="${r.hand_id}">${t("replay")}</button>` : "";
+      return `<li class="sum-hand" data-hand-id="${r.hand_id ?? ""}">
+          <div class="sum-head"><span class="sum-no">#${i + 1}</span><span class="sum-res">${res}</span>${winText}<span class="sum-replay">${replay}</span></div>
+          <div class="sum-coins" title="${t("coins")}">${COIN}${money}</div>
+        </li>`;
     })
     .join("");
-  const head = `<tr><th></th><th>${t("result")}</th>${who.map((n) => `<th class="num">${esc(n)}</th>`).join("")}<th></th></tr>`;
   return `<div class="overlay" id="match-summary"><div class="sheet">
       <h2>${t("match_summary")}</h2>
       <div class="muted" style="text-align:center;margin-bottom:8px">${m.reason === "dissolved" ? t("dissolve") : t("match_over")} · ${m.hands_played ?? (m.results ?? []).length} ${t("hands")}</div>
       <div class="totals">${cards}</div>
       <h3>${t("hand_result")}</h3>
-      <div style="overflow-x:auto"><table class="pay">${head}${rows}</table></div>
+      <ol class="sum-hands" id="summary-hands">${rows}</ol>
       <div class="actions"><button class="btn" data-do="leave" id="back-lobby">${t("back_lobby")}</button></div>
     </div></div>`;
 }

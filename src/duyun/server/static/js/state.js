@@ -8,6 +8,7 @@
 // keeps that open hand, the winning tile and the order of winning, `winners` the seats in that
 // order, `left[seat]` whether a winner has then left the table (R57, the `leave` event).
 
+import { explainPayment } from "./rules.js";
 import { parseHand, parseTiles, sortTiles } from "./tiles.js";
 
 const SEATS = 4;
@@ -312,7 +313,7 @@ export function describeEvent(ev, names, tr, tn = (x) => x) {
     case "win":
       return `${who(ev.seat)} ${tr(ev.how === "self_draw" ? "zimo" : ev.how === "rob_kong" ? "rob_kong" : "hu")} ${tile(ev.tile)} · ${ev.pattern} ${ev.fan}${tr("fan")}${ev.auto ? ` · ${tr("auto_win")}` : ""}`;
     case "payment":
-      return `${who(ev.payer)} → ${who(ev.payee)} ${ev.points}${tr("points")} · ${ev.reason}`;
+      return `${who(ev.payer)} → ${who(ev.payee)} ${ev.points}${tr("points")} · ${explainPayment(ev)}`;
     case "exhaustive_draw":
       return tr("exhaustive_draw");
     case "escape":
@@ -324,7 +325,8 @@ export function describeEvent(ev, names, tr, tn = (x) => x) {
     case "claim":
       return `${who(ev.seat)} ${tr("auto_win")}`;
     case "win_refused":
-      return `${who(ev.seat)} ✗ ${tile(ev.tile)} (${ev.reason ?? ""})`;
+      // players read why, not the rule's number
+      return `${who(ev.seat)} ✗ ${tile(ev.tile)} (${tr(String(ev.reason).includes("R9") ? "why_r9" : String(ev.reason).includes("R17") ? "why_r17" : "refused_unknown")})`;
     case "act":
       return `${who(ev.seat)} ${ev.action}${ev.tile ? ` ${tile(ev.tile)}` : ""}`;
     default:

@@ -3,16 +3,19 @@
 // melds, hidden hand size), the compass in the middle (wall count, whose turn, timer), and the
 // player's own hand below with the action bar that shows exactly the legal actions.
 
-import { getLang, ordinalSuffix, patternName, t } from "./i18n.js";
+import { getLang, ordinalSuffix, patternName, roomName, t } from "./i18n.js";
 import { app, backToLobby, render, send } from "./main.js";
-import { renderSettlement, renderMatchSummary } from "./settle.js";
+import { closeRules, leaveWarning, openRules, refusedExplanation } from "./rules.js";
+import { renderSettlement, renderMatchSummary, settleHandlers } from "./settle.js";
+import { isMuted, play, setMuted } from "./sound.js";
+import { tingpaiFor } from "./tingpai.js";
 import { describeEvent, emptyHand, handForDisplay } from "./state.js";
 import { parseHand, sortTiles, tileName } from "./tiles.js";
-import { COIN, coinsText, esc, meldHTML, seatName, signed, tile } from "./ui.js";
+import { COIN, coinsText, esc, meldHTML, seatName, signed, tile, toast } from "./ui.js";
 
 const coarse = () => window.matchMedia?.("(pointer: coarse)").matches;
-/** Phone-sized screens: no side panels, small corners on the board. */
-const narrow = () => window.innerWidth < 700;
+/** Phone-sized screens (upright or sideways): small corners on the board. */
+const narrow = () => window.innerWidth < 700 || window.innerHeight <= 500;
 
 /** Seat → screen position: 0 bottom (you), 1 right, 2 top, 3 left. */
 function posOf(seat, base) {
@@ -45,15 +48,15 @@ function handNumber(tb) {
 }
 
 function topbar(tb, st) {
-  const roomName = app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? "";
-  const room = tb.kind === "room" ? roomName : `${t("private_table")} ${tb.code}`;
+  const nameOfRoom = roomName(app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? "");
+  const room = tb.kind === "room" ? nameOfRoom : `${t("private_table")} ${tb.code}`;
   const handNo = tb.hands ? t("hand_no", { i: handNumber(tb), n: tb.hands }) : "";
   const mine = app.seat != null ? tb.seats?.[app.seat] : null;
   const tg = !!mine?.tuoguan;
   const won = app.seat != null && st.won?.[app.seat] && st.phase !== "ended";
   // an escaped seat (R45) is auto-played to the end of the match: nothing to switch
   const inHand = app.seat != null && tb.status === "playing" && !won && !mine?.escaped;
-  const bloody = isBloody(tb, st) ? `<span class="chip bloody" id="bloody-label" title="${t("bloody_room")} (R52-R57)">${t("bloody")}</span>` : "";
+  const bloody = isBloody(tb, st) ? `<span class="chip bloody" id="bloody-label" title="${t("bloody_room")}">${t("bloody")}</span>` : "";
   return `<header class="topbar">
       <div class="left">
         <button class="icon-btn" data-do="leave" id="leave-btn" aria-label="${t("leave")}">‹ ${t("leave")}</button>
@@ -63,6 +66,8 @@ function topbar(tb, st) {
         <span class="conn ${app.status}" title="${app.status}"></span>
         ${inHand ? `<button class="icon-btn ${tg ? "on" : ""}" data-do="tuoguan" id="tuoguan-btn" aria-pressed="${tg}">${tg ? t("tuoguan_on") : t("tuoguan")}</button>` : ""}
         ${app.seat != null ? `<button class="icon-btn" data-do="reactions" id="reactions-btn" aria-label="${t("reactions")}">☺</button>` : ""}
+        <button class="icon-btn ${isMuted() ? "muted" : ""}" data-do="mute" id="mute-btn" aria-pressed="${isMuted()}" title="${isMuted() ? t("muted") : t("mute")}" aria-label="${t("mute")}">♪</button>
+        <button class="icon-btn" data-do="rules" id="rules-btn" title="${t("rules_page")}" aria-label="${t("rules_page")}">?</button>
         <button class="icon-btn" data-do="lang" id="lang-toggle">${t("lang_toggle")}</button>
       </div>
     </header>`;
@@ -115,9 +120,10 @@ function compass(st, base, tb) {
   return `<div class="compass" id="compass">
       ${html}
       <div class="center">
+        <div class="sub">${t("wall_label")}</div>
         <div class="wall-count" id="wall-count" title="${t("wall", { n: st.wall })}">${st.started ? st.wall : "–"}</div>
-        <div class="sub">${t("wall_label")} · ${handNo}</div>
-        ${left != null ? `<div class="timer" data-timer="${timerAt}"></div>` : ""}
+        ${left != null ? `<div class="timer-line"><span class="timer" data-timer="${timerAt}"></span><span class="timer-label">${t("seconds")}</span></div>` : ""}
+        ${handNo ? `<div class="sub">${t("hand_no", { i: handNumber(tb), n: tb.hands })}</div>` : ""}
       </div>
     </div>`;
 }
@@ -140,7 +146,7 @@ function plate(tb, st, seat, base) {
   const tags = [];
   if (info?.tuoguan) tags.push(`<span class="tag tg">${t("tuoguan")}</span>`);
   if (info && info.connected === false) tags.push(`<span class="tag">⚡offline</span>`);
-  if (st.beans[seat]) tags.push(`<span class="tag bean">豆</span>`);
+  if (st.beans[seat]) tags.push(`<span class="tag bean" title="${t("has_bean_help")}">${t("has_bean")}</span>`);
   if (st.left?.[seat]) tags.push(`<span class="tag left">${t("left_table")}</span>`);
   if (tb.status === "waiting" || tb.status === "between") {
     if (info && info.kind !== "bot") tags.push(`<span class="tag">${info.ready ? t("is_ready") : t("not_ready")}</span>`);
@@ -149,7 +155,8 @@ function plate(tb, st, seat, base) {
   const balance = info?.balance != null ? coinsText(info.balance) : null;
   // the own seat's melds and hand are drawn below the board; a spectator sees every seat here
   const own = seat === app.seat;
-  const melds = own ? "" : `<div class="melds">${st.melds[seat].map((m) => meldHTML(m)).join("")}</div>`;
+  const fresh = performance.now() < (cueState.freshUntil[seat] ?? 0);
+  const melds = own ? "" : `<div class="melds ${fresh ? "fresh" : ""}">${st.melds[seat].map((m) => meldHTML(m)).join("")}</div>`;
   let concealed = "";
   const won = st.won?.[seat];
   if (!own && won && st.phase !== "ended") {
@@ -170,7 +177,7 @@ function plate(tb, st, seat, base) {
           ${st.baoting[seat] ? `<span class="badge bt">${t("baoting_mark")}</span>` : ""}
           ${won ? wonBadge(won) : ""}
         </div>
-        <div class="who"><span class="name">${esc(name)}${seat === app.seat ? ` (${t("you")})` : ""}</span>
+        <div class="who"><span class="name">${st.started ? `<span class="seat-wind" title="${t("seat_names").split(",")[(seat - st.dealer + 4) % 4]}">${"東南西北"[(seat - st.dealer + 4) % 4]}</span>` : ""}${esc(name)}${seat === app.seat ? ` (${t("you")})` : ""}</span>
           <span class="money">${balance != null ? `<span>${COIN}${balance}</span>` : ""}${points}</span></div>
       </div>
       ${tags.length ? `<div class="tags">${tags.join("")}</div>` : ""}
@@ -187,7 +194,11 @@ function actionBar(st, legal) {
   const parts = [];
   const notes = [];
   const mine = app.seat != null ? app.table?.seats?.[app.seat] : null;
-  if (app.refused) notes.push(`<div class="notice refused" id="refused-notice">${esc(refusedText(app.refused))}</div>`);
+  if (app.refused) {
+    const why = refusedExplanation(app.refused.reason ?? app.refused.rule);
+    const more = why ? ` <a href="#rules-${why.section}" class="notice-link" data-do="rules" data-section="${why.section}" id="refused-rules-link">${t("rules_more")}</a>` : "";
+    notes.push(`<div class="notice refused" id="refused-notice">${esc(refusedText(app.refused))}${more}</div>`);
+  }
   if (mine?.escaped) {
     parts.push(`<span class="prompt-text" id="escaped-note">${t("escaped_watching")}</span>`);
   } else if (mine?.tuoguan) {
@@ -201,6 +212,7 @@ function actionBar(st, legal) {
       if (legal.kong) parts.push(actionButton("kong", t("direct_kong"), "kong", 'data-key="k"'));
       if (legal.pong) parts.push(actionButton("pong", t("pong"), "pong", 'data-key="p"'));
       if (legal.pass) parts.push(actionButton("pass", t("pass"), "pass", 'data-key=" "'));
+      if (legal.pass && !legal.hu) parts.push(`<button class="btn small ghost" data-do="auto-pass" id="auto-pass-btn" title="${t("auto_pass_on")}">${t("auto_pass")}</button>`);
       parts.push(timer);
     } else {
       const options = legal.hu || legal.concealed_kong.length || legal.added_kong.length || legal.baoting.length;
@@ -227,6 +239,9 @@ function actionBar(st, legal) {
   } else if (st.started && st.phase !== "ended" && app.seat != null) {
     parts.push(`<span class="prompt-text muted">${st.phase === "turn" && st.current === app.seat ? "…" : t("waiting")}</span>`);
   }
+  if (app.autoPass != null && app.autoPass === app.handId && !mine?.tuoguan) {
+    parts.push(`<span class="chip" id="auto-pass-chip">${t("auto_pass_on")} <button class="btn small ghost" data-do="auto-pass-off">${t("auto_pass_off")}</button></span>`);
+  }
   return `${notes.join("")}<div class="action-bar" id="action-bar">${parts.join("")}</div>`;
 }
 
@@ -236,9 +251,9 @@ export function refusedText(refused) {
   if (typeof refused === "string") return refused;
   const rule = String(refused.reason ?? refused.rule ?? "");
   const tileText = refused.tile ? `${tileName(refused.tile, getLang())}${refused.pattern ? ` (${refused.pattern})` : ""} · ` : "";
-  if (rule.includes("R17")) return tileText + t("refused_r17");
-  if (rule.includes("R9")) return tileText + t("refused_r9");
-  return tileText + t("refused_generic", { why: refused.reason ?? refused.message ?? JSON.stringify(refused) });
+  const why = refusedExplanation(rule);
+  if (why) return tileText + why.text;
+  return tileText + t("refused_generic", { why: refused.message ?? t("refused_unknown") });
 }
 
 /** A 血戰 winner's own area while the others play on (R53): no action bar, the hand laid
@@ -264,11 +279,17 @@ function myArea(st, legal) {
   // size the tiles so that the whole row fits the screen width (no sideways scrolling)
   const meldTiles = melds.reduce((n, m) => n + (m.kind === "pong" ? 3 : 4), 0);
   // on a phone the melds get their own line above the hand, so the hand's tiles stay large
-  const stack = window.innerWidth < 700 && melds.length > 0;
+  const stack = window.innerWidth < 700 && window.innerHeight > window.innerWidth && melds.length > 0;
   const meldUnits = stack ? 0 : meldTiles * 0.8 + melds.length * 0.15 + (melds.length ? 0.3 : 0);
-  const units = all.length + (drawn ? 0.4 : 0) + meldUnits + 0.3;
-  const avail = Math.min(window.innerWidth, 1100) - 12;
-  const hw = Math.max(18, Math.min(window.innerWidth >= 900 ? 62 : 52, Math.floor(avail / units) - 1));
+  // an upright phone has no width to spare: the 聽 button floats by the action bar there
+  // (css), the drawn tile's gap is narrower and the row runs almost edge to edge
+  const upright = window.innerWidth < 700 && window.innerHeight > window.innerWidth;
+  const units = all.length + (drawn ? (upright ? 0.25 : 0.4) : 0) + meldUnits + (upright ? 0 : 0.3 + 1.1);
+  const avail = Math.min(window.innerWidth, 1100) - (upright ? 6 : 12) - all.length; // 1 px gaps
+  // a phone held sideways has the height of the board to save: the hand stays one 44 px row
+  const sideways = window.innerHeight <= 500 && window.innerWidth > window.innerHeight;
+  const cap = sideways ? 33 : window.innerWidth >= 900 ? 62 : 52;
+  const hw = Math.max(18, Math.min(cap, Math.floor(avail / units)));
   const sel = app.selected;
   const tileBtn = (x, i, isDrawn) => {
     const ok = canDiscard && discardSet.has(x);
@@ -278,18 +299,50 @@ function myArea(st, legal) {
   };
   const handHTML = tiles.map((x, i) => tileBtn(x, i, false)).join("") + (drawn ? tileBtn(drawn, tiles.length, true) : "");
   void all;
+  const tpOn = !!(app.showTingpai || st.baoting[app.seat]);
   return `<section class="me">
       ${actionBar(st, legal)}
+      ${tpOn && st.started && st.phase !== "ended" ? tingpaiPanel(st, all) : ""}
       <div class="my-row ${stack ? "stack" : ""}" style="--hw:${hw}px">
-        ${melds.length ? `<div class="my-melds">${melds.map((m) => meldHTML(m)).join("")}</div>` : ""}
+        ${st.started && st.phase !== "ended" ? `<button class="tp-toggle ${tpOn ? "on" : ""}" data-do="tingpai" id="tingpai-btn" aria-pressed="${tpOn}" title="${t("tingpai_help")}">${t("tingpai")}</button>` : ""}
+        ${melds.length ? `<div class="my-melds ${performance.now() < (cueState.freshUntil[app.seat] ?? 0) ? "fresh" : ""}">${melds.map((m) => meldHTML(m)).join("")}</div>` : ""}
         <div class="hand ${canDiscard ? "can-discard" : ""}" id="hand" role="group" aria-label="hand">${handHTML}</div>
       </div>
     </section>`;
 }
 
+/** The 聽牌 helper (tingpai.js): the waits and how many of each are unseen; on the own turn,
+ * the discards that leave the hand ready (the raised tile's first). */
+function tingpaiPanel(st, all) {
+  const tp = tingpaiFor(st, app.seat);
+  if (!tp) return "";
+  const waitsHTML = (ws) =>
+    ws.map((w) => `<span class="tp-wait ${w.left ? "" : "dead"}" data-tile="${w.tile}">${tile(w.tile)}<b>${w.left}</b></span>`).join("");
+  let body;
+  if (tp.kind === "waits") {
+    body = tp.waits.length
+      ? `<span class="tp-label">${t("tingpai_waits")}</span>${waitsHTML(tp.waits)}<span class="tp-total">${t("tingpai_left", { n: tp.waits.reduce((a, w) => a + w.left, 0) })}</span>`
+      : `<span class="tp-label">${t("tingpai_none")}</span>`;
+  } else {
+    const picked = app.selected != null ? all[app.selected] : null;
+    const options = [...tp.options];
+    const at = options.findIndex((o) => o.discard === picked);
+    if (at > 0) options.unshift(...options.splice(at, 1));
+    body = options.length
+      ? options
+          .slice(0, 3)
+          .map((o) => `<span class="tp-option" data-discard="${o.discard}"><span class="tp-label">${t("tingpai_discard")}</span>${tile(o.discard)}<span class="tp-label">→</span>${waitsHTML(o.waits)}</span>`)
+          .join("")
+      : `<span class="tp-label">${tp.won ? t("tingpai_won") : t("tingpai_no_discard")}</span>`;
+  }
+  return `<div class="tingpai" id="tingpai" aria-live="polite">${body}</div>`;
+}
+
 function tile_svg(x) {
   // the hand's tiles are buttons; their inner SVG is the same as everywhere else
-  return tile(x).replace(/^<span[^>]*>/, "").replace(/<\/span>$/, "");
+  // the SVG may be drawn a little taller than its 3:4 box on a narrow phone (a 42 px touch
+  // target for fourteen tiles across 390 px), so it stretches instead of letterboxing
+  return tile(x).replace(/^<span[^>]*>/, "").replace(/<\/span>$/, "").replace("<svg ", '<svg preserveAspectRatio="none" ');
 }
 
 function waitingRoom(tb) {
@@ -324,7 +377,7 @@ function waitingRoom(tb) {
     .map(([k]) => `<span class="chip ${k === "bloody_battle" ? "bloody" : ""}">${t(`opt_${k}`)}</span>`)
     .join("");
   return `<div class="overlay" id="waiting-room"><div class="sheet">
-      <h2>${tb.kind === "private" ? t("private_table") : esc(app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? "")}</h2>
+      <h2>${tb.kind === "private" ? t("private_table") : esc(roomName(app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? ""))}</h2>
       ${codeBlock}
       <div class="chips" style="justify-content:center;margin:8px 0">${`<span class="chip">${t("stake")} ${tb.stake}</span><span class="chip">${t("hands")} ${tb.hands}</span>`}${rules}</div>
       <h3>${t("waiting_players")}</h3>
@@ -431,18 +484,24 @@ export function renderTable(root, appState) {
   }
   const st = appState.hand ?? emptyHand();
   const base = appState.seat ?? 0;
+  cues(appState, st);
+  autoPass(appState);
   const legal = legalOf(appState.promptSent ? null : appState.prompt);
   let board = "";
   for (let s = 0; s < 4; s++) board += river(st, s, base);
   board += compass(st, base, tb);
   for (let s = 0; s < 4; s++) board += plate(tb, st, s, base);
   let overlay = "";
-  if (appState.matchEnd) overlay = renderMatchSummary(appState);
+  // the last hand's settlement comes first, then the match summary (its button opens it); a
+  // dissolved match has no new settlement to show
+  const lastEnd = appState.handEnd && !appState.handEnd.closed && appState.matchEnd?.reason !== "dissolved";
+  if (appState.matchEnd && lastEnd) overlay = renderSettlement(appState, "");
+  else if (appState.matchEnd) overlay = renderMatchSummary(appState);
   else if (tb.status === "waiting") overlay = waitingRoom(tb);
   else if (appState.handEnd && !appState.handEnd.closed) {
     const between = tb.status === "between" || tb.status === "ended" || st.phase === "ended";
     const tg = appState.seat != null && tb.seats?.[appState.seat]?.tuoguan;
-    if (between || tg) overlay = renderSettlement(appState, dissolveBox(tb));
+    if (between || tg || appState.handEnd.held) overlay = renderSettlement(appState, dissolveBox(tb));
   }
   let banner = "";
   if (appState.status === "connecting") banner = `<div class="banner" id="reconnect-banner">${t("reconnecting")}</div>`;
@@ -475,6 +534,54 @@ export function renderTable(root, appState) {
   }
   const log = document.getElementById("hand-log");
   if (log) log.scrollTop = log.scrollHeight;
+}
+
+// ------------------------------------------------------------------ cues (issue 21 items 6, 7)
+//
+// What changed since the last drawing of the table: a new discard (sound, and a turn that ran
+// out says so), a new meld (sound, and the meld moves in), a win, the own turn. A new hand or a
+// restored table (snapshot) makes no sound.
+
+const cueState = { hand: undefined, discard: null, melds: [0, 0, 0, 0], wins: 0, turn: null, openTurn: null, freshUntil: [] };
+
+function cues(appState, st) {
+  const discard = st.lastDiscard ? `${st.lastDiscard.seat}:${st.lastDiscard.index}` : null;
+  const melds = st.melds.map((m) => m.length);
+  const wins = st.wins?.length ?? 0;
+  const turn = appState.prompt?.kind === "turn" && !appState.promptSent ? appState.prompt.id ?? "turn" : null;
+  if (cueState.hand !== appState.handId) {
+    Object.assign(cueState, { hand: appState.handId, discard, melds, wins, turn, openTurn: turn, freshUntil: [] });
+    return;
+  }
+  if (discard && discard !== cueState.discard) {
+    play("discard");
+    const mine = appState.table?.seats?.[appState.seat];
+    // the own turn was open and never answered, yet the own discard came: the timer ran out
+    if (st.lastDiscard.seat === appState.seat && cueState.openTurn != null && !appState.promptSent && !mine?.tuoguan && !st.baoting[appState.seat]) {
+      toast(t("timeout_discard"), "info", 4000);
+    }
+  }
+  melds.forEach((n, s) => {
+    if (n > (cueState.melds[s] ?? 0)) {
+      cueState.freshUntil[s] = performance.now() + 900;
+      play("claim");
+      setTimeout(render, 950); // draw it again without the arrival motion
+    }
+  });
+  if (wins > cueState.wins) play("win");
+  if (turn != null && turn !== cueState.turn) play("turn");
+  Object.assign(cueState, { discard, melds, wins, turn, openTurn: turn });
+}
+
+/** 本局不碰槓: claim offers without a win are passed, and a turn's kong options are set aside,
+ * until the hand ends. */
+function autoPass(appState) {
+  if (appState.autoPass == null || appState.autoPass !== appState.handId) return;
+  const p = appState.prompt;
+  if (!p || appState.promptSent) return;
+  const legal = legalOf(p);
+  if (p.kind === "claim" && !legal.hu && legal.pass) act("pass");
+  else if (p.kind === "turn" && !legal.hu && !legal.baoting.length) appState.dismissed = true;
 }
 
 const TABLE_PARTS = ["part-top", "part-main", "part-winners", "part-recent", "part-dissolve", "part-me", "part-react", "part-overlay"];
@@ -565,7 +672,12 @@ export function fxReaction(msg) {
 // ------------------------------------------------------------------ input
 
 function act(action, tileName_) {
-  if (!app.prompt || app.promptSent) return;
+  if (!app.prompt) {
+    // the button was pressed as its window closed: say so rather than nothing
+    toast(t("too_late"), "info");
+    return;
+  }
+  if (app.promptSent) return;
   const msg = { type: "act", action };
   if (tileName_) msg.tile = tileName_;
   // name the prompt answered: a click that arrives after its window or timer closed is then
@@ -598,6 +710,25 @@ function tileClicked(idx) {
 }
 
 export const tableHandlers = {
+  ...settleHandlers,
+  rules: (el) => openRules(app.table, app.rooms, el.dataset.section),
+  mute: () => {
+    setMuted(!isMuted());
+    render();
+  },
+  "auto-pass": () => {
+    app.autoPass = app.handId;
+    act("pass");
+  },
+  "auto-pass-off": () => {
+    app.autoPass = null;
+    render();
+  },
+  tingpai: () => {
+    app.showTingpai = !app.showTingpai;
+    render();
+  },
+  "rules-close": () => closeRules(),
   tile: (btn) => tileClicked(Number(btn.dataset.idx)),
   act: (btn) => act(btn.dataset.action, btn.dataset.tile),
   dismiss: () => {
@@ -626,7 +757,18 @@ export const tableHandlers = {
     render();
   },
   ready: (btn) => send({ type: "ready", ready: btn.dataset.ready !== "false" }),
-  start: () => send({ type: "start" }),
+  start: () => {
+    // the host's 開始 is also the host's 準備; other people must have pressed 準備 (bots are
+    // always ready), and the page says who is missing instead of sending a refused start
+    const tb = app.table;
+    const waiting = (tb?.seats ?? []).map((s, i) => (s && s.kind !== "bot" && i !== app.seat && !s.ready ? seatName(s, i) : null)).filter(Boolean);
+    if (waiting.length) {
+      toast(t("others_not_ready", { names: waiting.join("、") }), "info");
+      return;
+    }
+    if (!tb?.seats?.[app.seat]?.ready) send({ type: "ready", ready: true });
+    send({ type: "start" });
+  },
   "add-bot": (btn) => send({ type: "add_bot", seat: Number(btn.dataset.seat) }),
   "remove-bot": (btn) => send({ type: "remove_bot", seat: Number(btn.dataset.seat) }),
   dissolve: (btn) => send({ type: "dissolve", agree: btn.dataset.agree !== "false" }),
@@ -653,8 +795,7 @@ export const tableHandlers = {
       const more = (tb.hand_index ?? 0) + 1 < (tb.hands ?? 1) ? ` ${t("leave_won_more")}` : "";
       if (!window.confirm(`${t("leave_won_confirm")}${more} ${t("leave_won_ok")}`)) return;
     } else if (inHand) {
-      const warn = getLang() === "zh" ? "牌局進行中離開算逃跑（R45），要賠分並由托管打完比賽。確定離開？" : "Leaving during a hand is an escape (R45): you pay the penalty and auto-play finishes the match. Leave?";
-      if (!window.confirm(warn)) return;
+      if (!window.confirm(leaveWarning(tb, app.hand, app.seat))) return;
     }
     backToLobby();
   },

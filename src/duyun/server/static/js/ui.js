@@ -1,5 +1,6 @@
 // Small DOM helpers shared by the views.
 
+import { errorText } from "./errors.js";
 import { escapeHTML, t } from "./i18n.js";
 import { tileHTML } from "./tiles.js";
 import { getLang } from "./i18n.js";
@@ -20,13 +21,18 @@ export function toast(text, kind = "error", ms) {
   setTimeout(() => el.remove(), ms ?? (kind === "error" ? 6000 : 2600));
 }
 
-/** Server errors are shown plainly: the code's meaning and the server's own message. */
+/** Server errors are shown in the page's language: codes a player can cause without a bug
+ * (clicking very fast) first, then every protocol and REST code (errors.js), then the limits
+ * that say when to retry; only an error this client does not know shows the server's message. */
 export function showError(err) {
-  // codes a player can cause without a bug (clicking very fast) are explained
-  // in the player's language; the rest show the server's message
   const own = err?.code ? t(`error_${err.code}`) : null;
   if (own && own !== `error_${err.code}`) {
     toast(own);
+    return;
+  }
+  const words = errorText(err);
+  if (words) {
+    toast(words);
     return;
   }
   const msg = err?.message || err?.code || String(err);

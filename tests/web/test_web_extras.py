@@ -1,0 +1,189 @@
+"""Rough edges and what players expect, in the browser (issue 21 items 6 and 7).
+
+Against the real server: the host of a private table with three bots starts it without pressing
+準備 first, and an invite link to a table that has started says which table it is and offers to
+watch it (no raw English server error). On a drawn table (the busy self-played hand of
+test_web_layout): every server error code reads as words in Chinese and English, sounds follow
+the table (discard, claim, win, own turn) and the mute switch is remembered, a turn that ran out
+says so, and 本局不碰槓 passes this hand's claim offers by itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from web_helpers import DESKTOP, PHONE, SKIP_REASON, WebServer
+
+if SKIP_REASON:
+    pytest.skip(SKIP_REASON, allow_module_level=True)
+
+from test_web_client import Tab
+from test_web_layout import SHOW_SCENE, _scene
+
+pytestmark = pytest.mark.slow
+
+TOASTS = "() => [...document.querySelectorAll('#toasts .toast')].map(e => e.textContent)"
+
+
+def test_host_starts_with_bots_unready_and_an_invite_to_a_started_table_offers_to_watch(
+    browser: Any, web_server: WebServer
+) -> None:
+    host = Tab(browser, web_server, DESKTOP)
+    host.goto()
+    host.guest()
+    host.page.fill("#create-hands", "1")
+    host.page.check("#create-spectators")
+    host.page.click("#create-btn")
+    host.page.wait_for_selector("#table-code")
+    code = host.page.text_content("#table-code").strip()
+    for count in (2, 3, 4):
+        host.page.click("#waiting-room [data-do=add-bot]")
+        host.page.wait_for_function(
+            f"() => window.__duyun.table.seats.filter(Boolean).length === {count}"
+        )
+    assert not host.app("app.table.seats[app.seat].ready")
+    host.page.click("#start-btn")  # 開始 without 準備: the page readies the host first
+    host.page.wait_for_selector("#hand button.tile")
+    assert not [m for m in host.page.evaluate(TOASTS) if "ready" in m]
+
+    guest = Tab(browser, web_server, PHONE)
+    guest.goto(f"/t/{code}")
+    guest.page.wait_for_selector("#invite-card #invite-watch")
+    card = guest.page.text_content("#invite-card")
+    assert code in card and "已經開始" in card, card
+    assert guest.page.query_selector("#invite-join") is None
+    guest.page.click("#invite-watch")  # makes a guest account, then watches
+    guest.page.wait_for_selector("#board")
+    guest.page.wait_for_function("() => window.__duyun.table && window.__duyun.seat === null")
+    toasts = guest.page.evaluate(TOASTS)
+    assert not [m for m in toasts if "already started" in m or "spectate it" in m], toasts
+    guest.close()
+    host.close()
+
+
+def _show_scene(browser: Any, server: WebServer) -> Any:
+    context = browser.new_context(viewport=DESKTOP, device_scale_factor=1)
+    page = context.new_page()
+    page.goto(server.url + "/")
+    page.wait_for_function("() => window.__duyun && window.__duyun.booted")
+    page.evaluate("() => localStorage.removeItem('duyun.muted')")
+    page.evaluate(SHOW_SCENE, _scene())
+    page.wait_for_selector("#hand button.tile")
+    # a stand-in connection that records what the page sends
+    page.evaluate(
+        "() => { window.__sent = []; window.__duyun.session ="
+        " {send: (m) => (window.__sent.push(m), 1), stop() {}}; }"
+    )
+    return context, page
+
+
+def test_server_errors_read_as_words_in_both_languages(browser: Any, web_server: WebServer) -> None:
+    page = browser.new_page()
+    page.goto(web_server.url + "/")
+    page.wait_for_function("() => window.__duyun && window.__duyun.booted")
+    texts = page.evaluate(
+        """async () => {
+        const { errorText } = await import('/static/js/errors.js');
+        const { setLang } = await import('/static/js/i18n.js');
+        const codes = ['bad_json', 'bad_message', 'unknown_type', 'too_large', 'too_many_tables',
+            'version', 'unauthorized', 'bad_origin', 'replaced', 'not_seated', 'already_seated',
+            'table_not_found', 'table_full', 'unknown_room', 'unknown_bot', 'unknown_reaction',
+            'insufficient_balance', 'not_host', 'wrong_state', 'not_your_turn', 'illegal_action',
+            'not_your_seat', 'too_late', 'table_moved', 'name_taken', 'bad_account', 'bad_login',
+            'bad_request', 'not_a_player', 'hand_not_found', 'hand_not_finished', 'network',
+            'no_spectators'];
+        const out = {};
+        for (const lang of ['zh', 'en']) {
+            setLang(lang);
+            out[lang] = codes.map(code => [code, errorText({code, message: 'x'})]);
+            out[lang + '_start'] = errorText({code: 'wrong_state',
+                message: 'every player must be ready (準備) first'});
+            out[lang + '_started'] = errorText({code: 'wrong_state',
+                message: 'table 123456 has already started; spectate it'});
+        }
+        setLang('zh');
+        return out;
+    }"""
+    )
+    for lang in ("zh", "en"):
+        for code, text in texts[lang]:
+            assert text and text != f"err_{code}" and code not in text, (lang, code, text)
+    assert all(any("\u4e00" <= ch <= "\u9fff" for ch in text) for _, text in texts["zh"])
+    assert "準備" in texts["zh_start"] and "Ready" in texts["en_start"]
+    assert "觀戰" in texts["zh_started"] and "watch" in texts["en_started"]
+    page.close()
+
+
+def test_sounds_follow_the_table_and_the_mute_switch_is_remembered(
+    browser: Any, web_server: WebServer
+) -> None:
+    context, page = _show_scene(browser, web_server)
+    page.evaluate("() => { window.__duyunSounds = []; }")
+    # a discard by the next seat, then a pong of it by another: a clack, then a knock
+    page.evaluate(
+        """async () => {
+        const main = await import('/static/js/main.js');
+        const { applyEvent } = await import('/static/js/state.js');
+        const app = main.app;
+        app.prompt = null;
+        applyEvent(app.hand, {type: 'discard', seat: 1, tile: '9s'});
+        main.renderNow();
+        applyEvent(app.hand, {type: 'pong', seat: 2, tile: '9s', from: 1});
+        main.renderNow();
+    }"""
+    )
+    sounds = page.evaluate("() => window.__duyunSounds")
+    assert sounds[:2] == ["discard", "claim"], sounds
+    assert page.query_selector(".plate[data-seat='2'] .melds.fresh") is not None  # moves in
+    page.click("#mute-btn")
+    page.wait_for_selector("#mute-btn[aria-pressed=true]")
+    assert page.evaluate("() => localStorage.getItem('duyun.muted')") == "1"
+    played = page.evaluate("async () => (await import('/static/js/sound.js')).play('win')")
+    assert played is False
+    page.reload()
+    page.wait_for_function("() => window.__duyun && window.__duyun.booted")
+    page.evaluate(SHOW_SCENE, _scene())
+    page.wait_for_selector("#mute-btn[aria-pressed=true]")
+    page.click("#mute-btn")
+    page.wait_for_selector("#mute-btn[aria-pressed=false]")
+    context.close()
+
+
+def test_a_turn_that_ran_out_says_so_and_auto_pass_passes_claims_this_hand(
+    browser: Any, web_server: WebServer
+) -> None:
+    context, page = _show_scene(browser, web_server)
+    # the own turn is open; the server plays the drawn tile for it (the timer ran out)
+    page.evaluate(
+        """async () => {
+        const main = await import('/static/js/main.js');
+        const { applyEvent } = await import('/static/js/state.js');
+        const app = main.app;
+        const drawn = app.hand.drawn[app.seat] || app.hand.hands[app.seat].at(-1);
+        applyEvent(app.hand, {type: 'discard', seat: app.seat, tile: drawn});
+        app.prompt = null;
+        main.renderNow();
+    }"""
+    )
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#toasts .toast')]"
+        ".some(e => e.textContent.includes('時間到'))"
+    )
+    # a claim offer without a win: 本局不碰槓 passes it and every later one of this hand
+    offer = """async (id) => {
+        const main = await import('/static/js/main.js');
+        const app = main.app;
+        app.prompt = {kind: 'claim', id, claim_tile: '9s', legal: [{action: 'pong', tile: '9s'},
+            {action: 'pass'}], deadline: 10, deadlineAt: performance.now() + 10000};
+        app.promptSent = false;
+        main.renderNow();
+    }"""
+    page.evaluate(offer, 41)
+    page.click("#auto-pass-btn")
+    page.wait_for_selector("#auto-pass-chip")
+    page.evaluate(offer, 42)
+    sent = page.evaluate("() => window.__sent")
+    passes = [m["prompt"] for m in sent if m.get("type") == "act" and m.get("action") == "pass"]
+    assert passes == [41, 42], sent
+    context.close()
