@@ -245,6 +245,8 @@ class Table:
         self.window_pause = 0.0
         #: bots' think times: random, and drawn from nothing about the hand
         self.think = random.Random()
+        #: when the last move was made (time.monotonic()): a bot's think time counts from it
+        self.moved_at = 0.0
         self.answers: dict[int, Action] = {}
         self.prompts: dict[int, Prompt] = {}
         self.dissolve_votes: set[int] | None = None
@@ -847,6 +849,7 @@ class Table:
         self._broadcast_table()
         # the start event goes out as a snapshot, then play runs on
         self.released = 1
+        self.moved_at = time.monotonic()
         for viewer, clients in self._viewers():
             self.seen[viewer] = len(events_for(game.events[:1], viewer))
             if clients:
@@ -972,6 +975,7 @@ class Table:
         now = time.monotonic()
         deadline = now + pause
         self.window_opened, self.window_pause = now, pause
+        self.moved_at = now
         self.window_open = True
         self.answers.clear()
         self.prompts.clear()
@@ -1003,7 +1007,8 @@ class Table:
         assert seat is not None
         self.prompts.clear()
         if seat.botted:
-            self._set_timer("decision", self._think_time(), "bot", index)
+            elapsed = time.monotonic() - self.moved_at
+            self._set_timer("decision", max(0.0, self._think_time() - elapsed), "bot", index)
             return
         prompt = Prompt(
             "turn",
@@ -1020,8 +1025,10 @@ class Table:
         self._set_timer("decision", self.config.turn_timer, "turn", index)
 
     def _think_time(self) -> float:
-        """A bot's (or 托管 seat's) pause before its turn move: short and varied like a
-        person's quick move, and drawn independently of the hand, so it tells nothing."""
+        """A bot's (or 托管 seat's) pause before its turn move, counted from the move before
+        it (the claim pause after the previous discard is part of it, as a person thinks while
+        others decide): short and varied like a person's quick move, and drawn independently
+        of the hand, so it tells nothing."""
         low = self.config.bot_delay
         return self.think.uniform(low, max(low, self.config.bot_delay_max))
 
@@ -1120,6 +1127,7 @@ class Table:
         self._cancel_timer("decision")
         self.prompts.clear()
         game.apply(action)
+        self.moved_at = time.monotonic()
         await self._store_events()
         await self._pump()
 
