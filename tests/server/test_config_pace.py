@@ -54,5 +54,7 @@ def test_a_private_table_chooses_its_claim_pause(live_server: Any) -> None:
     assert made.json()["table"]["claim_pause"] == "fixed"
     default = server.http.post("/api/tables", json={}, headers=server.auth(token))
     assert default.json()["table"]["claim_pause"] == "natural"
-    wrong = server.http.post("/api/tables", json={"claim_pause": "slow"}, headers=server.auth(token))
+    wrong = server.http.post(
+        "/api/tables", json={"claim_pause": "slow"}, headers=server.auth(token)
+    )
     assert wrong.status_code == 400 and "claim_pause" in wrong.text, wrong.text
