@@ -958,12 +958,18 @@ class Table:
         return self.config.claim_window
 
     def _people_to_ask(self) -> list[int]:
-        """The seats a person decides for that may claim the tile on the table now."""
+        """The seats a person decides for, and is connected to answer, that may claim the tile
+        on the table now. A dropped person is not waited for (whether they could claim stays
+        hidden, and the table does not crawl through their reconnect grace)."""
         game = self.round
         assert game is not None
         if self.released != len(game.events) or game.phase is not Phase.CLAIMS:
             return []
-        return [i for i in game.to_act if (seat := self.seats[i]) is not None and not seat.botted]
+        return [
+            i
+            for i in game.to_act
+            if (seat := self.seats[i]) is not None and not seat.botted and seat.client is not None
+        ]
 
     def _open_window(self) -> None:
         """Start one claim window. The timer starts first and bots decide now, not at its
@@ -1160,7 +1166,8 @@ class Table:
                 )
             self.answers[index] = action
             self.prompts.pop(index, None)
-            if self.options.claim_pause == "natural" and not self.prompts:
+            waiting = [i for i in self.prompts if i in self._people_to_ask()]
+            if self.options.claim_pause == "natural" and not waiting:
                 # every person asked has answered: a natural table moves on (but never before
                 # the beat, so an answer given at once looks like nobody was asked)
                 beat_end = self.window_opened + min(self.config.claim_beat, self.window_pause)
