@@ -1124,6 +1124,8 @@ class Table:
             if action is None:
                 action = self._bot_choice(index) if seat.botted else Action(index, ActionKind.PASS)
             game.apply(action)
+            if action.kind is not ActionKind.PASS:
+                self.moved_at = time.monotonic()  # a claim: a bot thinks anew before discarding
         self.answers.clear()
         await self._store_events()
 
