@@ -114,6 +114,11 @@ class ServerConfig:
     bot_fill_wait: float = 10.0
     #: seconds a dropped seat has to reconnect before R45 applies
     reconnect_grace: float = 60.0
+    #: seconds within which several people of one table losing their connections count as one
+    #: failure of the network or the server: their graces then end in 托管, not in R45. A dead
+    #: connection is noticed by the websocket ping (every 20 s, 20 s to answer), so people cut
+    #: off together may be noticed up to about 40 s apart
+    shared_drop_window: float = 45.0
     #: seconds between hands unless every human is ready earlier
     next_hand_wait: float = 15.0
     default_bot: str = "strong"
@@ -160,6 +165,7 @@ class ServerConfig:
             "bot_delay",
             "bot_fill_wait",
             "reconnect_grace",
+            "shared_drop_window",
             "next_hand_wait",
             "rate_limit",
             "reaction_interval",
