@@ -62,6 +62,15 @@ from duyun.tiles import (
     tile_to_str,
 )
 
+try:  # a build hint for mypyc (installed with it); without it the decorator does nothing
+    from mypy_extensions import mypyc_attr
+except ImportError:  # pragma: no cover - a pure install without the dev tools
+
+    def _no_hint(*_names: Any, **_flags: Any) -> Any:
+        return lambda cls: cls
+
+    mypyc_attr = _no_hint
+
 # The ``act`` event of each of the engine's own Action objects (module-level singletons that
 # live as long as the process, so their id() is a safe key), built once: a decision copies its
 # template instead of serialising the action (same dict, same key order as Action.to_json).
@@ -112,6 +121,37 @@ class _ClaimWindow:
     answers: dict[int, ActionKind] = field(default_factory=dict)
     legal: dict[int, LegalActions] = field(default_factory=dict)  # built on first request
 
+    def copy(self) -> _ClaimWindow:
+        """An independent window: its answers and legal caches change as seats answer."""
+        return _ClaimWindow(
+            self.source,
+            self.from_seat,
+            self.tile,
+            self.last_four,
+            self.gang_shang_pao,
+            dict(self.options),
+            list(self.forced),
+            dict(self.answers),
+            dict(self.legal),
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Explicit: a compiled dataclass is a native class whose default reduction calls
+        # __init__ without arguments. The legal cache is rebuilt on demand.
+        return (
+            _ClaimWindow,
+            (
+                self.source,
+                self.from_seat,
+                self.tile,
+                self.last_four,
+                self.gang_shang_pao,
+                self.options,
+                self.forced,
+                self.answers,
+            ),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class MatchLink:
@@ -135,6 +175,10 @@ class MatchLink:
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.match_id, "hand": self.hand, "hands": self.hands}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the compiled dataclass has no argument-free constructor for pickle's default
+        return (MatchLink, (self.match_id, self.hand, self.hands))
 
 
 def _tile_names(tiles: Sequence[Tile]) -> list[str]:
@@ -177,6 +221,24 @@ class Setup:
             "match": None if self.match is None else self.match.to_json(),
         }
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the compiled dataclass has no argument-free constructor for pickle's default
+        return (
+            Setup,
+            (
+                self.hands,
+                self.wall,
+                self.dealer,
+                self.streak,
+                self.discards,
+                self.baoting,
+                self.turn,
+                self.drawn,
+                self.seed,
+                self.match,
+            ),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Win:
@@ -189,6 +251,9 @@ class Win:
 
     def to_json(self) -> dict[str, Any]:
         return {"seats": list(self.seats), "how": self.kind.value, "from": self.from_seat}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Win, (self.seats, self.kind, self.from_seat))  # as Setup.__reduce__
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +274,22 @@ class HandResult:
     next_dealer: int
     next_streak: int
     wins: tuple[Win, ...] = ()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (  # as Setup.__reduce__
+            HandResult,
+            (
+                self.result,
+                self.winners,
+                self.win_kind,
+                self.loser,
+                self.payments,
+                self.totals,
+                self.next_dealer,
+                self.next_streak,
+                self.wins,
+            ),
+        )
 
 
 def deal_setup(
@@ -358,8 +439,15 @@ def _concealed_text(counts: Sequence[int]) -> str:
 _RANKS = "123456789"
 
 
+# serializable: the compiled class's __new__ then skips __init__, so that copy() and
+# unpickling can build a round field by field instead of dealing and replaying it
+@mypyc_attr(serializable=True)
 class Round:
-    """The state machine of one hand. Construct with :func:`deal_setup` or a scenario setup."""
+    """The state machine of one hand. Construct with :func:`deal_setup` or a scenario setup.
+
+    :meth:`copy` (and ``copy.copy``, ``copy.deepcopy``, pickle) gives an independent hand
+    that plays on exactly as this one would.
+    """
 
     def __init__(
         self, setup: Setup, rules: RuleSet = DUYUN, *, log_version: int = EVENT_LOG_VERSION
@@ -1606,6 +1694,179 @@ class Round:
         """What ``seat`` may know (see :mod:`duyun.engine.view`); an invalid seat is an error,
         never another seat's view."""
         return seat_view(self, as_seat(seat))
+
+    # ------------------------------------------------------------------ copying (issue 23)
+
+    def copy(self) -> Round:
+        """An independent copy of the hand in play: the same state, the same future.
+
+        Built field by field, for search (thousands of copies per decision). Every mutable
+        container is copied one level down, which is a full copy because what they hold is
+        immutable (tiles, frozen payments, melds, wins) -- except the event log's dicts: an
+        event is never changed once emitted (``apply`` hands out copies), so the copy's log is
+        a new list sharing them. The wall list is never written (``front``/``back`` move), so
+        it is shared too.
+        """
+        new = Round.__new__(Round)
+        new.log_version = self.log_version
+        new.rules = self.rules
+        new.setup = self.setup
+        new.dealer = self.dealer
+        new.streak = self.streak
+        new.counts = [counts[:] for counts in self.counts]
+        new.concealed_sizes = self.concealed_sizes[:]
+        new.melds = [melds[:] for melds in self.melds]
+        new.rivers = [river[:] for river in self.rivers]
+        new.discard_count = self.discard_count[:]
+        new.baoting = self.baoting[:]
+        new.wall = self.wall
+        new.front = self.front
+        new.back = self.back
+        new.has_bean = self.has_bean[:]
+        new.ledger = self.ledger[:]
+        new.events = self.events[:]
+        new.result = self.result
+        new.win_tile = self.win_tile
+        new.bloody = self.bloody
+        new.won = self.won[:]
+        new.left = self.left[:]
+        new.winners = self.winners[:]
+        new.wins = self.wins[:]
+        new.win_tiles = self.win_tiles[:]
+        new.off_table = self.off_table[:]
+        new.phase = self.phase
+        new.current = self.current
+        new.turn_kind = self.turn_kind
+        new.drawn_tile = self.drawn_tile
+        new.drawn_last_four = self.drawn_last_four
+        new.last_four_marks = [marks[:] for marks in self.last_four_marks]
+        income = self.kong_income
+        new.kong_income = None if income is None else income[:]
+        window = self.claims
+        new.claims = None if window is None else window.copy()
+        new.ron_blocked = self.ron_blocked[:]
+        new.refused_wins = self.refused_wins[:]
+        new._self_draw_only = self._self_draw_only
+        new.any_meld_made = self.any_meld_made
+        new.discard_made = self.discard_made
+        new.awaiting_first_draw = self.awaiting_first_draw[:]
+        new.dihu_draw = self.dihu_draw
+        new._waits_cache = self._waits_cache[:]  # cached lists are replaced, never edited
+        new._turn_legal = self._turn_legal  # immutable
+        new.meld_views = dict(self.meld_views)  # immutable tuples, cleared on change
+        new.ledger_view = self.ledger_view
+        return new
+
+    def __copy__(self) -> Round:
+        # a shallow copy sharing the counts would corrupt both games: copying is always deep
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Round:
+        new = self.copy()
+        memo[id(self)] = new
+        return new
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The state pickle stores: every field but the caches (rebuilt on demand)."""
+        return {
+            "log_version": self.log_version,
+            "rules": self.rules,
+            "setup": self.setup,
+            "dealer": self.dealer,
+            "streak": self.streak,
+            "counts": self.counts,
+            "concealed_sizes": self.concealed_sizes,
+            "melds": self.melds,
+            "rivers": self.rivers,
+            "discard_count": self.discard_count,
+            "baoting": self.baoting,
+            "wall": self.wall,
+            "front": self.front,
+            "back": self.back,
+            "has_bean": self.has_bean,
+            "ledger": self.ledger,
+            "events": self.events,
+            "result": self.result,
+            "win_tile": self.win_tile,
+            "bloody": self.bloody,
+            "won": self.won,
+            "left": self.left,
+            "winners": self.winners,
+            "wins": self.wins,
+            "win_tiles": self.win_tiles,
+            "off_table": self.off_table,
+            "phase": self.phase,
+            "current": self.current,
+            "turn_kind": self.turn_kind,
+            "drawn_tile": self.drawn_tile,
+            "drawn_last_four": self.drawn_last_four,
+            "last_four_marks": self.last_four_marks,
+            "kong_income": self.kong_income,
+            "claims": self.claims,
+            "ron_blocked": self.ron_blocked,
+            "refused_wins": self.refused_wins,
+            "any_meld_made": self.any_meld_made,
+            "discard_made": self.discard_made,
+            "awaiting_first_draw": self.awaiting_first_draw,
+            "dihu_draw": self.dihu_draw,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.log_version = state["log_version"]
+        self.rules = state["rules"]
+        self.setup = state["setup"]
+        self.dealer = state["dealer"]
+        self.streak = state["streak"]
+        self.counts = state["counts"]
+        self.concealed_sizes = state["concealed_sizes"]
+        self.melds = state["melds"]
+        self.rivers = state["rivers"]
+        self.discard_count = state["discard_count"]
+        self.baoting = state["baoting"]
+        self.wall = state["wall"]
+        self.front = state["front"]
+        self.back = state["back"]
+        self.has_bean = state["has_bean"]
+        self.ledger = state["ledger"]
+        self.events = state["events"]
+        self.result = state["result"]
+        self.win_tile = state["win_tile"]
+        self.bloody = state["bloody"]
+        self.won = state["won"]
+        self.left = state["left"]
+        self.winners = state["winners"]
+        self.wins = state["wins"]
+        self.win_tiles = state["win_tiles"]
+        self.off_table = state["off_table"]
+        self.phase = state["phase"]
+        self.current = state["current"]
+        self.turn_kind = state["turn_kind"]
+        self.drawn_tile = state["drawn_tile"]
+        self.drawn_last_four = state["drawn_last_four"]
+        self.last_four_marks = state["last_four_marks"]
+        self.kong_income = state["kong_income"]
+        self.claims = state["claims"]
+        self.ron_blocked = state["ron_blocked"]
+        self.refused_wins = state["refused_wins"]
+        self.any_meld_made = state["any_meld_made"]
+        self.discard_made = state["discard_made"]
+        self.awaiting_first_draw = state["awaiting_first_draw"]
+        self.dihu_draw = state["dihu_draw"]
+        self._self_draw_only = None
+        self._waits_cache = [None] * SEATS
+        self._turn_legal = None
+        self.meld_views = {}
+        self.ledger_view = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # explicit, for both builds: the class itself rebuilds a blank round (its __new__ does
+        # not run __init__, see the mypyc_attr above) and __setstate__ fills it in
+        return (_blank_round, (), self.__getstate__())
+
+
+def _blank_round() -> Round:
+    """An empty round for unpickling to fill in (:meth:`Round.__setstate__`)."""
+    return Round.__new__(Round)
 
 
 def new_round(
