@@ -32,7 +32,7 @@ def random_hand(seed: int) -> Round:
 
 def positions(count: int) -> list[Round]:
     """Hands stopped after a random number of random actions (never finished)."""
-    found = []
+    found: list[Round] = []
     seed = 0
     while len(found) < count:
         rng = random.Random(seed)

@@ -62,15 +62,6 @@ from duyun.tiles import (
     tile_to_str,
 )
 
-try:  # a build hint for mypyc (installed with it); without it the decorator does nothing
-    from mypy_extensions import mypyc_attr
-except ImportError:  # pragma: no cover - a pure install without the dev tools
-
-    def _no_hint(*_names: Any, **_flags: Any) -> Any:
-        return lambda cls: cls
-
-    mypyc_attr = _no_hint
-
 # The ``act`` event of each of the engine's own Action objects (module-level singletons that
 # live as long as the process, so their id() is a safe key), built once: a decision copies its
 # template instead of serialising the action (same dict, same key order as Action.to_json).
@@ -439,15 +430,18 @@ def _concealed_text(counts: Sequence[int]) -> str:
 _RANKS = "123456789"
 
 
-# serializable: the compiled class's __new__ then skips __init__, so that copy() and
-# unpickling can build a round field by field instead of dealing and replaying it
-@mypyc_attr(serializable=True)
 class Round:
     """The state machine of one hand. Construct with :func:`deal_setup` or a scenario setup.
 
     :meth:`copy` (and ``copy.copy``, ``copy.deepcopy``, pickle) gives an independent hand
     that plays on exactly as this one would.
     """
+
+    def __new__(cls, *_args: Any, **_kwargs: Any) -> Round:
+        # Explicit so that ``Round.__new__(Round)`` gives an empty round, for copy() and
+        # unpickling to fill in field by field: compiled by mypyc, a class without its own
+        # __new__ runs __init__ from __new__, which needs a setup (issue 23).
+        return super().__new__(cls)
 
     def __init__(
         self, setup: Setup, rules: RuleSet = DUYUN, *, log_version: int = EVENT_LOG_VERSION
@@ -1859,8 +1853,7 @@ class Round:
         self.ledger_view = None
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # explicit, for both builds: the class itself rebuilds a blank round (its __new__ does
-        # not run __init__, see the mypyc_attr above) and __setstate__ fills it in
+        # explicit, for both builds: an empty round (see __new__) that __setstate__ fills in
         return (_blank_round, (), self.__getstate__())
 
 
