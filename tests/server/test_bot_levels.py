@@ -1,5 +1,6 @@
-"""Difficulty levels at the table (issues 11, 23): the server lists 簡單/普通/困難/高手/大師 and accepts a
-level wherever a bot is chosen (a private table's bot, add_bot), seating the bot behind it."""
+"""Difficulty levels at the table (issues 11, 23): the server lists 簡單/普通/困難/高手/大師
+and accepts a level wherever a bot is chosen (a private table's bot, add_bot), seating the bot
+behind it."""
 
 from __future__ import annotations
 
