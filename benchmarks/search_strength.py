@@ -116,6 +116,7 @@ def time_summary(times: list[tuple[float, bool]]) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--walls", type=int, default=150)
+    parser.add_argument("--start", type=int, default=0, help="first wall (to resume a run)")
     parser.add_argument("--seed", type=int, default=2026123)
     parser.add_argument("--out", type=Path, default=Path("search_strength.jsonl"))
     parser.add_argument("--every", type=int, default=10)
@@ -128,7 +129,7 @@ def main() -> int:
     rows: list[dict[str, int | str]] = []
     times: list[tuple[float, bool]] = []
     with args.out.open("a") as out:
-        for unit in range(args.walls):
+        for unit in range(args.start, args.walls):
             for opponents in OPPONENTS:
                 row: dict[str, int | str] = {
                     "unit": unit,

@@ -192,3 +192,17 @@ def test_a_claim_window_is_reopened_for_the_sampled_hands() -> None:
         assert all(a.kind is not ActionKind.DISCARD for a in sample.legal_actions(seat))
         return
     pytest.skip("no claim window in 300 positions")
+
+
+def test_two_hidden_concealed_kongs_of_one_seat_are_sampled_from_its_view() -> None:
+    """Two 暗槓 of another seat (found by the search bot's measurement: the placeholder kinds
+    of hidden kongs once met in one hand and were refused as five or more copies)."""
+    game, _ = play(["1468m25579p23689s", "123m456m4s (1111p) (5555s)", None, None], [], turn=0)
+    view = game.view(0)
+    assert [m.tile for m in view.melds[1]] == [None, None]
+    rng = random.Random(6)
+    for _ in range(50):
+        sample = sample_round(view, rng=rng)
+        assert sample.view(0) == view
+        kongs = [m.tile for m in sample.melds[1]]
+        assert len(set(kongs)) == 2

@@ -367,7 +367,11 @@ def _round_from_view(view: SeatView, rules: RuleSet) -> Round:
     game.dihu_draw = False
     _clear_caches(game)
     # the setup a log would start from is unknown: this records the melds and rivers seen
-    hands = tuple(Hand((), tuple(melds)) for melds in game.melds)
+    # (another seat's concealed kongs left out: their kinds are only dealt by _redeal)
+    hands = tuple(
+        Hand((), tuple(Meld(m.kind, m.tile) for m in melds if m.tile is not None))
+        for melds in view.melds
+    )
     game.setup = Setup(
         hands=hands,
         wall=(),
