@@ -5,6 +5,7 @@ seed, spends no search on decisions without a choice, and runs in self-play proc
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from duyun.bots import make_bot
 from duyun.bots.search import SearchBot, fast_action, rollout
@@ -93,3 +94,14 @@ def test_self_play_runs_the_search_bot_in_worker_processes() -> None:
     for records in run(config, workers=2):
         summary.add_unit(records)
     assert summary.hands == 2
+
+
+def test_a_search_that_cannot_sample_plays_the_strong_bots_choice() -> None:
+    """A view the sampler cannot complete (here: corrupted to show five copies of a tile) must
+    not stop the game: the bot plays the strong bot's choice and counts the failure."""
+    game = new_round(8)
+    view = game.view(game.to_act[0])
+    broken = replace(view, rivers=((0, 0, 0, 0, 0), (), (), ()))
+    bot = SearchBot(0)
+    action = bot.choose(broken)
+    assert action in view.legal and bot.failed == 1

@@ -63,6 +63,7 @@ class SearchBot:
         self.strong = StrongBot(seed)
         self.rules = rules
         self.searched = 0  # decisions searched, for measurement
+        self.failed = 0  # searches given up (DeterminizeError, EngineError): the advice played
 
     def choose(self, view: SeatView) -> Action:
         legal = view.legal
@@ -76,7 +77,11 @@ class SearchBot:
         if len(candidates) < 2:
             return advice
         self.searched += 1
-        return self.search(view, candidates, advice)
+        try:
+            return self.search(view, candidates, advice)
+        except ValueError:  # a view the sampler cannot complete: never stop the game for it
+            self.failed += 1
+            return advice
 
     # ------------------------------------------------------------------ candidates
 
