@@ -45,11 +45,14 @@ def test_difficulties_map_levels_to_bots_in_increasing_strength() -> None:
         "normal": "efficient",
         "hard": "heuristic",
         "expert": "strong",
+        "master": "search",
     }
-    assert [level.label_zh for level in DIFFICULTY_LEVELS] == ["簡單", "普通", "困難", "大師"]
+    labels = [level.label_zh for level in DIFFICULTY_LEVELS]
+    assert labels == ["簡單", "普通", "困難", "高手", "大師"]
     assert set(DIFFICULTIES.values()) == set(BOT_NAMES)
-    assert bot_for_difficulty("expert", seed=3).name == "strong"
-    with pytest.raises(ValueError, match="known levels: easy, normal, hard, expert"):
+    assert bot_for_difficulty("expert", seed=3).name == "strong"  # the old level still works
+    assert bot_for_difficulty("master", seed=3).name == "search"
+    with pytest.raises(ValueError, match="known levels: easy, normal, hard, expert, master"):
         bot_for_difficulty("grandmaster")
 
 

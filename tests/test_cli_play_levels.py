@@ -1,5 +1,5 @@
 """`duyun play --bots` takes the difficulty levels the game offers (issue 11) as well as bot
-names: easy/normal/hard/expert are random/efficient/heuristic/strong."""
+names: easy/normal/hard/expert/master are random/efficient/heuristic/strong/search."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from duyun.cli.play import _parse_bots
 
 def test_one_level_seats_three_bots_of_it() -> None:
     assert _parse_bots("expert", BOT_NAMES, DIFFICULTIES) == ("strong", "strong", "strong")
+    assert _parse_bots("master", BOT_NAMES, DIFFICULTIES) == ("search", "search", "search")
 
 
 def test_levels_and_names_mix_per_seat() -> None:

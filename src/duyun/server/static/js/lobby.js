@@ -15,7 +15,7 @@ const RULE_OPTIONS = [
   ["bloody_battle", false],
 ];
 // difficulty levels, strongest first (GET /api/bots): the server seats the bot behind each
-const BOT_LEVELS = ["expert", "hard", "normal", "easy"];
+const BOT_LEVELS = ["master", "expert", "hard", "normal", "easy"];
 
 /** Keep what the user typed across re-renders: inputs are identified by id. */
 function keepForm(root, draw) {
