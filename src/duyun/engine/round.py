@@ -945,9 +945,9 @@ class Round:
             self.ledger.append(row)
             events.append({"type": "payment", **row.to_json()})
 
-    def _table(self) -> settlement.Table:
+    def _table(self) -> settlement.PaymentTerms:
         """The facts every payment depends on besides its parties (R21, R36, R40)."""
-        return settlement.Table(
+        return settlement.PaymentTerms(
             self.dealer, self.streak, tuple(self.baoting), self.rules.base_points
         )
 
