@@ -25,7 +25,7 @@ how many still live, what each would score). Further from ready the later stages
 average useful count seen one draw ahead (two steps) or the current one.
 
 Everything here is a pure function of its arguments (no I/O, no randomness): the bot is
-deterministic, and the numbers can be checked by hand (``tests/test_bots_expectation.py``).
+deterministic, and the numbers can be checked by hand (``tests/bots/test_bots_expectation.py``).
 """
 
 from __future__ import annotations
