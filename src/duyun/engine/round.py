@@ -414,12 +414,12 @@ class Round:
         else:
             if action not in self.legal_actions(seat):
                 raise IllegalActionError(f"{action}: {why_illegal(self, action)}")
-        return self._apply_legal(action)
+        return self.apply_unchecked(action)
 
-    def _apply_legal(self, action: Action) -> list[dict[str, Any]]:
-        """:meth:`apply_logged` once ``action`` is known to be one of the engine's own legal
-        action objects for this position (the RL environment has just found it among
-        ``legal_actions`` by identity: checking again would repeat that scan)."""
+    def apply_unchecked(self, action: Action) -> list[dict[str, Any]]:
+        """:meth:`apply_logged` without the legality check, for a driver that has just taken
+        ``action`` from ``legal_actions(action.seat)`` for this very position (the RL
+        environment does, by identity). Anything else corrupts the round: use :meth:`apply`."""
         seat = action.seat
         template = ACT_EVENTS.get(id(action))
         act = template.copy() if template is not None else {"type": "act", **action.to_json()}
@@ -926,9 +926,9 @@ class Round:
             self.ledger.append(row)
             events.append({"type": "payment", **row.to_json()})
 
-    def _table(self) -> settlement.Table:
+    def _table(self) -> settlement.PaymentTerms:
         """The facts every payment depends on besides its parties (R21, R36, R40)."""
-        return settlement.Table(
+        return settlement.PaymentTerms(
             self.dealer, self.streak, tuple(self.baoting), self.rules.base_points
         )
 

@@ -5,7 +5,7 @@
 import { getLang, roomName, t } from "./i18n.js";
 import { inviteCard } from "./invite.js";
 import { api } from "./net.js";
-import { app, logout, openReplay, refreshLobby, render, sendWhenReady, signedIn } from "./main.js";
+import { app, logout, openReplay, refreshLobby, render, sendWhenReady, signedIn } from "./core.js";
 import { $, botName, coinsText, esc, showError, signed, tile, toast } from "./ui.js";
 
 const RULE_OPTIONS = [

@@ -179,7 +179,12 @@ export class Session {
     this.pending = 0;
   }
 
-  /** Drop the socket as a network failure would (used by the reconnect test and the UI). */
+  /** Events were missed (a gap in `seq`): reconnect now; the snapshot restores the table. */
+  resync() {
+    if (this.ws) this.ws.close(4000, "resync");
+  }
+
+  /** Drop the socket as a network failure would (for the browser tests only). */
   dropForTest() {
     if (this.ws) this.ws.close(4000, "test drop");
   }

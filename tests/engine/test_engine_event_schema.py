@@ -24,7 +24,7 @@ from duyun.hand import Hand
 from duyun.rules import RuleSet
 from duyun.tiles import full_set
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = event_schema()
 VALIDATOR = Draft202012Validator(SCHEMA)
 DEFS = SCHEMA["$defs"]

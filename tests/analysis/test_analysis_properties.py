@@ -6,6 +6,15 @@ from functools import cache
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_analysis_reference import (
+    complete_targets,
+    exchange_distance,
+    seven_pairs,
+    shanten_formula,
+    standard_win,
+    win,
+)
+from test_analysis_reference import waits as ref_waits
 
 from duyun.analysis import (
     decompositions,
@@ -17,15 +26,6 @@ from duyun.analysis import (
     useful_tiles,
     waits,
 )
-from test_analysis_reference import (
-    complete_targets,
-    exchange_distance,
-    seven_pairs,
-    shanten_formula,
-    standard_win,
-    win,
-)
-from test_analysis_reference import waits as ref_waits
 
 WALL = [t for t in range(27) for _ in range(4)]
 SET_SHAPES = [[t] * 3 for t in range(27)] + [[t, t + 1, t + 2] for t in range(27) if t % 9 <= 6]

@@ -101,7 +101,7 @@ def test_setup_reads_the_build_list_without_importing_the_package(tmp_path: Path
     """A rebuild starts from a tree whose compiled modules are stale: setup.py must not import
     the package (its import-time check would refuse to run, and the rebuild that the error
     message asks for could never happen)."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     package = tmp_path / "src" / "duyun"
     package.mkdir(parents=True)
     (tmp_path / "setup.py").write_text((root / "setup.py").read_text())

@@ -2,7 +2,7 @@
 
 Rendering is checked at the two terminal sizes of the issue, 80×24 and 120×45, over every
 decision of real bot-played hands (not one hand-picked position); the loop is checked with
-scripted input. The pseudo-terminal side is in test_play_pty.py.
+scripted input. The pseudo-terminal side is in test_cli_play_pty.py.
 """
 
 from __future__ import annotations

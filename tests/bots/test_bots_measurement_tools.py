@@ -18,7 +18,7 @@ from duyun.engine import Round, deal_setup
 from duyun.rules import DUYUN
 from duyun.sim.runner import play_round
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_tool(name: str) -> ModuleType:

@@ -18,7 +18,7 @@ from duyun.rules import RuleSet
 from duyun.tui import render
 from duyun.tui.render import TableInfo
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 runner = CliRunner()
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from duyun.cli.common import SERVER_MODULES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "examples" / "gang-shang-pao.json"
 
 # Blocks the web stack, then runs `duyun ARGS...` as the console script would.

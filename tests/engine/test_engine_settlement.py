@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from duyun.engine.ledger import Payment, net_points
 from duyun.engine.settlement import (
-    Table,
+    PaymentTerms,
     bean_rows,
     discard_win_rows,
     escape_rows,
@@ -18,7 +18,7 @@ from duyun.scoring import PatternResult
 
 PINGHU = PatternResult("平胡", 1)
 PENGPENG = PatternResult("對對胡", 3)
-TABLE = Table(dealer=0, streak=2, baoting=(False, False, True, False), base_points=6)
+TABLE = PaymentTerms(dealer=0, streak=2, baoting=(False, False, True, False), base_points=6)
 
 
 def _cells(rows: list[Payment]) -> list[tuple[int, int, int, str]]:

@@ -1,6 +1,6 @@
 """The terminal game loop in-process: scripted input, a recording console, real bots.
 
-The pseudo-terminal tests (test_play_pty.py) drive the real program; these cover the loop's
+The pseudo-terminal tests (test_cli_play_pty.py) drive the real program; these cover the loop's
 branches (quit, resume, end of input, a Ctrl-C while a bot thinks, a buggy bot) quickly.
 """
 

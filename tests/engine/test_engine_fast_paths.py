@@ -3,7 +3,8 @@
 Each shortcut on the hot path is checked against its reference on generated inputs: the
 unrolled shuffle against ``random.Random.shuffle`` (seeded walls, R4), the hand notation
 from count vectors against ``format_counts`` and ``str(Hand)`` (R2), the wait and 報聽
-prefilters against the full searches (R10, R11, R25), and ``apply_logged`` against ``apply``.
+prefilters against the full searches (R10, R11, R25), ``apply_logged`` against ``apply`` and
+``apply_unchecked`` against ``apply_logged``.
 The golden digests (test_engine_golden.py) check the whole engine on seeded hands.
 """
 
@@ -154,6 +155,28 @@ def test_apply_logged_returns_the_log_events_and_apply_equal_copies() -> None:
         assert all(a is not b for a, b in zip(copies, first.events[-len(copies) :], strict=True))
         assert all(a is b for a, b in zip(logged, second.events[-len(logged) :], strict=True))
     assert first.events == second.events
+
+
+@pytest.mark.parametrize("bloody", [False, True])
+def test_apply_unchecked_of_an_offered_action_plays_as_apply_logged(bloody: bool) -> None:
+    """``apply_unchecked`` (the RL environment's step, issue 22 item 7) skips only the check:
+    given the round's own offered actions it writes the same log as ``apply_logged``, 血戰
+    rooms (R52-R57) included."""
+    from duyun.rules import RuleSet
+
+    rules = RuleSet(bloody_battle=bloody)
+    for seed in range(6):
+        checked, unchecked = new_round(seed, rules=rules), new_round(seed, rules=rules)
+        rng = random.Random(seed)
+        while not checked.is_over:
+            seat = checked.to_act[0]
+            index = rng.randrange(len(checked.legal_actions(seat)))
+            logged = checked.apply_logged(checked.legal_actions(seat)[index])
+            fast = unchecked.apply_unchecked(unchecked.legal_actions(seat)[index])
+            assert fast == logged
+            assert all(a is b for a, b in zip(fast, unchecked.events[-len(fast) :], strict=True))
+        assert unchecked.is_over
+        assert checked.events == unchecked.events
 
 
 @pytest.mark.parametrize("bloody", [False, True])

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,45 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from duyun.cli.common import ECHO_LIMIT, MESSAGE_LIMIT, cut, one_line
-from duyun.cli.main import main
+from cli_helpers import assert_clean_error, run
+from duyun.cli.common import ECHO_LIMIT, cut, one_line
 from duyun.engine import dump_events, new_round
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-
-
-class _Stdin(io.TextIOWrapper):
-    """A text stdin over bytes, like the real one (``.buffer`` holds the raw bytes)."""
-
-
-def run(args: list[str], stdin: bytes = b"") -> tuple[int, str, str]:
-    """Run ``duyun ARGS`` in-process with ``stdin``; returns (status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    old = sys.stdin, sys.stdout, sys.stderr
-    sys.stdin = _Stdin(io.BytesIO(stdin), encoding="utf-8")
-    sys.stdout, sys.stderr = out, err
-    try:
-        main(args)
-        status = 0
-    except SystemExit as exit_:
-        status = exit_.code if isinstance(exit_.code, int) else 1
-    finally:
-        sys.stdin, sys.stdout, sys.stderr = old
-    return status, out.getvalue(), err.getvalue()
-
-
-def assert_clean_error(status: int, stderr: str, *named: str) -> str:
-    """Exit 2, one line starting ``error:``, naming each of ``named``, no traceback."""
-    assert status == 2, stderr
-    assert "Traceback" not in stderr
-    lines = stderr.splitlines()
-    assert len(lines) == 1, stderr
-    line = lines[0]
-    assert line.startswith("error: ")
-    for word in named:
-        assert word in line, (word, line)
-    assert len(line) <= len("error: ") + MESSAGE_LIMIT
-    return line
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def write(tmp_path: Path, name: str, data: bytes | str) -> Path:

@@ -19,7 +19,7 @@ from duyun.sim.runner import SimConfig, play_unit
 from duyun.tui.render import TableInfo, render_seats, render_settlement
 from scenario_helpers import setup_game
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "bloody-battle.json"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bloody-battle.json"
 runner = CliRunner()
 
 

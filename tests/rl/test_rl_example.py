@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "rl_imitation.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rl_imitation.py"
 
 
 @pytest.fixture

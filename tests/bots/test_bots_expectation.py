@@ -1,6 +1,6 @@
 """The strong bot's expected-value arithmetic (duyun.bots.expectation), checked by hand.
 
-Each test builds a :class:`Table` directly, so the probabilities and payments can be worked
+Each test builds a :class:`SeatSituation` directly, so the probabilities and payments can be worked
 out on paper from the rules they cite.
 """
 
@@ -18,7 +18,7 @@ from duyun.analysis import waits as find_waits
 from duyun.bots.expectation import (
     NOT_READY,
     ReadyRates,
-    Table,
+    SeatSituation,
     bean_chances,
     chain,
     payment,
@@ -30,7 +30,7 @@ from duyun.hand import Hand, Meld, MeldKind
 from duyun.scoring import best_pattern
 from duyun.tiles import parse_tiles, to_counts
 
-BASE = Table(
+BASE = SeatSituation(
     seat=0,
     rounds=5,
     unseen=80,

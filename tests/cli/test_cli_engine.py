@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from duyun.cli.main import app
 from duyun.engine import dump_events, new_round
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 runner = CliRunner()
 
 

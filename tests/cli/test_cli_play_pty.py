@@ -21,7 +21,7 @@ pexpect = pytest.importorskip("pexpect")
 
 pytestmark = pytest.mark.slow
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 PROMPT = "your move> "
 TIMEOUT = 20
 SETTLED = r"Replay saved to (\S+\.jsonl)"
