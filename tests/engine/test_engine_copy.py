@@ -132,7 +132,7 @@ def test_copying_names_every_field_the_round_sets() -> None:
     import re
     from pathlib import Path
 
-    engine = Path(__file__).resolve().parents[1] / "src" / "duyun" / "engine"
+    engine = Path(__file__).resolve().parents[2] / "src" / "duyun" / "engine"
     round_source = (engine / "round.py").read_text(encoding="utf-8")
     init = round_source[round_source.index("    def __init__(") :]
     init = init[: init.index("\n    def ", 1)]
