@@ -4,6 +4,7 @@
 
 import { getLang, setLang, t } from "./i18n.js";
 import { api, getToken, Session, setToken } from "./net.js";
+import { followRedirect } from "./cluster.js";
 import { applyEvent, emptyHand, foldEvents } from "./state.js";
 import { TILE_DEFS } from "./tiles.js";
 import { $, showError, toast } from "./ui.js";
@@ -291,6 +292,10 @@ function onMessage(msg) {
     }
     case "reaction": {
       fxReaction(msg, app);
+      break;
+    }
+    case "redirect": {
+      followRedirect(app, app.session, msg, sendWhenReady);
       break;
     }
     case "error": {
