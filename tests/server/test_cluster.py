@@ -315,6 +315,20 @@ def test_four_processes_redirect_shared_room_sigkill_resume_and_audit_r41(
         assert room_code is not None
         assert sum(bool(p.redirects) for p in players) == 3  # all but the owner's own player
 
+        def spectatable() -> bool:  # listed for spectators on every process
+            return all(
+                any(
+                    t["code"] == room_code
+                    for t in httpx.get(f"{p.url}/api/lobby").json()["playing"]
+                )
+                for p in processes
+            )
+
+        end = time.monotonic() + 10
+        while not await asyncio.to_thread(spectatable):
+            assert time.monotonic() < end, "the room's table never listed as playing everywhere"
+            await asyncio.sleep(0.2)
+
         # play a while, then SIGKILL the owner mid-hand
         await asyncio.gather(
             *(p.play("match_end", random.Random(i), 6) for i, p in enumerate(players))

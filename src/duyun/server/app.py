@@ -567,8 +567,16 @@ def create_app(
     async def lobby() -> dict[str, Any]:
         if state.get("cluster") is not None:  # every live process's tables (issue 24 item 2)
             listed = await db(shared.lobby, store())
-            return {"tables": [t for t in listed if t.get("status") == "waiting"]}
-        return {"tables": manager().lobby()}
+            return {
+                "tables": [t for t in listed if t.get("status") == "waiting"],
+                "playing": [t for t in listed if t.get("status") == "playing"],
+            }
+        playing = [
+            t.summary()
+            for t in manager().tables.values()
+            if t.status == "playing" and (t.options.kind == "room" or t.options.listed)
+        ]
+        return {"tables": manager().lobby(), "playing": playing}
 
     @app.get("/api/reactions")
     async def reactions() -> list[dict[str, str]]:

@@ -62,6 +62,8 @@ class Cluster:
         self.shared_queue = store.dialect == "postgresql"
         self.draining = False
         self._drained_logged = False
+        #: what the last beat published, to write only the tables that changed since
+        self._published: dict[str, shared.TableState] = {}
 
     async def _db(self, function: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(function, *args)
@@ -81,7 +83,10 @@ class Cluster:
         elif not stored and self.draining:
             self.draining = self._drained_logged = False
             log.warning("no longer draining (duyun admin drain --undo): taking new tables")
-        await self._db(shared.publish, self.store, self.owner, self.states())
+        states = self.states()
+        unchanged = {s.code for s in states if self._published.get(s.code) == s}
+        await self._db(shared.publish, self.store, self.owner, states, unchanged)
+        self._published = {s.code: s for s in states}
         if self.draining and not self._drained_logged and not self.manager.by_match:
             self._drained_logged = True
             log.info("drained: no match left on %s; the process can be stopped", self.owner)

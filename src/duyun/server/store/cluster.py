@@ -15,7 +15,7 @@ its methods; they are synchronous (the server calls them in a worker thread).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -228,32 +228,39 @@ def reserve_code(
     raise StoreError(f"no free table code after {CODE_ATTEMPTS} attempts")
 
 
-def publish(store: Store, owner: str, tables: Iterable[TableState]) -> None:
+def publish(
+    store: Store, owner: str, tables: Iterable[TableState], unchanged: Set[str] = frozenset()
+) -> None:
     """Refresh this process's table rows and drop the rows of its tables that are gone; also
-    drop rows of processes dead for long (their matches, if any, are restored elsewhere under
-    a fresh registration)."""
+    drop the not-started tables of processes dead for long. ``unchanged``: codes whose state
+    is the one published last time (their rows are not written again: a beat of a process
+    with hundreds of tables then writes only the few that changed)."""
     now = store.clock()
     states = {t.code: t for t in tables}
     with store._session() as session:
-        rows = session.scalars(select(TableCodeRow).where(TableCodeRow.owner == owner)).all()
-        for row in rows:
-            state = states.pop(row.code, None)
-            if state is None:
-                session.delete(row)
+        held = set(session.scalars(select(TableCodeRow.code).where(TableCodeRow.owner == owner)))
+        gone = held - set(states)
+        if gone:
+            session.execute(
+                delete(TableCodeRow).where(
+                    TableCodeRow.owner == owner, TableCodeRow.code.in_(sorted(gone))
+                )
+            )
+        for code, state in states.items():
+            if code in held and code in unchanged:
                 continue
+            row = session.get(TableCodeRow, code, with_for_update=True)
+            if row is None:
+                session.add(_new_row(store, owner, code, state))
+                continue
+            if row.owner != owner:
+                # a match this process adopted: its row still names the dead owner
+                if state.match_id is None or row.match_id != state.match_id:
+                    continue
+                row.owner = owner
             row.match_id, row.status, row.listed = state.match_id, state.status, state.listed
             row.free, row.humans, row.summary = state.free, state.humans, dict(state.summary)
             row.updated = now
-        for code, state in states.items():
-            # a match this process adopted (its row still names the dead owner), or a row a
-            # cleanup dropped
-            existing = session.get(TableCodeRow, code, with_for_update=True)
-            if existing is None:
-                session.add(_new_row(store, owner, code, state))
-            elif state.match_id is not None and existing.match_id == state.match_id:
-                existing.owner, existing.status = owner, state.status
-                existing.free, existing.humans = state.free, state.humans
-                existing.summary, existing.updated = dict(state.summary), now
         dead = select(ProcessRow.owner).where(ProcessRow.heartbeat < now - 4 * PROCESS_TIMEOUT)
         session.execute(
             delete(TableCodeRow).where(
