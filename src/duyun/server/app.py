@@ -36,8 +36,8 @@ from duyun.server.cluster import Cluster
 from duyun.server.config import MAX_FRAME_BYTES, ServerConfig
 from duyun.server.limits import LimitExceeded, Limits
 from duyun.server.logs import RESOURCE_LOG_INTERVAL, install_log_safety
-from duyun.server.middleware import HttpGuard
 from duyun.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from duyun.server.middleware import HttpGuard
 from duyun.server.protocol import PROTOCOL_VERSION, ProtocolError, error_message
 from duyun.server.store import (
     Account,
@@ -299,6 +299,17 @@ def live_gauges(tables: TableManager) -> dict[str, Any]:
     }
 
 
+def socket_origins(allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """The websocket origins (``wss://s2.play.example``) of the hosts in ``allowed_origins``:
+    the page's Content-Security-Policy must let the client follow a ``redirect`` there."""
+    found = []
+    for origin in allowed:
+        parts = urlsplit(origin)
+        if parts.scheme in ("http", "https") and parts.netloc:
+            found.append(f"{'wss' if parts.scheme == 'https' else 'ws'}://{parts.netloc}")
+    return tuple(found)
+
+
 def draining(cluster: Cluster | None) -> bool:
     return cluster is not None and cluster.draining
 
@@ -421,6 +432,7 @@ def create_app(
         HttpGuard,
         max_body_bytes=config.max_body_bytes,
         origin_ok=lambda origin, host: origin_allowed(origin, host, config.allowed_origins),
+        sockets=socket_origins(config.allowed_origins),
     )
 
     def client_address(request: Request) -> str | None:
