@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import random
 import re
@@ -33,7 +34,8 @@ import pytest
 import websockets
 from sqlalchemy import select
 
-from duyun.server.store import MatchSpec, SeatSpec, Store
+from duyun.server.metrics import JsonFormatter
+from duyun.server.store import MatchSpec, SeatSpec, Store, StoreConfig
 from duyun.server.store import cluster as shared
 from duyun.server.store.models import MatchRow, MatchSeatRow
 
@@ -382,7 +384,7 @@ def test_table_codes_are_unique_through_the_database_with_a_retry(
 ) -> None:
     store = make_store(database_url)
     draws = iter([123456, 123456, 123456, 654321])
-    monkeypatch.setattr(shared.secrets, "randbelow", lambda _n: next(draws))
+    monkeypatch.setattr("duyun.server.store.cluster.secrets.randbelow", lambda _n: next(draws))
     first = shared.reserve_code(store, "web-1", STATE)
     second = shared.reserve_code(store, "web-2", STATE)  # 123456 is taken: drawn again
     assert (first, second) == ("123456", "654321")
@@ -465,3 +467,61 @@ def test_metrics_and_readyz(live_server: Callable[..., Any]) -> None:
     ):
         assert name in text, name
     assert re.search(r'^duyun_tables\{status="waiting"\} 0\.0$', text, re.MULTILINE)
+
+
+def test_json_logs_are_one_object_per_line_with_extra_fields_and_traceback() -> None:
+    formatter = JsonFormatter("web-1")
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        record = logging.getLogger("duyun.server").makeRecord(
+            "duyun.server",
+            logging.ERROR,
+            __file__,
+            1,
+            "table %s failed",
+            ("123456",),
+            sys.exc_info(),
+        )
+    record.table = "123456"
+    line = formatter.format(record)
+    assert "\n" not in line
+    data = json.loads(line)
+    assert data["level"] == "error" and data["owner"] == "web-1"
+    assert data["message"] == "table 123456 failed" and data["table"] == "123456"
+    assert "ValueError: boom" in data["exc"]
+
+
+def test_the_page_may_open_websockets_to_the_other_hosts_of_allowed_origins(
+    live_server: Callable[..., Any],
+) -> None:
+    server = live_server(allowed_origins=("https://s1.example", "http://s2.example:8080"))
+    policy = server.http.get("/").headers["content-security-policy"]
+    connect = next(p for p in policy.split(";") if p.strip().startswith("connect-src"))
+    assert "wss://s1.example" in connect and "ws://s2.example:8080" in connect
+    assert "evil" not in connect
+
+
+def test_draining_process_opens_no_table_and_is_not_ready(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from duyun.server.app import create_app
+    from duyun.server.config import ServerConfig
+
+    app = create_app(
+        ServerConfig(public_url="http://127.0.0.1:1"),
+        f"sqlite:///{tmp_path}/drain.db",
+        owner="web-1",
+        store_config=StoreConfig(argon2_time_cost=1, argon2_memory_cost=8),
+    )
+    with TestClient(app) as client:
+        assert client.get("/readyz").json() == {"ready": True}
+        token = client.post("/api/guest").json()["token"]
+        auth = {"Authorization": f"Bearer {token}"}
+        assert client.post("/api/tables", json={}, headers=auth).status_code == 201
+        app.state.core["cluster"].start_draining("test")
+        answer = client.get("/readyz")
+        assert answer.status_code == 503 and answer.json()["reason"] == "draining"
+        refused = client.post("/api/tables", json={}, headers=auth)
+        assert refused.status_code == 503 and refused.json()["error"]["code"] == "draining"
+        assert "duyun_draining 1.0" in client.get("/metrics").text
