@@ -44,6 +44,7 @@ from duyun.rules import RuleSet
 from duyun.server import protocol
 from duyun.server.config import Room, ServerConfig
 from duyun.server.dbthread import MOVES, OTHER, DatabaseThread
+from duyun.server.metrics import Metrics
 from duyun.server.protocol import ProtocolError, error_message
 from duyun.server.store import (
     Account,
@@ -261,8 +262,11 @@ class Table:
             if item[0] == "stop":
                 self._cancel_all_timers()
                 return
+            started = time.monotonic()
             try:
                 await self._handle(item)
+                if item[0] == "message" and isinstance(item[2], protocol.Act):
+                    self.manager.metrics.decision(started)
             except ProtocolError as error:
                 client = item[1] if len(item) > 1 else None
                 if client is not None and hasattr(client, "send"):
@@ -274,6 +278,7 @@ class Table:
                 log.warning("table %s: %s; reloading its match from the store", self.code, error)
                 await self.manager.reload(self)
             except Exception:  # a bug must not take the table down for everyone
+                self.manager.metrics.error("internal")
                 log.exception("table %s: error handling %s", self.code, item[0])
 
     def _set_timer(self, name: str, delay: float, *args: Any) -> None:
@@ -1389,6 +1394,8 @@ class TableManager:
     #: (server/dbthread.py). PostgreSQL: the default pool, its row locks let transactions run
     #: side by side.
     db_thread: DatabaseThread | None = field(init=False)
+    #: GET /metrics (issue 24 item 4)
+    metrics: Metrics = field(default_factory=Metrics)
 
     def __post_init__(self) -> None:
         self.db_thread = DatabaseThread() if self.store.dialect == "sqlite" else None
@@ -1396,15 +1403,23 @@ class TableManager:
 
     async def run_db(self, function: Callable[..., Any], *args: Any) -> Any:
         """``function(*args)`` (a store call) off the event loop."""
-        if self.db_thread is not None:
-            return await self.db_thread.run(OTHER, function, *args)
-        return await asyncio.to_thread(function, *args)
+        started = time.monotonic()
+        try:
+            if self.db_thread is not None:
+                return await self.db_thread.run(OTHER, function, *args)
+            return await asyncio.to_thread(function, *args)
+        finally:
+            self.metrics.store_call("other", started)
 
     async def run_moves(self, function: Callable[..., Any], *args: Any) -> Any:
         """The event writer's batches: ahead of every other store call still waiting."""
-        if self.db_thread is not None:
-            return await self.db_thread.run(MOVES, function, *args)
-        return await asyncio.to_thread(function, *args)
+        started = time.monotonic()
+        try:
+            if self.db_thread is not None:
+                return await self.db_thread.run(MOVES, function, *args)
+            return await asyncio.to_thread(function, *args)
+        finally:
+            self.metrics.store_call("moves", started)
 
     def new_code(self) -> str:
         while True:
@@ -1428,11 +1443,13 @@ class TableManager:
         bot: str,
         listed: bool,
         spectators: bool = False,
+        code: str | None = None,
     ) -> Table:
         table = self.add_table(
             TableOptions(
                 "private", None, stake, hands, rules, bots_allowed, bot, listed, host.id, spectators
-            )
+            ),
+            code,
         )
         table.start_task()
         return table

@@ -18,6 +18,7 @@ claims only matches whose lease is free or expired.
 
 from __future__ import annotations
 
+from duyun.server.store import cluster as _cluster  # noqa: F401  (its tables join the schema)
 from duyun.server.store.store import Store
 from duyun.server.store.types import (
     Account,

@@ -4,6 +4,7 @@
 
 import { getLang, setLang, t } from "./i18n.js";
 import { api, getToken, Session, setToken } from "./net.js";
+import { followRedirect } from "./cluster.js";
 import { applyEvent, emptyHand, foldEvents } from "./state.js";
 import { TILE_DEFS } from "./tiles.js";
 import { app, provide, render, send } from "./core.js";
@@ -247,6 +248,10 @@ function onMessage(msg) {
     }
     case "reaction": {
       fxReaction(msg, app);
+      break;
+    }
+    case "redirect": {
+      followRedirect(app, app.session, msg, sendWhenReady);
       break;
     }
     case "error": {
