@@ -9,6 +9,15 @@ claim window ends, by design (docs/protocol.md "Timing").
 
     python benchmarks/load.py                      # 100 tables, 400 clients, 60 s
     python benchmarks/load.py --tables 20 --duration 20 --claim-window 0.2
+    python benchmarks/load.py --human --tables 300 --processes 4 \
+        --database-url postgresql://user:pw@host/empty_db   # four processes, people's pace
+
+``--processes N`` (PostgreSQL, an empty or throwaway database) starts N ``duyun serve``
+processes with distinct ``--owner`` names and public URLs; the tables are opened round-robin on
+them and each table's players talk to its process, as the proxy of docs/deploy.md routes them.
+``--human`` answers every prompt after 1-3 s (a person's pace) with the server's default
+4 s claim window, so a table makes a decision every second or two instead of every few
+milliseconds: what a machine holds at that pace is its capacity in tables.
 
 Target (issue 9): 100 tables with p99 < 100 ms and zero errors on a 2-core machine.
 """
@@ -60,9 +69,11 @@ def _free_port() -> int:
         return port
 
 
-def _start_server(args: argparse.Namespace, workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
+def _start_server(
+    args: argparse.Namespace, workdir: Path, index: int = 0
+) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
-    config = workdir / "load.toml"
+    config = workdir / f"load-{index}.toml"
     config.write_text(
         "\n".join(
             [
@@ -81,6 +92,7 @@ def _start_server(args: argparse.Namespace, workdir: Path) -> tuple[subprocess.P
                 "tables_per_minute = 0",
                 "code_lookups_per_minute = 0",
                 "open_tables_per_account = 0",
+                'allowed_origins = ["*"]',
             ]
         ),
         encoding="utf-8",
@@ -94,19 +106,22 @@ def _start_server(args: argparse.Namespace, workdir: Path) -> tuple[subprocess.P
         "--port",
         str(port),
         "--database-url",
-        f"sqlite:///{workdir / 'load.db'}",
+        args.database_url or f"sqlite:///{workdir / 'load.db'}",
         "--config",
         str(config),
         "--log-level",
         "warning",
     ]
-    log = (workdir / "server.log").open("wb")
+    if args.processes > 1:
+        command += ["--owner", f"load-{index}", "--public-url", f"http://127.0.0.1:{port}"]
+    log = (workdir / f"server-{index}.log").open("wb")
     process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     end = time.monotonic() + 60
     while time.monotonic() < end:
         if process.poll() is not None:
-            raise SystemExit(f"server exited: {(workdir / 'server.log').read_text()[-2000:]}")
+            text = (workdir / f"server-{index}.log").read_text()[-2000:]
+            raise SystemExit(f"server exited: {text}")
         try:
             if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
                 return process, url
@@ -124,7 +139,7 @@ async def _player(
     stats: Stats,
     stop_at: float,
     joined: asyncio.Event,
-    think: float,
+    think: tuple[float, float],
 ) -> None:
     rng = random.Random(seed)
     pending: float | None = None  # when our last turn action was sent
@@ -161,8 +176,8 @@ async def _player(
                 legal = message["legal"]
                 wins = [a for a in legal if a["action"] == "hu"]
                 action = wins[0] if wins else rng.choice(legal)
-                if think > 0:  # people take a moment; it also keeps tables out of lockstep
-                    await asyncio.sleep(rng.uniform(0, think))
+                if think[1] > 0:  # people take a moment; it also keeps tables out of lockstep
+                    await asyncio.sleep(rng.uniform(*think))
                 if message["kind"] == "turn":
                     pending = time.monotonic()
                     stats.actions += 1
@@ -179,26 +194,38 @@ async def _player(
 
 
 async def _run(
-    args: argparse.Namespace, url: str, process: subprocess.Popen[bytes] | None
+    args: argparse.Namespace, urls: list[str], processes: list[subprocess.Popen[bytes]]
 ) -> Stats:
     stats = Stats()
-    ws_url = url.replace("http", "ws", 1) + "/ws"
-    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
-        tokens: list[str] = []
-        for _ in range(args.tables * 4):
+    tokens: list[str] = []
+    codes: list[str] = []
+    ws_urls: list[str] = []
+    limit = asyncio.Semaphore(8)
+
+    async def guest(http: httpx.AsyncClient) -> str:
+        async with limit:
             answer = await http.post("/api/guest")
             answer.raise_for_status()
-            tokens.append(answer.json()["token"])
-        codes = []
-        for table in range(args.tables):
-            answer = await http.post(
+            token: str = answer.json()["token"]
+            return token
+
+    clients = [httpx.AsyncClient(base_url=url, timeout=60) for url in urls]
+    try:
+        tokens = list(await asyncio.gather(*(guest(clients[0]) for _ in range(args.tables * 4))))
+        for table in range(args.tables):  # round-robin over the processes
+            where = table % len(urls)
+            answer = await clients[where].post(
                 "/api/tables",
                 json={"hands": args.hands, "bots_allowed": False},
                 headers={"Authorization": f"Bearer {tokens[table * 4]}"},
             )
             answer.raise_for_status()
             codes.append(answer.json()["code"])
-    stats.cpu_at_play = _cpu_seconds(process)
+            ws_urls.append(urls[where].replace("http", "ws", 1) + "/ws")
+    finally:
+        for client in clients:
+            await client.aclose()
+    stats.cpu_at_play = sum(_cpu_seconds(p) for p in processes)
     stats.play_started = time.monotonic()
     stop_at = time.monotonic() + args.duration
     tasks = []
@@ -208,14 +235,14 @@ async def _run(
             tasks.append(
                 asyncio.create_task(
                     _player(
-                        ws_url,
+                        ws_urls[table],
                         tokens[table * 4 + seat],
                         code,
                         table * 4 + seat,
                         stats,
                         stop_at,
                         joined,
-                        args.think,
+                        (1.0, 3.0) if args.human else (0.0, args.think),
                     )
                 )
             )
@@ -250,6 +277,19 @@ def _cpu_seconds(process: subprocess.Popen[bytes] | None) -> float:
     return (int(fields[11]) + int(fields[12])) / ticks
 
 
+def _raise_open_files(wanted: int) -> None:
+    """Thousands of client sockets need more descriptors than the usual soft limit of 1,024."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != resource.RLIM_INFINITY and soft < wanted:
+            target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (ImportError, OSError, ValueError):
+        pass
+
+
 def _percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
@@ -271,34 +311,66 @@ def main(argv: list[str] | None = None) -> int:
         help="each answer waits a random 0..THINK seconds before it is sent (not counted in "
         "the round trip); 0 = answer at once, every table in lockstep (the harshest case)",
     )
+    parser.add_argument(
+        "--human",
+        action="store_true",
+        help="people's pace: every answer waits 1-3 s (and the claim window is 4 s unless "
+        "--claim-window says otherwise)",
+    )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="server processes on one PostgreSQL database (needs --database-url postgresql://)",
+    )
+    parser.add_argument(
+        "--database-url",
+        help="the servers' database (default: a fresh SQLite file); an empty or throwaway one",
+    )
     parser.add_argument("--url", help="use a running server instead of starting one")
     args = parser.parse_args(argv)
+    if args.processes < 1:
+        parser.error("--processes must be at least 1")
+    if args.processes > 1 and not (args.database_url or "").startswith("postgresql"):
+        parser.error("--processes above 1 needs --database-url postgresql://... (one database)")
+    if args.processes > 1 and args.url:
+        parser.error("--processes starts its own servers; leave out --url")
+    if args.human and "--claim-window" not in " ".join(argv if argv is not None else sys.argv):
+        args.claim_window = 4.0
+    _raise_open_files(args.tables * 4 + 256)
 
-    process: subprocess.Popen[bytes] | None = None
+    processes: list[subprocess.Popen[bytes]] = []
     with tempfile.TemporaryDirectory(prefix="duyun-load-") as tmp:
-        if args.url:
-            url = args.url.rstrip("/")
-        else:
-            process, url = _start_server(args, Path(tmp))
         try:
+            if args.url:
+                urls = [args.url.rstrip("/")]
+            else:
+                urls = []
+                for index in range(args.processes):
+                    process, url = _start_server(args, Path(tmp), index)
+                    processes.append(process)
+                    urls.append(url)
             started = time.monotonic()
             client_cpu = time.process_time()
-            stats = asyncio.run(_run(args, url, process))
+            stats = asyncio.run(_run(args, urls, processes))
             client_cpu = time.process_time() - client_cpu
             elapsed = time.monotonic() - started
             played = time.monotonic() - stats.play_started
-            server_cpu = _cpu_seconds(process) - stats.cpu_at_play
+            server_cpu = sum(_cpu_seconds(p) for p in processes) - stats.cpu_at_play
         finally:
-            if process is not None:
+            for process in processes:
                 process.send_signal(signal.SIGTERM)
+            for process in processes:
                 try:
                     process.wait(timeout=20)
                 except subprocess.TimeoutExpired:
                     process.kill()
     trips = stats.round_trips
+    pace = "1..3 s (human)" if args.human else f"0..{args.think} s"
     print(
-        f"load: {args.tables} tables, {args.tables * 4} clients, claim window "
-        f"{args.claim_window} s, think time 0..{args.think} s, {elapsed:.1f} s (setup included)"
+        f"load: {args.tables} tables, {args.tables * 4} clients, {max(1, len(processes))} "
+        f"server process(es), claim window {args.claim_window} s, think time {pace}, "
+        f"{elapsed:.1f} s (setup included)"
     )
     print(
         f"  turn actions {stats.actions}, claim answers {stats.claim_answers}, hands "
@@ -311,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
             f"p99 {1000 * _percentile(trips, 0.99):.1f} ms, "
             f"max {1000 * max(trips):.1f} ms ({len(trips)} samples)"
         )
-    if process is not None:
+    if processes:
         decisions = max(1, stats.actions + stats.claim_answers)
         print(
             f"  server CPU during play {server_cpu:.1f} s in {played:.1f} s "

@@ -12,8 +12,8 @@ from sqlalchemy import create_engine, text
 
 from duyun.server import auth
 from duyun.server.store import AccountError, AuthError, RateLimitedError, Store, StoreConfig
-from duyun.server.store.api import StoreError
 from duyun.server.store.store import normalize_url
+from duyun.server.store.types import StoreError
 
 MakeStore = Callable[..., Store]
 

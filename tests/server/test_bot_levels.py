@@ -1,5 +1,6 @@
-"""Difficulty levels at the table (issue 11): the server lists 簡單/普通/困難/大師 and accepts a
-level wherever a bot is chosen (a private table's bot, add_bot), seating the bot behind it."""
+"""Difficulty levels at the table (issues 11, 23): the server lists 簡單/普通/困難/高手/大師
+and accepts a level wherever a bot is chosen (a private table's bot, add_bot), seating the bot
+behind it."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from duyun.bots import DIFFICULTY_LEVELS
 def test_levels_are_listed_weakest_first(live_server: Any) -> None:
     server = live_server()
     listed = server.http.get("/api/bots").json()
-    assert [entry["level"] for entry in listed] == ["easy", "normal", "hard", "expert"]
+    assert [entry["level"] for entry in listed] == ["easy", "normal", "hard", "expert", "master"]
     assert [entry["bot"] for entry in listed] == [level.bot for level in DIFFICULTY_LEVELS]
-    assert [entry["label_zh"] for entry in listed] == ["簡單", "普通", "困難", "大師"]
+    assert [entry["label_zh"] for entry in listed] == ["簡單", "普通", "困難", "高手", "大師"]
+    assert listed[-1]["bot"] == "search"
 
 
 def test_a_level_seats_its_bot_and_an_unknown_one_is_refused(

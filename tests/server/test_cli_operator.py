@@ -27,11 +27,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import create_engine, text
 
+from cli_helpers import assert_clean_error, run
 from duyun.cli.serve import _owner
 from duyun.engine import Payment
 from duyun.server.store import MatchSpec, SeatSpec, Store
 from duyun.server.store.store import normalize_url
-from test_cli_bad_input import assert_clean_error, run
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 MakeStore = Callable[..., Store]

@@ -124,11 +124,13 @@ def test_an_escaped_seat_is_watched_to_the_end_but_not_taken_back_r45(
 def test_a_whole_table_dropping_at_once_escapes_at_most_once_each_r45(
     live_server: Any, ws_client: Any, database_url: str
 ) -> None:
-    """Issue 20 item 12: four people drop at once in hand 0. The next hand waits for their
-    graces; graces that run out between hands are 托管 without penalty, so at most the one
-    whose grace ran out inside hand 0 pays R45, and no later hand ends in an escape."""
+    """Issue 20 item 12, the graces alone (drops are not matched up: shared_drop_window 0):
+    four people drop at once in hand 0. The next hand waits for their graces; graces that run
+    out between hands are 托管 without penalty, so at most the one whose grace ran out inside
+    hand 0 pays R45, and no later hand ends in an escape."""
     grace = 0.6
     server = live_server(
+        shared_drop_window=0.0,
         reconnect_grace=grace,
         turn_timer=0.1,
         claim_window=0.02,
@@ -196,3 +198,98 @@ def test_live_match_of_names_the_match_a_client_should_wait_for(store: Store) ->
     assert store.live_match_of(bob.id) is None and store.live_match_of(ann.id) == match
     store.finish_match(match, "completed")
     assert store.live_match_of(ann.id) is None
+
+
+def test_people_dropping_together_pay_no_escape_and_take_their_seats_back_r45(
+    live_server: Any, ws_client: Any, database_url: str
+) -> None:
+    """Issue 20 item 12: the people of a table losing their connections together is a failure
+    of the network or the server, not four players quitting: their graces run out into 托管,
+    nobody pays R45 in any hand, and a player who comes back switches 托管 off and plays on."""
+    grace = 0.5
+    server = live_server(
+        reconnect_grace=grace,
+        turn_timer=0.1,
+        claim_window=0.02,
+        bot_delay=0.005,
+        next_hand_wait=0.05,
+    )
+    sessions = [server.guest() for _ in range(4)]
+    code = _create_table(server, sessions[0]["token"], hands=3, bots_allowed=False, spectators=True)
+
+    async def main() -> dict[str, Any]:
+        clients = await _seat(ws_client, server, code, sessions)
+        for client in clients:
+            await client.send(type="ready")
+        for client in clients:
+            await client.expect("snapshot")
+        await asyncio.gather(*(client.close() for client in clients))
+        watcher = await ws_client.connect(server.ws_url, server.guest()["token"], name="w")
+        await watcher.send(type="spectate", code=code)
+        # every grace has run out: all four seats are in 托管, none of them escaped
+        table = await watcher.expect(
+            "table",
+            lambda m: m["table"] and all(s["tuoguan"] for s in m["table"]["seats"]),
+            timeout=30,
+        )
+        assert not any(seat["escaped"] for seat in table["table"]["seats"])
+        # one of them comes back and takes the seat back
+        back = await ws_client.connect(server.ws_url, sessions[2]["token"], name="back")
+        await back.expect("snapshot", timeout=30)
+        await back.send(type="tuoguan", on=False, rid="t")
+        await back.expect(
+            "table", lambda m: m["table"] and not m["table"]["seats"][2]["tuoguan"], timeout=30
+        )
+        end: dict[str, Any] = await back.expect("match_end", timeout=60)
+        await back.close()
+        await watcher.close()
+        return end
+
+    end = asyncio.run(main())
+    assert end["reason"] == "completed"
+    history = server.http.get("/api/history", headers=server.auth(sessions[0]["token"])).json()
+    hands = history["matches"][0]["hand_records"]
+    assert len(hands) == 3
+    assert all(h["result"]["result"] != "escape" for h in hands)
+    for hand in hands:
+        log = server.store.hand_log(hand["hand_id"])
+        assert not [
+            e
+            for e in log.events
+            if e["type"] in ("escape", "payment") and (e["type"] == "escape" or e["rule"] == "R45")
+        ]
+    assert server.store.audit().ok
+    settled_once(server.store, database_url, [h["hand_id"] for h in hands])
+
+
+def test_a_lone_player_who_stays_away_past_the_grace_still_escapes_r45(
+    live_server: Any, ws_client: Any
+) -> None:
+    """The other side of the shared-drop rule: with nobody else at the table who dropped, a
+    person whose grace runs out in a hand has quit (R45), as before."""
+    from duyun.server.config import Room
+
+    server = live_server(
+        reconnect_grace=0.3,
+        turn_timer=5.0,
+        rooms=(Room("novice", "新手場", stake=1, entry=100, hands=1),),
+    )
+    ann = server.guest()
+
+    async def main() -> tuple[int, dict[str, Any]]:
+        client = await ws_client.connect(server.ws_url, ann["token"], name="ann")
+        await client.send(type="quick_match", room="novice")
+        table = await client.expect(
+            "table", lambda m: m["table"] and m["table"]["status"] == "playing", timeout=20
+        )
+        await client.expect("prompt", timeout=20)
+        watcher = await ws_client.connect(server.ws_url, server.guest()["token"], name="w")
+        await watcher.send(type="spectate", code=table["table"]["code"])
+        await watcher.expect("snapshot", timeout=20)
+        await client.close()
+        end: dict[str, Any] = await watcher.expect("hand_end", timeout=30)
+        await watcher.close()
+        return int(table["table"]["you"]), end
+
+    seat, end = asyncio.run(main())
+    assert end["result"] == "escape" and end["loser"] == seat, end

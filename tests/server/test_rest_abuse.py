@@ -386,8 +386,12 @@ def test_serve_passes_the_trusted_proxies_to_uvicorn(
 
     from duyun.cli.main import app
 
-    seen: list[dict[str, Any]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda _app, **options: seen.append(options))
+    seen: list[Any] = []
+    # serve binds its socket first and runs a uvicorn.Server on it: record that server's
+    # config instead of serving
+    monkeypatch.setattr(
+        uvicorn.Server, "run", lambda server, sockets=None: seen.append(server.config)
+    )
     database = f"sqlite:///{tmp_path}/serve.db"
     config = tmp_path / "server.toml"
     config.write_text('forwarded_allow_ips = "10.0.0.0/8"\n', encoding="utf-8")
@@ -400,10 +404,10 @@ def test_serve_passes_the_trusted_proxies_to_uvicorn(
             "192.0.2.1,192.0.2.2",
         ),
     ):
-        result = runner.invoke(app, ["serve", "--database-url", database, *extra])
+        result = runner.invoke(app, ["serve", "--database-url", database, "--port", "0", *extra])
         assert result.exit_code == 0, result.output
-        assert seen[-1]["proxy_headers"] is True
-        assert seen[-1]["forwarded_allow_ips"] == expected
+        assert seen[-1].proxy_headers is True
+        assert seen[-1].forwarded_allow_ips == expected
 
 
 def test_refused_registrations_do_not_use_up_the_budget(live_server: Any) -> None:

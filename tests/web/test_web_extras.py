@@ -92,7 +92,7 @@ def test_server_errors_read_as_words_in_both_languages(browser: Any, web_server:
             'insufficient_balance', 'not_host', 'wrong_state', 'not_your_turn', 'illegal_action',
             'not_your_seat', 'too_late', 'table_moved', 'name_taken', 'bad_account', 'bad_login',
             'bad_request', 'not_a_player', 'hand_not_found', 'hand_not_finished', 'network',
-            'no_spectators'];
+            'no_spectators', 'table_elsewhere', 'draining'];
         const out = {};
         for (const lang of ['zh', 'en']) {
             setLang(lang);

@@ -7,7 +7,9 @@
 - ``heuristic``: efficiency steered by Duyun rules (R17 beans, patterns, 報聽, defence) through
   fixed rules of thumb (the ``strong`` bot before issue 11);
 - ``strong``: the expected value of each decision over the tiles still live for it (future
-  draws, fan, R17, 報聽, beans and 黃豆, 查大叫, streak) and defence against each opponent.
+  draws, fan, R17, 報聽, beans and 黃豆, 查大叫, streak) and defence against each opponent;
+- ``search``: the strong bot's close options searched by determinized rollouts (hidden tiles
+  sampled from what the seat knows, each option played out to the end of the hand).
 
 :data:`DIFFICULTIES` maps the game's difficulty levels to these bots, with the labels the
 server and ``duyun play`` show.
@@ -22,15 +24,17 @@ from duyun.bots.base import Bot
 from duyun.bots.efficient import EfficientBot
 from duyun.bots.heuristic import HeuristicBot
 from duyun.bots.random_bot import RandomBot
+from duyun.bots.search import SearchBot
 from duyun.bots.strong import StrongBot
 
-BOT_NAMES: tuple[str, ...] = ("random", "efficient", "heuristic", "strong")
+BOT_NAMES: tuple[str, ...] = ("random", "efficient", "heuristic", "strong", "search")
 
 _FACTORIES: dict[str, Callable[[int], Bot]] = {
     "random": RandomBot,
     "efficient": EfficientBot,
     "heuristic": HeuristicBot,
     "strong": StrongBot,
+    "search": SearchBot,
 }
 
 
@@ -48,12 +52,15 @@ DIFFICULTY_LEVELS: tuple[Difficulty, ...] = (
     Difficulty("easy", "random", "Easy", "簡單"),
     Difficulty("normal", "efficient", "Normal", "普通"),
     Difficulty("hard", "heuristic", "Hard", "困難"),
-    Difficulty("expert", "strong", "Expert", "大師"),
+    Difficulty("expert", "strong", "Expert", "高手"),
+    Difficulty("master", "search", "Master", "大師"),
 )
 """The levels in increasing strength (the order a menu should list them in)."""
 
 DIFFICULTIES: dict[str, str] = {level.key: level.bot for level in DIFFICULTY_LEVELS}
-"""Difficulty key -> bot name: ``{"easy": "random", ..., "expert": "strong"}``."""
+"""Difficulty key -> bot name: ``{"easy": "random", ..., "expert": "strong", "master": "search"}``.
+
+``master`` (大師, issue 23) was added above ``expert``, which keeps its name and bot."""
 
 
 def make_bot(name: str, seed: int = 0) -> Bot:
@@ -82,7 +89,7 @@ def resolve_bot(name_or_level: str) -> str:
 
 
 def bot_for_difficulty(key: str, seed: int = 0) -> Bot:
-    """The bot behind difficulty ``key`` (``easy``/``normal``/``hard``/``expert``).
+    """The bot behind difficulty ``key`` (``easy``/``normal``/``hard``/``expert``/``master``).
 
     Raises ValueError naming the known levels for an unknown key.
     """
@@ -101,6 +108,7 @@ __all__ = [
     "EfficientBot",
     "HeuristicBot",
     "RandomBot",
+    "SearchBot",
     "StrongBot",
     "bot_for_difficulty",
     "make_bot",

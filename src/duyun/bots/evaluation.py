@@ -7,9 +7,10 @@ are computed once, and for each suit shape the summaries of "one tile more / one
 are memoised, so a discard or a draw costs one combination lookup. That is what lets self-play
 reach hundreds of hands per second (issue #4).
 
-The numbers are exactly those of :mod:`duyun.analysis` (``tests/test_bots.py`` compares them
-on random hands): standard shanten from the per-suit block summaries, seven pairs (R10) only
-when no meld is held (13 or 14 concealed tiles).
+The numbers are exactly those of :mod:`duyun.analysis`
+(``tests/bots/test_bots_protocol_and_legality.py`` compares them on random hands): standard
+shanten from the per-suit block summaries, seven pairs (R10) only when no meld is held (13 or
+14 concealed tiles).
 
 Memory: the memo tables are keyed by a single suit's shape (nine counts), like the analysis
 tables themselves, and bounded the same way (a full table starts over), so a long self-play

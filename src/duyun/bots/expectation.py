@@ -25,7 +25,7 @@ how many still live, what each would score). Further from ready the later stages
 average useful count seen one draw ahead (two steps) or the current one.
 
 Everything here is a pure function of its arguments (no I/O, no randomness): the bot is
-deterministic, and the numbers can be checked by hand (``tests/test_bots_expectation.py``).
+deterministic, and the numbers can be checked by hand (``tests/bots/test_bots_expectation.py``).
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def wait_fans(counts: Sequence[int], melds: tuple[Meld, ...]) -> WaitFans:
 
 
 @dataclass(frozen=True, slots=True)
-class Table:
+class SeatSituation:
     """What the value of a hand depends on besides its tiles: the seat's situation.
 
     All values are in fan (one fan = one base score, R40), summed over the payments.
@@ -160,7 +160,7 @@ class ReadyRates:
 NOT_READY = ReadyRates(0.0, 0.0, 0.0, 0.0, 0.0)
 
 
-def payment(table: Table, fan: int, payer: int) -> float:
+def payment(table: SeatSituation, fan: int, payer: int) -> float:
     """Fan ``payer`` pays this seat for a win of basic ``fan`` (R21 報聽, R22, R36)."""
     total = float(fan)
     if table.baoting:
@@ -172,7 +172,7 @@ def payment(table: Table, fan: int, payer: int) -> float:
     return total
 
 
-def ready_rates(table: Table, waits: WaitFans, unseen: Sequence[int]) -> ReadyRates:
+def ready_rates(table: SeatSituation, waits: WaitFans, unseen: Sequence[int]) -> ReadyRates:
     """Per-round win chances and values of a ready hand with these waits (R17, R27-R29)."""
     if not waits or table.unseen <= 0:
         return NOT_READY
@@ -218,7 +218,7 @@ class Outcome:
 
 
 def chain(
-    table: Table, stages: Sequence[float], ready: ReadyRates, rounds: int | None = None
+    table: SeatSituation, stages: Sequence[float], ready: ReadyRates, rounds: int | None = None
 ) -> Outcome:
     """Run the stage chain over the remaining rounds.
 
@@ -275,7 +275,7 @@ class BeanChances:
 
 
 def bean_chances(
-    table: Table,
+    table: SeatSituation,
     counts: Sequence[int],
     melds: tuple[Meld, ...],
     unseen: Sequence[int],

@@ -52,7 +52,7 @@ from duyun.bots.expectation import (
     SEATS,
     Outcome,
     ReadyRates,
-    Table,
+    SeatSituation,
     bean_chances,
     chain,
     ready_rates,
@@ -224,7 +224,7 @@ class StrongBot(HeuristicBot):
 
     def _table(
         self, view: SeatView, unseen: Sequence[int], threats: list[Threat], extra_rounds: int = 0
-    ) -> Table:
+    ) -> SeatSituation:
         me = view.seat
         rounds = view.wall_remaining // DRAWS_PER_ROUND + extra_rounds
         turn = (FULL_WALL - view.wall_remaining) / DRAWS_PER_ROUND
@@ -255,7 +255,7 @@ class StrongBot(HeuristicBot):
                 dajiao += view.streak
             pay_ready += ready * dajiao
         income = float(sum(p.fan for p in view.payments if p.payee == me and p.rule == "R12"))
-        return Table(
+        return SeatSituation(
             seat=me,
             rounds=rounds,
             unseen=max(1, sum(unseen)),
@@ -277,7 +277,7 @@ class StrongBot(HeuristicBot):
 
     def _hand_value(
         self,
-        table: Table,
+        table: SeatSituation,
         counts: list[int],
         melds: tuple[Meld, ...],
         unseen: Sequence[int],
@@ -293,7 +293,7 @@ class StrongBot(HeuristicBot):
 
     def _routes_value(
         self,
-        table: Table,
+        table: SeatSituation,
         counts: list[int],
         melds: tuple[Meld, ...],
         unseen: Sequence[int],
@@ -326,7 +326,7 @@ class StrongBot(HeuristicBot):
 
     def _with_kongs_to_come(
         self,
-        table: Table,
+        table: SeatSituation,
         counts: list[int],
         melds: tuple[Meld, ...],
         unseen: Sequence[int],
@@ -357,7 +357,7 @@ class StrongBot(HeuristicBot):
 
     def _flush_route(
         self,
-        table: Table,
+        table: SeatSituation,
         counts: Sequence[int],
         melds: tuple[Meld, ...],
         unseen: Sequence[int],
@@ -383,7 +383,7 @@ class StrongBot(HeuristicBot):
 
     def _ready(
         self,
-        table: Table,
+        table: SeatSituation,
         counts: list[int],
         melds: tuple[Meld, ...],
         unseen: Sequence[int],
@@ -398,7 +398,7 @@ class StrongBot(HeuristicBot):
 
     def _standard_route(
         self,
-        table: Table,
+        table: SeatSituation,
         counts: list[int],
         melds: tuple[Meld, ...],
         unseen: Sequence[int],
@@ -456,7 +456,11 @@ class StrongBot(HeuristicBot):
         return self.TYPICAL_STAGE_LIVE[index] / pool
 
     def _typical_ready(
-        self, table: Table, counts: Sequence[int], melds: tuple[Meld, ...], unseen: Sequence[int]
+        self,
+        table: SeatSituation,
+        counts: Sequence[int],
+        melds: tuple[Meld, ...],
+        unseen: Sequence[int],
     ) -> ReadyRates:
         """A ready hand as this one will typically become: a few live waits, 平胡 unless the
         hand is all one suit already (清一色, 6 fan, R20)."""
@@ -465,7 +469,12 @@ class StrongBot(HeuristicBot):
         return _synthetic_ready(table, fan, self.TYPICAL_WAIT_LIVE)
 
     def _seven_pairs_route(
-        self, table: Table, counts: Sequence[int], unseen: Sequence[int], pool: float, shanten: int
+        self,
+        table: SeatSituation,
+        counts: Sequence[int],
+        unseen: Sequence[int],
+        pool: float,
+        shanten: int,
     ) -> Outcome | None:
         """七對 (R10, R20: 6 fan, wins on any discard): pair the singles with most live copies."""
         pairs = sum(c >> 1 for c in counts)
@@ -480,7 +489,7 @@ class StrongBot(HeuristicBot):
 
     def _toitoi_route(
         self,
-        table: Table,
+        table: SeatSituation,
         counts: Sequence[int],
         melds: tuple[Meld, ...],
         unseen: Sequence[int],
@@ -629,7 +638,7 @@ class StrongBot(HeuristicBot):
         melds: tuple[Meld, ...],
         unseen: Sequence[int],
         threats: list[Threat],
-        table: Table,
+        table: SeatSituation,
         scored: list[tuple[float, int, int, Outcome]],
     ) -> Action | None:
         """報聽 (R25) with the discard that makes it worth most, if that beats not declaring:
@@ -660,7 +669,7 @@ class StrongBot(HeuristicBot):
         melds: tuple[Meld, ...],
         unseen: Sequence[int],
         threats: list[Threat],
-        table: Table,
+        table: SeatSituation,
         discard_value: float,
     ) -> Action | None:
         """A concealed or added kong when its value beats the best discard's (R12-R15)."""
@@ -700,7 +709,7 @@ class StrongBot(HeuristicBot):
         melds: tuple[Meld, ...],
         unseen: Sequence[int],
         threats: list[Threat],
-        table: Table,
+        table: SeatSituation,
         income: float,
     ) -> float:
         """Value after a kong: the hand with a bean (R15, R17) and the replacement draw (R7),
@@ -770,7 +779,7 @@ class StrongBot(HeuristicBot):
         return choice
 
 
-def _synthetic_ready(table: Table, fan: int, live: int) -> ReadyRates:
+def _synthetic_ready(table: SeatSituation, fan: int, live: int) -> ReadyRates:
     """Rates of a ready hand with ``live`` winning tiles of one kind scoring ``fan``."""
     unseen = [0] * 27
     unseen[0] = live

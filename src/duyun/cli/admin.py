@@ -328,3 +328,39 @@ def house(database_url: DatabaseOption = DEFAULT_DATABASE, as_json: JsonOption =
     out.print(f"granted to players (starting balances and grants): {report.granted}")
     out.print(f"net from hands with bots: {report.hands_net:+d} over {report.hands_played} hand(s)")
     out.print(f"house balance: {report.balance}")
+
+
+@admin_app.command("processes")
+def processes(database_url: DatabaseOption = DEFAULT_DATABASE, as_json: JsonOption = False) -> None:
+    """The server processes sharing this database: address, heartbeat, draining, tables."""
+    from duyun.server.store import cluster
+
+    with _store(database_url) as store:
+        rows = cluster.processes(store)
+    if as_json:
+        out.print_json(json.dumps(rows))
+        return
+    table = Table("owner", "url", "heartbeat", "state", "tables")
+    for row in rows:
+        state = "gone" if not row["alive"] else "draining" if row["draining"] else "serving"
+        table.add_row(
+            row["owner"], row["url"] or "-", f"{row['age']} s ago", state, str(row["tables"])
+        )
+    out.print(table)
+
+
+@admin_app.command("drain")
+def drain(
+    owner: Annotated[str, typer.Argument(help="the process's --owner name")],
+    undo: Annotated[bool, typer.Option("--undo", help="take new tables again")] = False,
+    database_url: DatabaseOption = DEFAULT_DATABASE,
+) -> None:
+    """Stop a running process taking new tables (within one heartbeat, 2 s); its matches play
+    to their end and /readyz answers 503. Stop it once `processes` shows 0 tables."""
+    from duyun.server.store import cluster
+
+    with _store(database_url) as store:
+        if not cluster.set_draining(store, owner, not undo):
+            known = ", ".join(row["owner"] for row in cluster.processes(store)) or "none"
+            fail(f"no server process named {owner!r}; known: {known}")
+    out.print(f"{owner}: {'taking new tables again' if undo else 'draining'}")

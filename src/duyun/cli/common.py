@@ -96,6 +96,7 @@ SERVER_MODULES: tuple[str, ...] = (
     "argon2",
     "itsdangerous",
     "psycopg",
+    "prometheus_client",
 )
 
 

@@ -64,9 +64,21 @@ def serve(
             "or networks, '*' = any); default: config forwarded_allow_ips (127.0.0.1)",
         ),
     ] = None,
+    public_url: Annotated[
+        str | None,
+        typer.Option(
+            "--public-url",
+            help="This process's address as browsers reach it (https://s1.play.example); "
+            "other processes send clients of its tables here (with --owner, docs/deploy.md)",
+        ),
+    ] = None,
     log_level: Annotated[
         str, typer.Option("--log-level", help=f"Log level: {', '.join(LOG_LEVELS)}")
     ] = "info",
+    log_format: Annotated[
+        str,
+        typer.Option("--log-format", help="text, or json: one JSON object per line"),
+    ] = "text",
 ) -> None:
     """Run the online game server: the browser client at /, websockets at /ws, REST at /api."""
     require_server_extra("serve")
@@ -77,8 +89,12 @@ def serve(
     from duyun.server.store import Store, StoreError
     from duyun.server.store.store import normalize_url
 
+    if log_format not in ("text", "json"):
+        fail(f"--log-format must be text or json, not {cut(log_format)}")
     try:
         settings = load_config(config)
+        if public_url is not None:
+            settings = settings.with_overrides(public_url=public_url)
     except ConfigError as error:
         fail(str(error))
     if forwarded_allow_ips is not None:
@@ -94,6 +110,8 @@ def serve(
     except StoreError as error:
         fail(str(error))
     owner = _owner(owner, postgres)
+    if settings.public_url is not None and owner is None:
+        fail("--public-url needs --owner (several processes share one PostgreSQL database)")
     listener = _bind(host, port)
     try:
         try:
@@ -106,6 +124,10 @@ def serve(
             level=logging.DEBUG if level == "trace" else level.upper(),
             format="%(levelname)s %(name)s: %(message)s",
         )
+        if log_format == "json":
+            from duyun.server.metrics import use_json_logs
+
+            use_json_logs(owner)
         app = create_app(settings, database_url, owner=owner)
         bound_host, bound_port = listener.getsockname()[:2]
         shown = database_url.split("@")[-1]  # never print a password
@@ -119,6 +141,8 @@ def serve(
                 host=host,
                 port=bound_port,
                 log_level=level,
+                # json: keep the handlers set above instead of uvicorn's text formatters
+                log_config=None if log_format == "json" else uvicorn.config.LOGGING_CONFIG,
                 ws_max_size=WS_MAX_FRAME,
                 # past every websocket the app allows, HTTP gets a quick 503 instead of holding
                 # descriptors until accept() fails for everyone (issue 20 item 10)

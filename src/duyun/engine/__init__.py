@@ -15,6 +15,7 @@ from duyun.engine.actions import (
     LegalActions,
     SetupError,
 )
+from duyun.engine.determinize import DeterminizeError, sample_round
 from duyun.engine.ledger import Payment, net_points
 from duyun.engine.match import Match, MatchOverError
 from duyun.engine.replay import (
@@ -58,6 +59,7 @@ __all__ = [
     "EVENT_LOG_VERSION",
     "Action",
     "ActionKind",
+    "DeterminizeError",
     "EngineError",
     "HandResult",
     "IllegalActionError",
@@ -90,6 +92,7 @@ __all__ = [
     "redact_event",
     "replay",
     "run_scenario",
+    "sample_round",
     "scenario_result",
     "seat_view",
     "split_hands",

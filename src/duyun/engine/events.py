@@ -85,7 +85,7 @@ HandText = Annotated[
     ),
 ]
 Points = Annotated[int, Field("points: fan (base units) × the rules' base_points (R40)")]
-Fan = Annotated[int, Field("base units (番): the fan of a pattern, R22-R24", minimum=0)]
+Fan = Annotated[int, Field("base units (番): the fan of a pattern, R20-R22", minimum=0)]
 Auto = Annotated[bool, Field("true when the engine made this move itself (R19, R26), not a seat")]
 WinHow = Literal["self_draw", "discard", "rob_kong"]
 RefusalRule = Literal["R17", "R9"]  # the rule that refuses a win (RefusedWin.reason)
@@ -301,7 +301,7 @@ WinEvent = TypedDict(
             TileName | None,
             Field("the winning tile; null for a self-drawn win on the hand as dealt (天胡)"),
         ],
-        "pattern": Annotated[str, Field("the pattern scored (R22-R24), e.g. '平胡', '清一色'")],
+        "pattern": Annotated[str, Field("the pattern scored (R20-R22), e.g. '平胡', '清一色'")],
         "fan": Fan,
         "extras": Annotated[
             list[Literal["槓上花", "槓上炮"]],

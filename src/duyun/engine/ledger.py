@@ -32,6 +32,14 @@ class Payment:
             "reason": self.reason,
         }
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # explicit: compiled, this dataclass is a native class whose default reduction calls
+        # __init__ without arguments (pickling a round in play pickles its ledger)
+        return (
+            Payment,
+            (self.payer, self.payee, self.fan, self.points, self.rule, self.reason),
+        )
+
     @classmethod
     def from_json(cls, data: dict[str, object]) -> Payment:
         return cls(

@@ -65,6 +65,37 @@ class ClaimWindow:
     answers: dict[int, ActionKind] = field(default_factory=dict)
     legal: dict[int, LegalActions] = field(default_factory=dict)  # built on first request
 
+    def copy(self) -> ClaimWindow:
+        """An independent window: its answers and legal caches change as seats answer."""
+        return ClaimWindow(
+            self.source,
+            self.from_seat,
+            self.tile,
+            self.last_four,
+            self.gang_shang_pao,
+            dict(self.options),
+            list(self.forced),
+            dict(self.answers),
+            dict(self.legal),
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Explicit: a compiled dataclass is a native class whose default reduction calls
+        # __init__ without arguments. The legal cache is rebuilt on demand.
+        return (
+            ClaimWindow,
+            (
+                self.source,
+                self.from_seat,
+                self.tile,
+                self.last_four,
+                self.gang_shang_pao,
+                self.options,
+                self.forced,
+                self.answers,
+            ),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Win:
@@ -77,6 +108,10 @@ class Win:
 
     def to_json(self) -> dict[str, Any]:
         return {"seats": list(self.seats), "how": self.kind.value, "from": self.from_seat}
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the compiled dataclass has no argument-free constructor for pickle's default
+        return (Win, (self.seats, self.kind, self.from_seat))
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +132,22 @@ class HandResult:
     next_dealer: int
     next_streak: int
     wins: tuple[Win, ...] = ()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (  # as Win.__reduce__
+            HandResult,
+            (
+                self.result,
+                self.winners,
+                self.win_kind,
+                self.loser,
+                self.payments,
+                self.totals,
+                self.next_dealer,
+                self.next_streak,
+                self.wins,
+            ),
+        )
 
 
 def hand_result(
@@ -137,3 +188,22 @@ def hand_result(
     return HandResult(
         result, winners, win_kind, loser, ledger, totals, next_dealer, next_streak, wins
     )
+
+
+def leak_forced_wins_v1(
+    options: dict[int, tuple[ActionKind, ...]],
+    forced: list[int],
+    events: list[dict[str, Any]],
+) -> dict[int, tuple[ActionKind, ...]]:
+    """How version 1 logs were written (leaky), for their replays: forced wins announced at
+    once, the others left only "hu" or "pass". Since version 2 nobody learns of a forced win
+    before the window resolves: the others keep every option, so neither their choices nor the
+    pause tell that someone holds the winning tile; the forced win beats any pong or kong (R6).
+    """
+    for seat in forced:
+        events.append({"type": "claim", "seat": seat, "claim": "hu", "auto": True})
+    return {
+        s: tuple(k for k in kinds if k in (ActionKind.HU, ActionKind.PASS))
+        for s, kinds in options.items()
+        if ActionKind.HU in kinds
+    }

@@ -50,6 +50,7 @@ from duyun.engine.phases import (
     Win,
     WinKind,
     hand_result,
+    leak_forced_wins_v1,
 )
 from duyun.engine.setup import (
     DEALER_HAND,
@@ -66,14 +67,7 @@ from duyun.engine.view import MeldView, RefusedWin, SeatView, copy_event, seat_v
 from duyun.hand import Hand, Meld, MeldKind
 from duyun.rules import DUYUN, RuleSet
 from duyun.scoring import PatternResult, best_pattern, max_fan
-from duyun.tiles import (
-    COPIES,
-    NUM_KINDS,
-    TILE_NAMES,
-    Tile,
-    from_counts,
-    tile_to_str,
-)
+from duyun.tiles import COPIES, NUM_KINDS, TILE_NAMES, Tile, from_counts, tile_to_str
 
 _NAMES = TILE_NAMES  # tile -> notation, for tiles the engine itself holds (always 0..26)
 
@@ -107,7 +101,12 @@ def _logged(event: Event) -> dict[str, Any]:
 
 
 class Round:
-    """The state machine of one hand. Construct with :func:`deal_setup` or a scenario setup."""
+    """The state machine of one hand. Construct with :func:`deal_setup` or a scenario setup;
+    :meth:`copy` (``copy.copy``, ``copy.deepcopy``, pickle) gives an independent one."""
+
+    def __new__(cls, *_args: Any, **_kwargs: Any) -> Round:
+        # empty, for copying and pickle (compiled, no __new__ would run __init__: issue 23)
+        return super().__new__(cls)
 
     def __init__(
         self, setup: Setup, rules: RuleSet = DUYUN, *, log_version: int = EVENT_LOG_VERSION
@@ -415,12 +414,12 @@ class Round:
         else:
             if action not in self.legal_actions(seat):
                 raise IllegalActionError(f"{action}: {why_illegal(self, action)}")
-        return self._apply_legal(action)
+        return self.apply_unchecked(action)
 
-    def _apply_legal(self, action: Action) -> list[dict[str, Any]]:
-        """:meth:`apply_logged` once ``action`` is known to be one of the engine's own legal
-        action objects for this position (the RL environment has just found it among
-        ``legal_actions`` by identity: checking again would repeat that scan)."""
+    def apply_unchecked(self, action: Action) -> list[dict[str, Any]]:
+        """:meth:`apply_logged` without the legality check, for a driver that has just taken
+        ``action`` from ``legal_actions(action.seat)`` for this very position (the RL
+        environment does, by identity). Anything else corrupts the round: use :meth:`apply`."""
         seat = action.seat
         template = ACT_EVENTS.get(id(action))
         act = template.copy() if template is not None else {"type": "act", **action.to_json()}
@@ -638,7 +637,7 @@ class Round:
             self._play_on(source, from_seat, tile, events)
             return
         if forced and self.log_version == 1:
-            options = self._leak_forced_wins_v1(options, forced, events)
+            options = leak_forced_wins_v1(options, forced, events)
         self.phase = Phase.CLAIMS
         self.claims = ClaimWindow(
             source, from_seat, tile, last_four, gang_shang_pao, options, forced
@@ -739,24 +738,6 @@ class Round:
         if held == 3 and self.wall_remaining > 0:  # R7
             kinds.append(ActionKind.KONG)
         return kinds
-
-    def _leak_forced_wins_v1(
-        self,
-        options: dict[int, tuple[ActionKind, ...]],
-        forced: list[int],
-        events: list[dict[str, Any]],
-    ) -> dict[int, tuple[ActionKind, ...]]:
-        """How version 1 logs were written (leaky): forced wins announced at once, the others
-        left only "hu" or "pass". Since version 2 nobody learns of a forced win before the
-        window resolves: the others keep every option, so neither their choices nor the pause
-        tell that someone holds the winning tile; the forced win beats any pong or kong (R6)."""
-        for seat in forced:
-            events.append(_logged({"type": "claim", "seat": seat, "claim": "hu", "auto": True}))
-        return {
-            s: tuple(k for k in kinds if k in (ActionKind.HU, ActionKind.PASS))
-            for s, kinds in options.items()
-            if ActionKind.HU in kinds
-        }
 
     def _refuse_win(
         self,
@@ -945,9 +926,9 @@ class Round:
             self.ledger.append(row)
             events.append({"type": "payment", **row.to_json()})
 
-    def _table(self) -> settlement.Table:
+    def _table(self) -> settlement.PaymentTerms:
         """The facts every payment depends on besides its parties (R21, R36, R40)."""
-        return settlement.Table(
+        return settlement.PaymentTerms(
             self.dealer, self.streak, tuple(self.baoting), self.rules.base_points
         )
 
@@ -1166,6 +1147,28 @@ class Round:
         """What ``seat`` may know (see :mod:`duyun.engine.view`); an invalid seat is an error,
         never another seat's view."""
         return seat_view(self, as_seat(seat))
+
+    # ---------------------------------------- copying (issue 23): the work is engine/copying.py
+
+    def copy(self) -> Round:
+        """An independent copy that plays on exactly like this hand, for search."""
+        from duyun.engine.copying import copy_round
+
+        return copy_round(self)
+
+    def __copy__(self) -> Round:
+        # never shallow: a copy sharing the counts corrupts both (deepcopy uses __reduce__)
+        return self.copy()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        from duyun.engine.copying import blank_round, round_state
+
+        return (blank_round, (), round_state(self))  # blank_round: see __new__
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        from duyun.engine.copying import restore_round
+
+        restore_round(self, state)
 
 
 def new_round(

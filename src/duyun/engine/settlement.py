@@ -23,7 +23,7 @@ BEAN_RULE = "R12"
 
 
 @dataclass(frozen=True, slots=True)
-class Table:
+class PaymentTerms:
     """The facts every payment of a hand depends on besides its two parties."""
 
     dealer: int
@@ -33,7 +33,7 @@ class Table:
 
 
 def fan_between(
-    table: Table,
+    table: PaymentTerms,
     pattern: PatternResult,
     winner: int,
     payer: int,
@@ -55,7 +55,7 @@ def fan_between(
 
 
 def row(
-    table: Table, payer: int, payee: int, breakdown: FanBreakdown, rule: str, what: str
+    table: PaymentTerms, payer: int, payee: int, breakdown: FanBreakdown, rule: str, what: str
 ) -> Payment:
     """One payment of ``breakdown.total`` fan × base, its reason listing the fan items."""
     detail = " + ".join(f"{name} {fan}" for name, fan in breakdown.items)
@@ -70,7 +70,7 @@ def row(
 
 
 def bean_rows(
-    table: Table, kong_player: int, payers: Iterable[int], units: int, kind: str
+    table: PaymentTerms, kong_player: int, payers: Iterable[int], units: int, kind: str
 ) -> list[Payment]:
     """R12: a kong's beans, paid at once in base units, without the dealer bonus (R36).
 
@@ -84,7 +84,7 @@ def bean_rows(
 
 
 def self_draw_rows(
-    table: Table,
+    table: PaymentTerms,
     winner: int,
     pattern: PatternResult,
     payers: Iterable[int],
@@ -107,7 +107,7 @@ def self_draw_rows(
 
 
 def discard_win_rows(
-    table: Table,
+    table: PaymentTerms,
     winner: int,
     pattern: PatternResult,
     discarder: int,
@@ -136,7 +136,7 @@ def discard_win_rows(
 
 
 def rob_kong_rows(
-    table: Table, winner: int, pattern: PatternResult, kong_player: int
+    table: PaymentTerms, winner: int, pattern: PatternResult, kong_player: int
 ) -> list[Payment]:
     """R13, R29: 搶槓 is settled like 點炮 with the kong player as the discarder."""
     return [
@@ -152,7 +152,7 @@ def rob_kong_rows(
 
 
 def da_jiao_row(
-    table: Table, payer: int, payee: int, best: PatternResult | None, rule: str
+    table: PaymentTerms, payer: int, payee: int, best: PatternResult | None, rule: str
 ) -> Payment | None:
     """R30 查大叫: ``payer`` pays ready ``payee`` its 大叫 (``best``, None if not ready), with
     R21 報聽 and the R36 dealer bonus as they apply between the two."""
@@ -164,7 +164,7 @@ def da_jiao_row(
 
 
 def exhaustive_draw_rows(
-    table: Table,
+    table: PaymentTerms,
     players: Sequence[int],
     da_jiao: Mapping[int, PatternResult | None],
     ledger: Iterable[Payment],
@@ -202,7 +202,7 @@ def exhaustive_draw_rows(
 
 
 def escape_rows(
-    table: Table,
+    table: PaymentTerms,
     escapee: int,
     others: Sequence[int],
     *,
@@ -230,7 +230,7 @@ def escape_rows(
 
 
 __all__ = [
-    "Table",
+    "PaymentTerms",
     "bean_rows",
     "da_jiao_row",
     "discard_win_rows",

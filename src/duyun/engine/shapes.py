@@ -1,7 +1,7 @@
 """Shortcuts over suit shapes for the round's hot path: cheap tests that spare the full
 searches of :mod:`duyun.analysis`, and the notation of a count vector.
 
-Each gives exactly what the code it stands in for gives (tests/test_engine_fast_paths.py).
+Each gives exactly what the code it stands in for gives (tests/engine/test_engine_fast_paths.py).
 """
 
 from __future__ import annotations

@@ -423,7 +423,7 @@ class DuyunEnv(AECEnv):  # type: ignore[misc]
         # the log's own events, uncopied: they are only read here (and by the encoder, which
         # follows the log itself). A chosen action found in ``legal`` above is one of its own
         # objects, so the engine need not check it again; a penalised fallback is checked.
-        events = game.apply_logged(chosen) if penalty else game._apply_legal(chosen)
+        events = game.apply_logged(chosen) if penalty else game.apply_unchecked(chosen)
         rewards: dict[str, float] | None = None  # None: nobody is rewarded on this step
         if self.reward_timing == "payments":
             for event in events:

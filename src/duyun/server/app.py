@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import gc
 import logging
+import signal
 import time
 import weakref
 from collections.abc import AsyncIterator, Callable
@@ -31,9 +32,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from duyun.bots import DIFFICULTY_LEVELS, resolve_bot
 from duyun.rules import RuleSet
 from duyun.server import auth, protocol
+from duyun.server.cluster import Cluster
 from duyun.server.config import MAX_FRAME_BYTES, ServerConfig
 from duyun.server.limits import LimitExceeded, Limits
 from duyun.server.logs import RESOURCE_LOG_INTERVAL, install_log_safety
+from duyun.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from duyun.server.middleware import HttpGuard
 from duyun.server.protocol import PROTOCOL_VERSION, ProtocolError, error_message
 from duyun.server.store import (
@@ -47,6 +50,7 @@ from duyun.server.store import (
     StoreConfig,
     StoreError,
 )
+from duyun.server.store import cluster as shared
 from duyun.server.tables import Table, TableManager, dumps
 
 log = logging.getLogger("duyun.server")
@@ -101,8 +105,12 @@ class Connection:
         #: messages dropped by the rate limit since the last ``rate_limited`` reply
         self.dropped = 0
         self._rate_replied = -RATE_REPLY_INTERVAL
+        #: counts the errors this connection is sent (GET /metrics); set by the endpoint
+        self.on_error: Callable[[str], None] | None = None
 
     def send(self, message: dict[str, Any]) -> None:
+        if self.on_error is not None and message.get("type") == "error":
+            self.on_error(str(message.get("code")))
         try:
             text = dumps(message)
         except (ValueError, TypeError):
@@ -281,6 +289,33 @@ def connection_cap(config: ServerConfig) -> int:
     return cap
 
 
+def live_gauges(tables: TableManager) -> dict[str, Any]:
+    """The scrape-time gauges of GET /metrics."""
+    by_status: dict[str, int] = {"waiting": 0, "playing": 0}
+    for table in tables.tables.values():
+        by_status[table.status] = by_status.get(table.status, 0) + 1
+    return {
+        "tables": by_status,
+        "connections": len(tables.connections),
+        "seated": len(tables.seated),
+    }
+
+
+def socket_origins(allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """The websocket origins (``wss://s2.play.example``) of the hosts in ``allowed_origins``:
+    the page's Content-Security-Policy must let the client follow a ``redirect`` there."""
+    found = []
+    for origin in allowed:
+        parts = urlsplit(origin)
+        if parts.scheme in ("http", "https") and parts.netloc:
+            found.append(f"{'wss' if parts.scheme == 'https' else 'ws'}://{parts.netloc}")
+    return tuple(found)
+
+
+def draining(cluster: Cluster | None) -> bool:
+    return cluster is not None and cluster.draining
+
+
 def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
     """The Origin check of /ws: browsers always send Origin; other clients may omit it."""
     if origin is None or "*" in allowed:
@@ -347,9 +382,23 @@ def create_app(
         opened = await db(Store.open, database_url, settings)
         tables = TableManager(config, opened, owner)
         state["store"], state["manager"] = opened, tables
+        tables.metrics.watch(
+            lambda: {**live_gauges(tables), "draining": int(draining(state.get("cluster")))}
+        )
         restored = await tables.restore()
         log.info("restored %d live match(es)", restored)
         renewer = asyncio.create_task(renew_leases(opened, tables, owner)) if owner else None
+        cluster = Cluster(opened, tables, owner, config.public_url) if owner else None
+        beat: asyncio.Task[None] | None = None
+        if cluster is not None:  # several processes as one service (issue 24)
+            await db(shared.heartbeat, opened, owner, config.public_url, False)
+            await cluster.beat()
+            state["cluster"] = cluster
+            beat = asyncio.create_task(cluster.run())
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                asyncio.get_running_loop().add_signal_handler(
+                    signal.SIGUSR1, lambda: asyncio.ensure_future(cluster.drain("SIGUSR1"))
+                )
         # Everything loaded so far (the web stack, the engine's tables, restored matches) lives
         # as long as the process: keep it out of the collector's full passes, which otherwise
         # walk it every time and pause every table for 100 ms or more under load.
@@ -367,6 +416,8 @@ def create_app(
             state["ready"] = False
             if renewer is not None:
                 renewer.cancel()
+            if beat is not None:
+                beat.cancel()
             await tables.shutdown()
             if owner:  # a clean stop: a restart (or another process) restores them at once
                 with contextlib.suppress(Exception):
@@ -383,6 +434,7 @@ def create_app(
         HttpGuard,
         max_body_bytes=config.max_body_bytes,
         origin_ok=lambda origin, host: origin_allowed(origin, host, config.allowed_origins),
+        sockets=socket_origins(config.allowed_origins),
     )
 
     def client_address(request: Request) -> str | None:
@@ -527,7 +579,18 @@ def create_app(
 
     @app.get("/api/lobby")
     async def lobby() -> dict[str, Any]:
-        return {"tables": manager().lobby()}
+        if state.get("cluster") is not None:  # every live process's tables (issue 24 item 2)
+            listed = await db(shared.lobby, store())
+            return {
+                "tables": [t for t in listed if t.get("status") == "waiting"],
+                "playing": [t for t in listed if t.get("status") == "playing"],
+            }
+        playing = [
+            t.summary()
+            for t in manager().tables.values()
+            if t.status == "playing" and (t.options.kind == "room" or t.options.listed)
+        ]
+        return {"tables": manager().lobby(), "playing": playing}
 
     @app.get("/api/reactions")
     async def reactions() -> list[dict[str, str]]:
@@ -564,8 +627,15 @@ def create_app(
         except ValueError as error:
             raise ApiError(400, "bad_request", f"bot: {error}") from None
         limits.tables.hit(client_address(request))  # only tables that will be created count
+        code = None
+        if state.get("cluster") is not None:
+            try:
+                code = await state["cluster"].new_code("private", body.listed)
+            except ProtocolError as error:
+                raise ApiError(503, error.code, error.message) from None
         table = manager().create_private(
             account,
+            code=code,
             stake=body.stake,
             hands=body.hands,
             rules=rules,
@@ -581,8 +651,15 @@ def create_app(
     async def table_info(code: TableCode, request: Request) -> dict[str, Any]:
         limits.code_lookups.hit(client_address(request))
         table = manager().tables.get(code)
+        cluster: Cluster | None = state.get("cluster")
+        if table is None and cluster is not None:
+            where = await cluster.locate(code)
+            if where is not None and where.summary:
+                return {**where.summary, "code": code, "url": where.url}
         if table is None:
             raise ApiError(404, "table_not_found", f"no table with code {code}")
+        if cluster is not None:
+            return {**table.summary(), "url": config.public_url}
         return table.summary()
 
     @app.get("/api/history")
@@ -624,6 +701,23 @@ def create_app(
             "result": log_.result,
         }
 
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics() -> Response:
+        """Prometheus text format (issue 24 item 4; docs/deploy.md "Monitoring")."""
+        return Response(manager().metrics.render(), media_type=METRICS_CONTENT_TYPE)
+
+    @app.get("/readyz", include_in_schema=False)
+    async def readyz() -> JSONResponse:
+        """Ready for new players: started, the database answers, its migrations are at head
+        and the process is not draining. /healthz says only that the process is alive."""
+        why = "starting" if not state["ready"] else await db(shared.schema_ready, store())
+        cluster: Cluster | None = state.get("cluster")
+        if why is None and cluster is not None and cluster.draining:
+            why = "draining"
+        if why is not None:
+            return JSONResponse({"ready": False, "reason": why}, status_code=503)
+        return JSONResponse({"ready": True})
+
     # ---------------------------------------------------------------------- websocket
 
     async def authenticate(conn: Connection, token: str) -> None:
@@ -655,7 +749,8 @@ def create_app(
                 "config": config.public(),
             }
         )
-        manager().attach(conn)
+        if not manager().attach(conn) and state.get("cluster") is not None:
+            await state["cluster"].reconnect_elsewhere(conn)
 
     async def dispatch(conn: Connection, message: protocol._Message) -> None:
         if isinstance(message, protocol.Hello):
@@ -675,8 +770,12 @@ def create_app(
             conn.send({"type": "pong", "t": message.t})
             return
         tables = manager()
+        cluster: Cluster | None = state.get("cluster")
         if isinstance(message, protocol.QuickMatch):
-            await tables.quick_match(conn, message.room)
+            if cluster is not None:
+                await cluster.quick_match(conn, message.room)
+            else:
+                await tables.quick_match(conn, message.room)
         elif isinstance(message, protocol.Join | protocol.Spectate):
             seated = tables.seated.get(conn.account.id)
             if seated is None or seated.code != message.code:  # a reload's re-join is free
@@ -685,6 +784,11 @@ def create_app(
                     limits.code_lookups.hit(peer.host if peer else None)
                 except LimitExceeded as error:
                     raise ProtocolError("rate_limited", str(error)) from None
+            kind = "join" if isinstance(message, protocol.Join) else "spectate"
+            if cluster is not None and await cluster.join_elsewhere(
+                conn, message.code, kind, message.rid
+            ):
+                return  # held by another process: the client was told where (issue 24)
             if isinstance(message, protocol.Join):
                 tables.join(conn, message.code)
             else:
@@ -801,6 +905,8 @@ def create_app(
             release(websocket)
             raise
         conn = Connection(websocket, config)
+        if state.get("manager") is not None:
+            conn.on_error = state["manager"].metrics.error
         writer = asyncio.create_task(conn.writer())
         deadline = asyncio.get_running_loop().call_later(config.hello_timeout, hello_deadline, conn)
         try:

@@ -28,7 +28,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
-from duyun.server.store.api import AccountError, AuthError
+from duyun.server.store.types import AccountError, AuthError
 
 NAME_MIN = 3
 NAME_MAX = 20

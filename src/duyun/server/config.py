@@ -34,6 +34,7 @@ import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from duyun.bots import BOT_NAMES
 from duyun.rules import RuleSet
@@ -127,6 +128,11 @@ class ServerConfig:
     bot_fill_wait: float = 1.5
     #: seconds a dropped seat has to reconnect before R45 applies
     reconnect_grace: float = 60.0
+    #: seconds within which several people of one table losing their connections count as one
+    #: failure of the network or the server: their graces then end in 托管, not in R45. A dead
+    #: connection is noticed by the websocket ping (every 20 s, 20 s to answer), so people cut
+    #: off together may be noticed up to about 40 s apart
+    shared_drop_window: float = 45.0
     #: seconds between hands (the settlement's countdown, ``hand_end.next_hand_in``) unless
     #: every person is ready earlier
     next_hand_wait: float = 15.0
@@ -148,6 +154,9 @@ class ServerConfig:
     allowed_origins: tuple[str, ...] = ()
     #: token signing key; None = the store generates one and keeps it in the database
     secret_key: str | None = None
+    #: this process's address as browsers reach it (https://s1.play.example): other processes
+    #: send clients of this process's tables here (issue 24; ``duyun serve --public-url``)
+    public_url: str | None = None
     token_max_age: int = 30 * 24 * 3600
     login_attempts: int = 5
     login_window: int = 15 * 60
@@ -179,6 +188,7 @@ class ServerConfig:
             "bot_delay_max",
             "bot_fill_wait",
             "reconnect_grace",
+            "shared_drop_window",
             "next_hand_wait",
             "next_hand_limit",
             "rate_limit",
@@ -232,6 +242,13 @@ class ServerConfig:
             raise ConfigError(
                 f"default_bot {self.default_bot!r} is not a bot; known: {', '.join(BOT_NAMES)}"
             )
+        if self.public_url is not None:
+            parts = urlsplit(self.public_url)
+            if parts.scheme not in ("http", "https") or not parts.netloc or parts.query:
+                raise ConfigError(
+                    f"public_url must be an absolute http(s) address without a query, like "
+                    f"https://s1.play.example, got {self.public_url!r}"
+                )
         if not self.rooms:
             raise ConfigError("at least one room is needed")
         ids = [room.id for room in self.rooms]
@@ -338,7 +355,7 @@ def config_from_mapping(data: dict[str, Any]) -> ServerConfig:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError("allowed_origins must be a list of strings")
             values[key] = tuple(value)
-        elif key in ("default_bot", "secret_key"):
+        elif key in ("default_bot", "secret_key", "public_url"):
             if not isinstance(value, str):
                 raise ConfigError(f"{key} must be a string")
             values[key] = value

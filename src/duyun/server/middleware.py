@@ -38,17 +38,20 @@ UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _HOST = re.compile(r"^[A-Za-z0-9.\-:\[\]]{1,255}$")
 
 
-def content_security_policy(host: str | None) -> str:
+def content_security_policy(host: str | None, sockets: tuple[str, ...] = ()) -> str:
     """The page's policy: only its own scripts, styles and connections, never framed.
 
     The client loads one module script and one stylesheet from /static and builds its markup
     with ``style="..."`` attributes (so ``style-src`` allows inline styles; scripts stay strict:
     no inline script, no eval). ``connect-src`` names the websocket of the same host for browsers
-    whose ``'self'`` does not cover ``ws:``/``wss:``.
+    whose ``'self'`` does not cover ``ws:``/``wss:``; ``sockets``, the websocket origins of the
+    other server processes, which a ``redirect`` sends the client to (issue 24).
     """
     connect = "'self'"
     if host and _HOST.match(host):
         connect += f" ws://{host} wss://{host}"
+    for origin in sockets:
+        connect += f" {origin}"
     return (
         "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
         f"img-src 'self' data:; connect-src {connect}; object-src 'none'; base-uri 'none'; "
@@ -69,8 +72,10 @@ class HttpGuard:
         *,
         max_body_bytes: int,
         origin_ok: Callable[[str | None, str | None], bool],
+        sockets: tuple[str, ...] = (),
     ) -> None:
         self.app = app
+        self.sockets = sockets
         self.max_body_bytes = max_body_bytes
         self.origin_ok = origin_ok
 
@@ -82,7 +87,10 @@ class HttpGuard:
         method = scope["method"].upper()
         path: str = scope.get("path", "")
         extra = [
-            (b"content-security-policy", content_security_policy(headers.get("host")).encode()),
+            (
+                b"content-security-policy",
+                content_security_policy(headers.get("host"), self.sockets).encode(),
+            ),
             (b"x-content-type-options", b"nosniff"),
             (b"referrer-policy", b"no-referrer"),
             (b"x-frame-options", b"DENY"),

@@ -46,6 +46,7 @@ from duyun.rules import RuleSet
 from duyun.server import protocol
 from duyun.server.config import Room, ServerConfig
 from duyun.server.dbthread import MOVES, OTHER, DatabaseThread
+from duyun.server.metrics import Metrics
 from duyun.server.protocol import ProtocolError, error_message
 from duyun.server.store import (
     Account,
@@ -113,6 +114,13 @@ class Seat:
     timeouts: int = 0
     balance: int | None = None
     bot: Bot | None = None
+    #: when (event-loop clock) this seat's person last lost the connection; kept after a
+    #: reconnect, so that a drop shared with other people of the table is recognised as one
+    #: failure (``Table._shared_drop``)
+    last_drop: float | None = None
+    #: the person has not been back since a restored or adopted table seated them: the server
+    #: process failed under them (cleared on reconnect)
+    cut_off_by_server: bool = False
 
     @property
     def is_human(self) -> bool:
@@ -276,8 +284,11 @@ class Table:
             if item[0] == "stop":
                 self._cancel_all_timers()
                 return
+            started = time.monotonic()
             try:
                 await self._handle(item)
+                if item[0] == "message" and isinstance(item[2], protocol.Act):
+                    self.manager.metrics.decision(started)
             except ProtocolError as error:
                 client = item[1] if len(item) > 1 else None
                 if client is not None and hasattr(client, "send"):
@@ -289,6 +300,7 @@ class Table:
                 log.warning("table %s: %s; reloading its match from the store", self.code, error)
                 await self.manager.reload(self)
             except Exception:  # a bug must not take the table down for everyone
+                self.manager.metrics.error("internal")
                 log.exception("table %s: error handling %s", self.code, item[0])
 
     def _set_timer(self, name: str, delay: float, *args: Any) -> None:
@@ -512,6 +524,7 @@ class Table:
         for index, seat in enumerate(self.seats):
             if seat is not None and seat.account_id == account.id and seat.is_human:
                 seat.client = client
+                seat.cut_off_by_server = False
                 client.table = self
                 self._cancel_timer(f"grace:{index}")
                 self._broadcast_table()
@@ -531,6 +544,7 @@ class Table:
         seat = self.seats[index]
         assert seat is not None
         seat.client = None
+        seat.last_drop = asyncio.get_running_loop().time()
         if self.status == "waiting":
             self._free_seat(index)
         elif self.status != "ended" and not seat.forced_tuoguan:
@@ -1053,12 +1067,44 @@ class Table:
             seat = self.seats[index]
             if seat is None or seat.client is not None or seat.forced_tuoguan:
                 return
+            if self._shared_drop(index):
+                # several people of the table lost their connections together: the network or
+                # the server failed, nobody quit (issue 20 item 12). No R45: the seat is played
+                # in 托管, which its player switches off on coming back.
+                await self._on_tuoguan(index, seat, True)
+                await self._maybe_next_hand()
+                return
             # R45 when a hand is on; between hands only 托管 for the rest of the match. The
             # account stays seated (issue 20 item 6): its player may come back and watch the
             # seat finish the match, but not take it back (``tuoguan off`` is refused).
             await self._escape(index)
             self._broadcast_table()
             await self._maybe_next_hand()
+
+    def _shared_drop(self, index: int) -> bool:
+        """Whether another person at this table lost the connection within
+        ``shared_drop_window`` seconds of this seat's person (before or after, back since or
+        not), or the person has not been back since a restore seated them. One person leaving
+        is a quit; people dropping together, or a server process dying under them, is a failure
+        of the network or the server, which no player pays R45 for (issue 20 item 12). A table
+        with one person cannot tell a lone drop from a quit: there a drop past the grace stays
+        an escape."""
+        seat = self.seats[index]
+        if seat is None:
+            return False
+        if seat.cut_off_by_server:
+            return True
+        if seat.last_drop is None:
+            return False
+        window = self.config.shared_drop_window
+        return any(
+            other is not None
+            and other is not seat
+            and other.is_human
+            and other.last_drop is not None
+            and abs(other.last_drop - seat.last_drop) <= window
+            for other in self.seats
+        )
 
     async def _on_decision_timer(self, what: str, index: int | None = None) -> None:
         game = self.round
@@ -1339,7 +1385,7 @@ class Table:
                 self.seats[index] = self._bot_seat(seat_spec.bot or self.config.default_bot)
                 continue
             account = await self._db(self.store.account, seat_spec.account_id)
-            self.seats[index] = Seat(
+            seat = Seat(
                 kind="human",
                 name=account.name,
                 bot_name=seat_spec.bot or self.options.bot,
@@ -1348,9 +1394,13 @@ class Table:
                 tuoguan=seat_spec.forced_tuoguan,
                 forced_tuoguan=seat_spec.forced_tuoguan,
             )
+            self.seats[index] = seat
             if seat_spec.forced_tuoguan:
                 continue  # escaped or left before the restart: its bot plays on, nobody waits
             self.manager.seated[account.id] = self
+            # everyone was cut off by the failed process: a grace that runs out after a
+            # restore is 托管, never R45 (issue 20 item 12)
+            seat.cut_off_by_server = True
             self._set_timer(f"grace:{index}", self.config.reconnect_grace, index)
         for record in live.finished_hands:
             res = record.result or {}
@@ -1421,6 +1471,8 @@ class TableManager:
     #: (server/dbthread.py). PostgreSQL: the default pool, its row locks let transactions run
     #: side by side.
     db_thread: DatabaseThread | None = field(init=False)
+    #: GET /metrics (issue 24 item 4)
+    metrics: Metrics = field(default_factory=Metrics)
 
     def __post_init__(self) -> None:
         self.db_thread = DatabaseThread() if self.store.dialect == "sqlite" else None
@@ -1428,15 +1480,23 @@ class TableManager:
 
     async def run_db(self, function: Callable[..., Any], *args: Any) -> Any:
         """``function(*args)`` (a store call) off the event loop."""
-        if self.db_thread is not None:
-            return await self.db_thread.run(OTHER, function, *args)
-        return await asyncio.to_thread(function, *args)
+        started = time.monotonic()
+        try:
+            if self.db_thread is not None:
+                return await self.db_thread.run(OTHER, function, *args)
+            return await asyncio.to_thread(function, *args)
+        finally:
+            self.metrics.store_call("other", started)
 
     async def run_moves(self, function: Callable[..., Any], *args: Any) -> Any:
         """The event writer's batches: ahead of every other store call still waiting."""
-        if self.db_thread is not None:
-            return await self.db_thread.run(MOVES, function, *args)
-        return await asyncio.to_thread(function, *args)
+        started = time.monotonic()
+        try:
+            if self.db_thread is not None:
+                return await self.db_thread.run(MOVES, function, *args)
+            return await asyncio.to_thread(function, *args)
+        finally:
+            self.metrics.store_call("moves", started)
 
     def new_code(self) -> str:
         while True:
@@ -1461,6 +1521,7 @@ class TableManager:
         listed: bool,
         spectators: bool = False,
         claim_pause: str = "natural",
+        code: str | None = None,
     ) -> Table:
         table = self.add_table(
             TableOptions(
@@ -1475,7 +1536,8 @@ class TableManager:
                 host.id,
                 spectators,
                 claim_pause,
-            )
+            ),
+            code,
         )
         table.start_task()
         return table

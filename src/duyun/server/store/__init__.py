@@ -18,7 +18,9 @@ claims only matches whose lease is free or expired.
 
 from __future__ import annotations
 
-from duyun.server.store.api import (
+from duyun.server.store import cluster as _cluster  # noqa: F401  (its tables join the schema)
+from duyun.server.store.store import Store
+from duyun.server.store.types import (
     Account,
     AccountError,
     AccountKind,
@@ -41,7 +43,6 @@ from duyun.server.store.api import (
     StoreConfig,
     StoreError,
 )
-from duyun.server.store.store import Store
 
 __all__ = [
     "Account",

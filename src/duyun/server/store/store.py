@@ -44,7 +44,18 @@ from sqlalchemy.pool import StaticPool
 
 from duyun.engine import Payment
 from duyun.server import auth
-from duyun.server.store.api import (
+from duyun.server.store.models import (
+    AccountRow,
+    CoinRowModel,
+    HandEventRow,
+    HandRow,
+    LoginAttemptRow,
+    MatchRow,
+    MatchSeatRow,
+    RevokedTokenRow,
+    SettingRow,
+)
+from duyun.server.store.types import (
     SEATS,
     Account,
     AccountError,
@@ -71,17 +82,6 @@ from duyun.server.store.api import (
     SeatSpec,
     StoreConfig,
     StoreError,
-)
-from duyun.server.store.models import (
-    AccountRow,
-    CoinRowModel,
-    HandEventRow,
-    HandRow,
-    LoginAttemptRow,
-    MatchRow,
-    MatchSeatRow,
-    RevokedTokenRow,
-    SettingRow,
 )
 
 HOUSE_NAME = "house"

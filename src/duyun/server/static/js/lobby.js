@@ -5,7 +5,7 @@
 import { getLang, roomName, t } from "./i18n.js";
 import { inviteCard } from "./invite.js";
 import { api } from "./net.js";
-import { app, logout, openReplay, refreshLobby, render, sendWhenReady, signedIn } from "./main.js";
+import { app, logout, openReplay, refreshLobby, render, sendWhenReady, signedIn } from "./core.js";
 import { $, botName, coinsText, esc, showError, signed, tile, toast } from "./ui.js";
 
 const RULE_OPTIONS = [
@@ -15,7 +15,7 @@ const RULE_OPTIONS = [
   ["bloody_battle", false],
 ];
 // difficulty levels, strongest first (GET /api/bots): the server seats the bot behind each
-const BOT_LEVELS = ["expert", "hard", "normal", "easy"];
+const BOT_LEVELS = ["master", "expert", "hard", "normal", "easy"];
 
 /** Keep what the user typed across re-renders: inputs are identified by id. */
 function keepForm(root, draw) {

@@ -1,63 +1,20 @@
-// The client's controller: one `app` object holds what the client knows, server messages update
+// The client's controller: one `app` object (core.js) holds what the client knows, server messages update
 // it, and `render()` draws the current screen (lobby, table or replay) from it. The server is the
 // authority; nothing here decides what is legal (the prompt's `legal` list does).
 
 import { getLang, setLang, t } from "./i18n.js";
 import { api, getToken, Session, setToken } from "./net.js";
+import { followRedirect } from "./cluster.js";
 import { applyEvent, emptyHand, foldEvents } from "./state.js";
 import { TILE_DEFS } from "./tiles.js";
+import { app, provide, render, send } from "./core.js";
 import { $, showError, toast } from "./ui.js";
 import { renderLobby, lobbyHandlers } from "./lobby.js";
 import { renderTable, tableHandlers, fxForFlashes, fxReaction, tableKey } from "./table.js";
 import { holdSettlement, rememberHandEnd } from "./settle.js";
 import { renderReplay, replayHandlers, replayKey } from "./replay.js";
 
-export const app = {
-  account: null,
-  config: {},
-  reactions: [],
-  rooms: [],
-  lobbyTables: [],
-  history: null,
-  route: "lobby",
-  status: "idle",
-  table: null,
-  seat: null,
-  hand: null,
-  handId: null,
-  handIndex: 0,
-  eventCount: 0,
-  events: [], // every event of this hand this client has been sent (the table's log)
-  prompt: null,
-  promptSent: false,
-  handEnd: null,
-  matchEnd: null,
-  counted: new Set(),
-  totals: { points: [0, 0, 0, 0], coins: [0, 0, 0, 0] },
-  selected: null,
-  btMode: false,
-  dismissed: false,
-  refused: null,
-  selfDrawOnly: [],
-  lastMoveAt: 0,
-  replay: null,
-  pendingJoin: null,
-  queueing: null,
-  showReactions: false,
-  session: null,
-};
-
 // ------------------------------------------------------------------ rendering
-
-let renderQueued = false;
-export function render() {
-  if (renderQueued) return;
-  renderQueued = true;
-  requestAnimationFrame(() => {
-    renderQueued = false;
-    renderNow();
-  });
-}
 
 export function renderNow() {
   const root = $("#app");
@@ -259,7 +216,7 @@ function onMessage(msg) {
       let events = msg.events ?? [];
       if (msg.seq > app.eventCount) {
         // we missed a batch: reconnect, the snapshot restores the table exactly
-        app.session.dropForTest();
+        app.session.resync();
         break;
       }
       if (msg.seq < app.eventCount) events = events.slice(app.eventCount - msg.seq);
@@ -295,6 +252,10 @@ function onMessage(msg) {
     }
     case "reaction": {
       fxReaction(msg, app);
+      break;
+    }
+    case "redirect": {
+      followRedirect(app, app.session, msg, sendWhenReady);
       break;
     }
     case "error": {
@@ -352,14 +313,6 @@ export function sendWhenReady(msg, tries = 100) {
     return;
   }
   setTimeout(() => sendWhenReady(msg, tries - 1), 100);
-}
-
-export function send(msg) {
-  if (!app.session || app.session.send(msg) == null) {
-    toast(t("reconnecting"), "info");
-    return false;
-  }
-  return true;
 }
 
 // ------------------------------------------------------------------ account
@@ -447,6 +400,11 @@ export function closeReplay() {
   app.replay = null;
   render();
 }
+
+provide({ renderNow, sendWhenReady, signedIn, refreshLobby, logout, backToLobby, openReplay, closeReplay });
+
+// the state and hooks are core.js's; they are re-exported for the browser tests and the console
+export { app, render, send };
 
 // ------------------------------------------------------------------ input
 

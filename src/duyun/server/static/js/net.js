@@ -101,7 +101,8 @@ export class Session {
   connect() {
     clearTimeout(this.timer);
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const ws = new WebSocket(`${proto}//${location.host}/ws`);
+    // `url`: another process's address after a `redirect` (cluster.js)
+    const ws = new WebSocket(this.url || `${proto}//${location.host}/ws`);
     this.ws = ws;
     this.welcomed = false;
     this.onStatus("connecting");
@@ -135,6 +136,8 @@ export class Session {
         return;
       }
       this.onStatus("connecting");
+      // the process we were sent to is gone: our own host knows where the table went
+      if (this.url && this.attempt >= 2) this.url = null;
       const delay = Math.min(8000, 300 * 2 ** this.attempt) * (0.75 + Math.random() * 0.5);
       this.attempt += 1;
       this.timer = setTimeout(() => this.connect(), delay);
@@ -179,7 +182,12 @@ export class Session {
     this.pending = 0;
   }
 
-  /** Drop the socket as a network failure would (used by the reconnect test and the UI). */
+  /** Events were missed (a gap in `seq`): reconnect now; the snapshot restores the table. */
+  resync() {
+    if (this.ws) this.ws.close(4000, "resync");
+  }
+
+  /** Drop the socket as a network failure would (for the browser tests only). */
   dropForTest() {
     if (this.ws) this.ws.close(4000, "test drop");
   }

@@ -4,7 +4,7 @@
 
 import { getLang, patternName, t } from "./i18n.js";
 import { tileName } from "./tiles.js";
-import { app, closeReplay, render } from "./main.js";
+import { app, closeReplay, render } from "./core.js";
 import { describeEvent, foldEvents, handForDisplay } from "./state.js";
 import { botName, esc, meldHTML, signed, tile } from "./ui.js";
 

@@ -1,5 +1,5 @@
 // The rules page (玩法說明) and the short explanations the table shows instead of rule numbers
-// (issue 21 item 5). Players read words in their language; the rule numbers of RULES.md stay
+// (issue 21 item 5). Players read words in their language; the rule numbers of docs/rules.md stay
 // only in the small reference at the end of the page. Every amount (base points, the escape
 // penalty) comes from the rules the server sent for the room or table, never from this file.
 
@@ -51,7 +51,7 @@ const RULE_SECTION = {
   R57: "bloody",
 };
 
-/** The fan table with an example hand for each pattern (RULES.md's seed examples). */
+/** The fan table with an example hand for each pattern (docs/rules.md's seed examples). */
 const FAN_TABLE = [
   [1, "平胡", "四組（刻子或順子）加一對", "four sets (pungs or runs) and a pair", "23445677p345789s"],
   [3, "對對胡", "四組都是刻子或槓，加一對", "four pungs or kongs and a pair", "111222444m33399p"],
@@ -235,7 +235,7 @@ export function rulesPageHTML(table, rooms, focus) {
       `${p(`牌局中離開或斷線超時算逃跑，這局立刻結束。逃跑的人賠其他還在局中的每人 ${units ?? "?"} × 底分；牌牆只剩四張以內時，若按查大叫賠更多就按查大叫。之後由托管替你打完比賽。`, `Leaving during a hand, or a dropped connection that times out, is an escape and ends the hand. You pay each other player still in the hand ${units ?? "?"} × base; with four tiles or fewer left, the 查大叫 amount instead when it is larger. Auto-play then finishes the match for you.`)}${table ? roomsEscape : roomsEscape ? `<ul>${roomsEscape}</ul>` : ""}`,
     ),
     section("bloody", p("血戰到底：有人胡了這局不結束，胡家亮牌離場，其他人繼續打，直到三家胡、牌摸完或有人逃跑。只有還沒胡的人付錢；血戰沒有連莊加番。胡家可以離開牌桌，不扣分。", "血戰 (bloody battle): a win does not end the hand; the winner lays the hand open and leaves play while the others go on until three have won, the wall runs out or someone escapes. Only players still in the hand pay; there is no streak bonus. A winner may leave the table at no cost.")),
-    section("reference", `<p class="muted small">${z ? "給想查規則原文（RULES.md）的人：" : "For readers of the full rules (RULES.md):"} ${reference}</p>`),
+    section("reference", `<p class="muted small">${z ? "給想對照規則條文（docs/rules.md）的人：" : "For readers of the rule book (docs/rules.md):"} ${reference}</p>`),
   ].join("");
   const toc = Object.entries(SECTIONS)
     .map(([id, [zt, et]]) => `<a href="#rules-${id}" data-do="rules" data-section="${id}">${esc(z ? zt : et)}</a>`)

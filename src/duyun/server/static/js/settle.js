@@ -3,7 +3,7 @@
 // and the match summary (大結算) at the end.
 
 import { getLang, ordinalSuffix, patternName, t } from "./i18n.js";
-import { app as appState, render, send } from "./main.js";
+import { app as appState, render, send } from "./core.js";
 import { explainPayment, ruleLink } from "./rules.js";
 import { parseHand, sortTiles } from "./tiles.js";
 import { COIN, coinsText, esc, meldHTML, seatName, signed, tile } from "./ui.js";

@@ -4,7 +4,7 @@
 // player's own hand below with the action bar that shows exactly the legal actions.
 
 import { getLang, ordinalSuffix, patternName, roomName, t } from "./i18n.js";
-import { app, backToLobby, render, send } from "./main.js";
+import { app, backToLobby, render, send } from "./core.js";
 import { closeRules, leaveWarning, openRules, refusedExplanation } from "./rules.js";
 import { renderSettlement, renderMatchSummary, settleHandlers } from "./settle.js";
 import { isMuted, play, setMuted } from "./sound.js";

@@ -1,0 +1,56 @@
+"""Decision times of the search bot (大師, issue 23) on one core: the bot in one seat against
+three ``efficient`` bots for a few hands; mean, p99 and max over all its decisions and over
+the searched ones (the budget: mean <= 300 ms, p99 <= 1 s), in CPU time of this process (the
+time one core would take; on a busy shared machine the wall-clock time is longer)."""
+
+from __future__ import annotations
+
+import time
+
+from duyun.bots import make_bot
+from duyun.bots.search import SearchBot
+from duyun.engine import new_round
+
+HANDS = 6
+MEAN_BUDGET = 0.300
+P99_BUDGET = 1.0
+
+
+def main() -> int:
+    print(f"== search bot: CPU time per decision, {HANDS} hands against three efficient bots")
+    every: list[float] = []
+    searched: list[float] = []
+    for seed in range(HANDS):
+        game = new_round(seed, dealer=seed % 4)
+        bot = SearchBot(seed)
+        others = [make_bot("efficient", seat) for seat in range(4)]
+        while not game.is_over:
+            seat = game.to_act[0]
+            view = game.view(seat)
+            if seat != 0:
+                game.apply(others[seat].choose(view))
+                continue
+            before = bot.searched
+            start = time.process_time()
+            action = bot.choose(view)
+            spent = time.process_time() - start
+            every.append(spent)
+            if bot.searched > before:
+                searched.append(spent)
+            game.apply(action)
+    status = 0
+    for label, times in (("all decisions", every), ("searched", searched)):
+        times.sort()
+        mean = sum(times) / len(times)
+        p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
+        print(
+            f"  {label:<14} {len(times):5d}  mean {1000 * mean:6.0f} ms  p99 {1000 * p99:6.0f} ms"
+            f"  max {1000 * times[-1]:6.0f} ms"
+        )
+        if label == "all decisions" and (mean > MEAN_BUDGET or p99 > P99_BUDGET):
+            print("  over the budget (mean 300 ms, p99 1 s) on this machine now")
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,152 @@
+"""The search bot's strength in duplicate, measured wall by wall so that a run can be stopped
+at any time (issue 23 item 3): on each wall (four rotations, as ``--duplicate``) the bot and
+the strong bot play P1 against three ``efficient`` bots, then against three ``strong`` bots,
+with the same seeds. Every wall's points go to a JSON-lines file as it finishes; the summary
+(points per hand with 95 % intervals, and the paired difference from ``strong``) is printed
+every ``--every`` walls and at the end, and ``--summarise FILE`` prints it again from a file.
+
+Also times the search bot's decisions (mean, p99, max; all and searched only).
+
+usage: python benchmarks/search_strength.py --walls 150 --seed 2026123 --out walls.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+from duyun.bots import make_bot
+from duyun.bots.base import Bot
+from duyun.engine import Action, Round, SeatView, deal_setup
+from duyun.rules import DUYUN
+from duyun.sim.runner import derive_seed, play_round, seating
+
+OPPONENTS = ("efficient", "strong")
+
+
+class _Timed:
+    """A bot whose decision times are recorded."""
+
+    def __init__(self, bot: Bot, times: list[tuple[float, bool]]) -> None:
+        self.bot = bot
+        self.name = bot.name
+        self.times = times
+
+    def choose(self, view: SeatView) -> Action:
+        searched = getattr(self.bot, "searched", 0)
+        start = time.perf_counter()
+        action = self.bot.choose(view)
+        self.times.append(
+            (time.perf_counter() - start, getattr(self.bot, "searched", 0) > searched)
+        )
+        return action
+
+
+def wall_points(
+    bot: str, opponents: str, seed: int, unit: int, times: list[tuple[float, bool]]
+) -> int:
+    """P1's points over the four rotations of one wall (benchmarks/paired_bots.py's method)."""
+    total = 0
+    for rotation in range(4):
+        seat_of = seating(rotation)
+        by_seat: dict[int, Bot] = {}
+        for player in range(4):
+            bot_seed = derive_seed(seed, "bot", unit, rotation, player)
+            if player == 0:
+                made = make_bot(bot, bot_seed)
+                by_seat[seat_of[player]] = _Timed(made, times) if bot == "search" else made
+            else:
+                by_seat[seat_of[player]] = make_bot(opponents, bot_seed)
+        game = Round(deal_setup(derive_seed(seed, "wall", unit), dealer=unit % 4), DUYUN)
+        play_round(game, [by_seat[seat] for seat in range(4)])
+        assert game.result is not None
+        total += game.result.totals[seat_of[0]]
+    return total
+
+
+def _interval(values: list[float]) -> tuple[float, float]:
+    n = len(values)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
+    return mean / 4, 1.96 * sd / math.sqrt(n) / 4 if n > 1 else math.inf
+
+
+def summarise(rows: list[dict[str, int | str]]) -> str:
+    lines = []
+    for opponents in OPPONENTS:
+        mine = [r for r in rows if r["opponents"] == opponents]
+        if len(mine) < 2:
+            continue
+        search = [float(r["search"]) for r in mine]
+        strong = [float(r["strong"]) for r in mine]
+        diff = [a - b for a, b in zip(search, strong, strict=True)]
+        lines.append(f"three {opponents}: {len(mine)} walls ({4 * len(mine)} hands each)")
+        for name, values in (("search", search), ("strong", strong), ("search - strong", diff)):
+            mean, half = _interval(values)
+            lines.append(
+                f"  {name:<16} {mean:+7.2f} points per hand  95% CI "
+                f"[{mean - half:+.2f}, {mean + half:+.2f}]"
+            )
+    return "\n".join(lines)
+
+
+def time_summary(times: list[tuple[float, bool]]) -> str:
+    if not times:
+        return "no decisions timed"
+    parts = []
+    for label, chosen in (
+        ("all decisions", [t for t, _ in times]),
+        ("searched", [t for t, s in times if s]),
+    ):
+        if not chosen:
+            continue
+        chosen.sort()
+        p99 = chosen[min(len(chosen) - 1, int(0.99 * len(chosen)))]
+        parts.append(
+            f"{label}: {len(chosen)}, mean {1000 * sum(chosen) / len(chosen):.0f} ms, "
+            f"p99 {1000 * p99:.0f} ms, max {1000 * chosen[-1]:.0f} ms"
+        )
+    return "; ".join(parts)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--walls", type=int, default=150)
+    parser.add_argument("--start", type=int, default=0, help="first wall (to resume a run)")
+    parser.add_argument("--seed", type=int, default=2026123)
+    parser.add_argument("--out", type=Path, default=Path("search_strength.jsonl"))
+    parser.add_argument("--every", type=int, default=10)
+    parser.add_argument("--summarise", type=Path)
+    args = parser.parse_args()
+    if args.summarise is not None:
+        text = args.summarise.read_text().splitlines()
+        print(summarise([json.loads(line) for line in text if line]))
+        return 0
+    rows: list[dict[str, int | str]] = []
+    times: list[tuple[float, bool]] = []
+    with args.out.open("a") as out:
+        for unit in range(args.start, args.walls):
+            for opponents in OPPONENTS:
+                row: dict[str, int | str] = {
+                    "unit": unit,
+                    "seed": args.seed,
+                    "opponents": opponents,
+                }
+                for bot in ("search", "strong"):
+                    row[bot] = wall_points(bot, opponents, args.seed, unit, times)
+                rows.append(row)
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+            if (unit + 1) % args.every == 0:
+                print(f"after {unit + 1} walls\n{summarise(rows)}\n{time_summary(times)}")
+                sys.stdout.flush()
+    print(f"final\n{summarise(rows)}\n{time_summary(times)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
