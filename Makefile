@@ -38,6 +38,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/pace.py --hands 2
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks setup.py

@@ -82,6 +82,9 @@ def _start_server(
                 "bot_delay = 0.05",
                 "reconnect_grace = 60.0",
                 "next_hand_wait = 0.2",
+                # the load players never press 下一局, and the beat follows the window given
+                "next_hand_limit = 0.2",
+                f"claim_beat = {args.claim_window}",
                 "rate_limit = 50.0",
                 "rate_burst = 100",
                 # every client of the load test comes from 127.0.0.1

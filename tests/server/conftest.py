@@ -112,10 +112,13 @@ def make_store() -> Iterator[Callable[..., Store]]:
 FAST: dict[str, Any] = {
     "turn_timer": 5.0,
     "claim_window": 0.02,
+    "claim_beat": 0.02,
     "bot_delay": 0.005,
+    "bot_delay_max": 0.005,
     "bot_fill_wait": 0.05,
     "reconnect_grace": 5.0,
     "next_hand_wait": 0.05,
+    "next_hand_limit": 0.05,
     "default_bot": "efficient",
     "starting_balance": 1000,
     # tests make many accounts and tables from one address; the abuse tests set their own limits

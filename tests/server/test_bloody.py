@@ -292,7 +292,7 @@ def test_leak_scan_over_whole_bloody_matches_r53(
     sessions = [server.guest() for _ in range(2)]
     created = server.http.post(
         "/api/tables",
-        json={"hands": 3, "rules": BLOODY, "bot": "efficient"},
+        json={"hands": 3, "rules": BLOODY, "bot": "efficient", "claim_pause": "fixed"},
         headers=server.auth(sessions[0]["token"]),
     )
     code = created.json()["code"]

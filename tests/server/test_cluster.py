@@ -42,8 +42,11 @@ from duyun.server.store.models import MatchRow, MatchSeatRow
 SRC = Path(__file__).resolve().parents[2] / "src"
 CONFIG = """
 claim_window = 0.02
+claim_beat = 0.02
 bot_delay = 0.005
+bot_delay_max = 0.005
 next_hand_wait = 0.05
+next_hand_limit = 0.05
 bot_fill_wait = 60.0
 turn_timer = 2.0
 reconnect_grace = 120.0

@@ -22,8 +22,11 @@ SERVER_CONFIG = """
 turn_timer = 60.0
 claim_window = {claim_window}
 bot_delay = 0.005
+bot_delay_max = 0.005
 reconnect_grace = {grace}
 next_hand_wait = 0.05
+next_hand_limit = 0.05
+claim_beat = 0.02
 default_bot = "random"
 guests_per_minute = 0          # tests make many accounts and tables from one address
 registrations_per_minute = 0
@@ -156,7 +159,7 @@ def test_sigkill_mid_hand_then_restart_resumes_the_hand(
         token = session["token"]
         created = httpx.post(
             f"{url}/api/tables",
-            json={"hands": 1, "bot": "random", "stake": 7},
+            json={"hands": 1, "bot": "random", "stake": 7, "claim_pause": "fixed"},
             headers={"Authorization": f"Bearer {token}"},
         ).json()
 

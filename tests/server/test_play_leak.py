@@ -29,7 +29,7 @@ def test_no_seat_learns_more_than_events_for_allows(
     sessions = [server.guest() for _ in range(4)]
     created = server.http.post(
         "/api/tables",
-        json={"hands": 2, "bots_allowed": False},
+        json={"hands": 2, "bots_allowed": False, "claim_pause": "fixed"},
         headers=server.auth(sessions[0]["token"]),
     )
     code = created.json()["code"]

@@ -89,8 +89,9 @@ def classify(log: list[dict[str, Any]], index: int) -> str:
     return "+".join(parts) or "free"
 
 
-async def _play(client: Any) -> dict[str, Any]:
-    """Discard 5p whenever holding it, else the highest tile; pass every claim."""
+async def _play(client: Any, claim_delay: float = 0.0) -> dict[str, Any]:
+    """Discard 5p whenever holding it, else the highest tile; pass every claim (after
+    ``claim_delay`` seconds: a person thinking it over)."""
     while True:
         message = await client.expect(where=lambda m: m["type"] in ("prompt", "match_end"))
         if message["type"] == "match_end":
@@ -99,6 +100,7 @@ async def _play(client: Any) -> dict[str, Any]:
         legal = message["legal"]
         if message["kind"] == "claim":
             action = {"action": "pass"}
+            await asyncio.sleep(claim_delay)  # the person hesitates; not a wait for the server
         else:
             discards = [a for a in legal if a["action"] == "discard"]
             five = [a for a in discards if a["tile"] == "5p"]
@@ -106,18 +108,29 @@ async def _play(client: Any) -> dict[str, Any]:
         await client.send(type="act", prompt=message["id"], **action)
 
 
-def test_the_pause_after_a_discard_tells_no_hidden_state_r17_r19(
-    live_server: Any, ws_client: Any, sent_messages: list[tuple[float, int | None, Any]]
-) -> None:
-    server = live_server(claim_window=WINDOW, turn_timer=30.0, bot_delay=0.01)
+def _measure(
+    server: Any,
+    ws_client: Any,
+    sent_messages: list[tuple[float, int | None, Any]],
+    claim_pause: str,
+    claim_delay: float = 0.0,
+) -> tuple[dict[str, list[float]], list[float]]:
+    """Play the stacked hands; return the gap after each discard, by what its window held,
+    as every person saw it, and how long each claim prompt took to arrive."""
     server.manager.deal = lambda index, seed, dealer, streak: stacked(ORDER[index])
     sessions = [server.guest() for _ in range(3)]
     created = server.http.post(
         "/api/tables",
-        json={"hands": len(ORDER), "bots_allowed": True, "bot": "efficient"},
+        json={
+            "hands": len(ORDER),
+            "bots_allowed": True,
+            "bot": "efficient",
+            "claim_pause": claim_pause,
+        },
         headers=server.auth(sessions[0]["token"]),
     )
     assert created.status_code == 201, created.text
+    assert created.json()["table"]["claim_pause"] == claim_pause
     code = created.json()["code"]
 
     async def main() -> dict[str, Any]:
@@ -130,7 +143,7 @@ def test_the_pause_after_a_discard_tells_no_hidden_state_r17_r19(
         await clients[0].send(type="add_bot", seat=3, bot="efficient")
         for client in clients:
             await client.send(type="ready")
-        ends = await asyncio.gather(*(_play(c) for c in clients))
+        ends = await asyncio.gather(*(_play(c, claim_delay) for c in clients))
         for client in clients:
             await client.close()
         return ends[0]
@@ -173,6 +186,15 @@ def test_the_pause_after_a_discard_tells_no_hidden_state_r17_r19(
     expected = {"refused+person", "refused+bot", "refused", "bot", "person", "forced", "free"}
     assert expected <= set(gaps), sorted(gaps)
     assert len(gaps["forced"]) >= 2 * 3  # both forced hands, seen from each person's seat
+    return gaps, prompt_delays
+
+
+def test_the_pause_after_a_discard_tells_no_hidden_state_r17_r19(
+    live_server: Any, ws_client: Any, sent_messages: list[tuple[float, int | None, Any]]
+) -> None:
+    """``fixed``: one window after every discard, whoever may claim (R17, R19, R26)."""
+    server = live_server(claim_window=WINDOW, turn_timer=30.0, bot_delay=0.01)
+    gaps, prompt_delays = _measure(server, ws_client, sent_messages, "fixed")
     everything = [g for values in gaps.values() for g in values]
     assert min(everything) >= WINDOW - 0.003, gaps
     assert max(everything) <= WINDOW + SLACK, {k: max(v) for k, v in gaps.items()}
@@ -180,3 +202,33 @@ def test_the_pause_after_a_discard_tells_no_hidden_state_r17_r19(
     assert max(medians.values()) - min(medians.values()) < 0.03, medians
     # a seat offered a claim is asked at once, also when another seat's win was refused
     assert prompt_delays and max(prompt_delays) < WINDOW / 2, prompt_delays
+
+
+#: ``natural``: the beat, the claim timer, and how long the people think over a claim
+BEAT = 0.12
+CLAIM_TIMER = 1.5
+THINK = 0.35
+
+
+def test_natural_pause_is_one_beat_unless_a_person_is_asked_r17_r19_r26(
+    live_server: Any, ws_client: Any, sent_messages: list[tuple[float, int | None, Any]]
+) -> None:
+    """``natural`` (issue 21 item 1): a tile nobody may claim, a claim only the bot may make,
+    a win refused (R17) and a forced win (R19, R26) all cost the same short beat; a person
+    offered a claim is waited for, and the table moves on when they answer."""
+    server = live_server(claim_window=CLAIM_TIMER, claim_beat=BEAT, turn_timer=30.0, bot_delay=0.01)
+    gaps, prompt_delays = _measure(server, ws_client, sent_messages, "natural", THINK)
+    asked = {name: values for name, values in gaps.items() if "person" in name}
+    beat = {name: values for name, values in gaps.items() if "person" not in name}
+    assert {"refused", "bot", "refused+bot", "forced", "free"} <= set(beat), sorted(beat)
+    everything = [g for values in beat.values() for g in values]
+    assert len(everything) >= 30  # many discards, seen from three seats
+    assert min(everything) >= BEAT - 0.003, beat
+    assert max(everything) <= BEAT + SLACK, {k: max(v) for k, v in beat.items()}
+    medians = {name: statistics.median(values) for name, values in beat.items()}
+    assert max(medians.values()) - min(medians.values()) < 0.03, medians
+    # the person's hesitation is what shows: the table waited for the answer, not the timer
+    waited = [g for values in asked.values() for g in values]
+    assert waited and min(waited) >= THINK - 0.003, asked
+    assert max(waited) < CLAIM_TIMER - 0.3, asked
+    assert prompt_delays and max(prompt_delays) < BEAT / 2, prompt_delays

@@ -27,7 +27,8 @@ from test_web_client import Tab, play_until_settlement, shot
 pytestmark = pytest.mark.slow
 
 #: the wait between hands of this module's server: short, so that the next hand is dealt while
-#: the test still reads the first hand's settlement
+#: the test still reads the first hand's settlement (the server's limit for an unpressed 下一局,
+#: ``next_hand_limit``, is set to it)
 NEXT_HAND_WAIT = 8.0
 
 RULE_NUMBER = re.compile(r"\bR\d+\b")
@@ -36,7 +37,9 @@ RULE_NUMBER = re.compile(r"\bR\d+\b")
 @pytest.fixture(scope="module")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
     db = tmp_path_factory.mktemp("web-settle") / "duyun.db"
-    server = start_web_server(f"sqlite:///{db}", next_hand_wait=NEXT_HAND_WAIT)
+    server = start_web_server(
+        f"sqlite:///{db}", next_hand_wait=NEXT_HAND_WAIT, next_hand_limit=NEXT_HAND_WAIT
+    )
     yield server
     server.stop()
 

@@ -46,7 +46,9 @@ DESKTOP = {"width": 1440, "height": 900}
 BROWSER_TIMERS: dict[str, Any] = {
     "turn_timer": 60.0,
     "claim_window": 0.12,
+    "claim_beat": 0.12,
     "bot_delay": 0.01,
+    "bot_delay_max": 0.01,
     "bot_fill_wait": 0.05,
     "reconnect_grace": 60.0,
     "next_hand_wait": 120.0,

@@ -17,7 +17,7 @@ import time
 import weakref
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Query, Request, WebSocket, WebSocketDisconnect
@@ -216,6 +216,8 @@ class CreateTable(_Body):
     listed: bool = False
     #: may people who do not play at the table watch it (issue 20 item 13)
     spectators: bool = False
+    #: the pause after a discard: natural or fixed (docs/protocol.md "Timing", issue 21 item 1)
+    claim_pause: Literal["natural", "fixed"] = "natural"
 
 
 #: ids are positive 64-bit integers (SQLite's and PostgreSQL's bigint)
@@ -641,6 +643,7 @@ def create_app(
             bot=bot,
             listed=body.listed,
             spectators=body.spectators,
+            claim_pause=body.claim_pause,
         )
         return {"code": table.code, "invite": f"/?join={table.code}", "table": table.summary()}
 

@@ -228,6 +228,7 @@ class Cluster:
                     manager.config.default_bot,
                     True,
                     None,
+                    claim_pause=room.claim_pause,
                 ),
                 code=pick.code,
             )

@@ -24,6 +24,7 @@ Example file (every key optional)::
     stake = 1
     entry = 100
     rules = {bloody_battle = true}     # any RuleSet option (docs/rules.md), checked at load
+    claim_pause = "fixed"              # "natural" (the default) or "fixed" (docs/protocol.md)
 """
 
 from __future__ import annotations
@@ -53,6 +54,10 @@ class ConfigError(ValueError):
 MAX_STARTING_BALANCE = 10**12
 #: the longest any timer may be (a day): larger ones are typos, and NaN or infinity are errors
 MAX_SECONDS = 24 * 3600.0
+#: how a table paces the claim window after a discard (docs/protocol.md "Timing", issue 21
+#: item 1): ``natural`` waits only for a person who was offered a claim (else one short beat),
+#: ``fixed`` keeps one uniform window after every discard
+CLAIM_PAUSES = ("natural", "fixed")
 #: (lowest, highest) of the whole-number settings a typo could make nonsensical
 _RANGES: dict[str, tuple[int, int]] = {
     "starting_balance": (0, MAX_STARTING_BALANCE),
@@ -75,6 +80,8 @@ class Room:
     entry: int
     hands: int = 8
     rules: RuleSet = field(default_factory=RuleSet)
+    #: ``natural`` or ``fixed`` (CLAIM_PAUSES)
+    claim_pause: str = "natural"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -84,6 +91,7 @@ class Room:
             "entry": self.entry,
             "hands": self.hands,
             "rules": self.rules.to_mapping(),
+            "claim_pause": self.claim_pause,
         }
 
 
@@ -107,12 +115,17 @@ class ServerConfig:
     starting_balance: int = 1000
     #: seconds for a turn decision before the obvious move is played
     turn_timer: float = 15.0
-    #: the fixed claim window after every discard and added kong's tile (see docs/protocol.md)
+    #: the claim timer: the ``fixed`` window after every discard and added kong's tile, and the
+    #: longest a ``natural`` table waits for a person offered a claim (docs/protocol.md)
     claim_window: float = 4.0
-    #: fixed delay before a bot's (or a 托管 seat's) turn move
-    bot_delay: float = 1.0
+    #: a ``natural`` table's one short pause after a discard no person may claim
+    claim_beat: float = 0.6
+    #: a bot's (or a 托管 seat's) think time before its turn move: uniform between
+    #: ``bot_delay`` and ``bot_delay_max`` (taken as ``bot_delay`` when smaller)
+    bot_delay: float = 0.3
+    bot_delay_max: float = 0.8
     #: quick match: seconds after the first player sits before empty seats get bots
-    bot_fill_wait: float = 10.0
+    bot_fill_wait: float = 1.5
     #: seconds a dropped seat has to reconnect before R45 applies
     reconnect_grace: float = 60.0
     #: seconds within which several people of one table losing their connections count as one
@@ -120,8 +133,12 @@ class ServerConfig:
     #: connection is noticed by the websocket ping (every 20 s, 20 s to answer), so people cut
     #: off together may be noticed up to about 40 s apart
     shared_drop_window: float = 45.0
-    #: seconds between hands unless every human is ready earlier
+    #: seconds between hands (the settlement's countdown, ``hand_end.next_hand_in``) unless
+    #: every person is ready earlier
     next_hand_wait: float = 15.0
+    #: the longest the next hand waits for connected people who have not pressed 下一局
+    #: (counted from the end of the hand; issue 21 item 4)
+    next_hand_limit: float = 60.0
     default_bot: str = "strong"
     max_message_bytes: int = 4096
     #: messages per second per connection (token bucket) and the burst it allows
@@ -166,11 +183,14 @@ class ServerConfig:
         for name in (
             "turn_timer",
             "claim_window",
+            "claim_beat",
             "bot_delay",
+            "bot_delay_max",
             "bot_fill_wait",
             "reconnect_grace",
             "shared_drop_window",
             "next_hand_wait",
+            "next_hand_limit",
             "rate_limit",
             "reaction_interval",
             "hello_timeout",
@@ -241,6 +261,11 @@ class ServerConfig:
                 raise ConfigError(
                     f"room {room.id!r}: stake must be 1..10^9, entry 0..10^15 and hands 1..64"
                 )
+            if room.claim_pause not in CLAIM_PAUSES:
+                raise ConfigError(
+                    f"room {room.id!r}: claim_pause must be one of {', '.join(CLAIM_PAUSES)}, "
+                    f"got {room.claim_pause!r}"
+                )
 
     def room(self, room_id: str) -> Room | None:
         return next((room for room in self.rooms if room.id == room_id), None)
@@ -254,10 +279,13 @@ class ServerConfig:
         return {
             "turn_timer": self.turn_timer,
             "claim_window": self.claim_window,
+            "claim_beat": self.claim_beat,
             "bot_delay": self.bot_delay,
+            "bot_delay_max": max(self.bot_delay, self.bot_delay_max),
             "bot_fill_wait": self.bot_fill_wait,
             "reconnect_grace": self.reconnect_grace,
             "next_hand_wait": self.next_hand_wait,
+            "next_hand_limit": self.next_hand_limit,
             "max_message_bytes": self.max_message_bytes,
             "rate_limit": self.rate_limit,
             "rate_burst": self.rate_burst,
@@ -281,9 +309,18 @@ def _room_from(data: object, index: int) -> Room:
             entry=_int(data.get("entry", 0), f"rooms[{index}].entry"),
             hands=_int(data.get("hands", 8), f"rooms[{index}].hands"),
             rules=_rules(data.get("rules", {}), f"rooms[{index}].rules"),
+            claim_pause=_claim_pause(data.get("claim_pause", "natural"), index),
         )
     except KeyError as error:
         raise ConfigError(f"rooms[{index}]: missing key {error.args[0]!r}") from None
+
+
+def _claim_pause(value: object, index: int) -> str:
+    if value not in CLAIM_PAUSES:
+        raise ConfigError(
+            f"rooms[{index}].claim_pause must be one of {', '.join(CLAIM_PAUSES)}, got {value!r}"
+        )
+    return str(value)
 
 
 def _rules(value: object, key: str) -> RuleSet:
@@ -358,6 +395,7 @@ def load_config(path: str | Path | None) -> ServerConfig:
 
 
 __all__ = [
+    "CLAIM_PAUSES",
     "DEFAULT_ROOMS",
     "ConfigError",
     "Room",

@@ -6,7 +6,9 @@ before anyone sees them, and releases them to each seat through ``events_for`` (
 online game, in layers").
 
 The claim window (docs/protocol.md "Timing"). After every discard and every added kong's tile
-the table holds what follows for exactly ``claim_window`` seconds. The engine goes straight on
+the table holds what follows for one pause (``_claim_pause``): ``claim_window`` seconds at a
+``fixed`` table; at a ``natural`` one (issue 21 item 1) the short ``claim_beat`` unless a person
+was offered a claim, whose answer is then awaited. The engine goes straight on
 when nobody can claim (it draws the next tile at once), so the table keeps a *released* mark
 into the engine's event list: events up to and including the discard are released, the rest
 wait for the end of the window. Seats that may claim are prompted at once; their answers are
@@ -176,6 +178,16 @@ class Prompt:
         }
 
 
+#: the public fields of a ``win`` event that ``match_end.results`` repeats per hand
+WIN_SUMMARY_KEYS = ("seat", "how", "from", "tile", "pattern", "fan", "extras")
+
+
+def win_summaries(wins: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A hand's wins as the match summary lists them (pattern, fan): a page that joined in
+    the middle of a match never saw those hands' ``hand_end`` (issue 21 item 4)."""
+    return [{key: win.get(key) for key in WIN_SUMMARY_KEYS} for win in wins]
+
+
 @dataclass(slots=True)
 class HandSummary:
     hand_id: int
@@ -183,6 +195,7 @@ class HandSummary:
     winners: list[int]
     points: list[int]
     coins: list[int]
+    wins: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -198,6 +211,8 @@ class TableOptions:
     host: int | None  # account id of the creator (private tables)
     #: may strangers watch (room tables: always; private: the host's choice, issue 20 item 13)
     spectators: bool = True
+    #: ``natural`` or ``fixed`` (config.CLAIM_PAUSES; docs/protocol.md "Timing")
+    claim_pause: str = "natural"
 
 
 class Table:
@@ -233,6 +248,13 @@ class Table:
         self.released = 0
         self.seen: dict[Viewer, int] = {}
         self.window_open = False
+        #: the open claim window's start (time.monotonic()) and pause (``_claim_pause``)
+        self.window_opened = 0.0
+        self.window_pause = 0.0
+        #: bots' think times: random, and drawn from nothing about the hand
+        self.think = random.Random()
+        #: when the last move was made (time.monotonic()): a bot's think time counts from it
+        self.moved_at = 0.0
         self.answers: dict[int, Action] = {}
         self.prompts: dict[int, Prompt] = {}
         self.dissolve_votes: set[int] | None = None
@@ -371,6 +393,7 @@ class Table:
             "bots_allowed": self.options.bots_allowed,
             "bot": self.options.bot,
             "spectators_allowed": self.options.spectators,
+            "claim_pause": self.options.claim_pause,
             "status": self.status,
             "seated": self.seated_count,
             "humans": len(self.humans()),
@@ -799,6 +822,7 @@ class Table:
                 "listed": self.options.listed,
                 "host": self.options.host,
                 "spectators": self.options.spectators,
+                "claim_pause": self.options.claim_pause,
             },
         )
         self.match_id = await self._db(self.store.create_match, spec, self.manager.owner)
@@ -839,6 +863,7 @@ class Table:
         self._broadcast_table()
         # the start event goes out as a snapshot, then play runs on
         self.released = 1
+        self.moved_at = time.monotonic()
         for viewer, clients in self._viewers():
             self.seen[viewer] = len(events_for(game.events[:1], viewer))
             if clients:
@@ -935,21 +960,42 @@ class Table:
         await self._store_events()
         self._release(len(game.events))
 
-    def _claim_pause(self) -> float:
+    def _claim_pause(self, person_asked: bool) -> float:
         """How long the table holds what follows a discard or an added kong's tile: the one
         place that decides it. It depends on nothing hidden (issue 20 item 2): not on who may
-        claim, win or was refused. (A ``natural`` pause, issue 21, may depend only on whether
-        a person was offered a claim, which the seats learn anyway.)"""
+        claim, win or was refused. ``fixed``: the one window whatever happens. ``natural``
+        (issue 21 item 1): the short beat, unless a person was offered a claim: then up to the
+        claim timer, ended early by that person's answer (``_on_act``). Bots answer at once, so
+        a claim only a bot could make costs the same beat as a tile nobody can claim."""
+        if self.options.claim_pause == "natural" and not person_asked:
+            return self.config.claim_beat
         return self.config.claim_window
+
+    def _people_to_ask(self) -> list[int]:
+        """The seats a person decides for, and is connected to answer, that may claim the tile
+        on the table now. A dropped person is not waited for (whether they could claim stays
+        hidden, and the table does not crawl through their reconnect grace)."""
+        game = self.round
+        assert game is not None
+        if self.released != len(game.events) or game.phase is not Phase.CLAIMS:
+            return []
+        return [
+            i
+            for i in game.to_act
+            if (seat := self.seats[i]) is not None and not seat.botted and seat.client is not None
+        ]
 
     def _open_window(self) -> None:
         """Start one claim window. The timer starts first and bots decide now, not at its
         end, so that the moment the window resolves does not depend on who could claim."""
         game = self.round
         assert game is not None
-        pause = self._claim_pause()
+        pause = self._claim_pause(bool(self._people_to_ask()))
         self._set_timer("decision", pause, "window")
-        deadline = time.monotonic() + pause
+        now = time.monotonic()
+        deadline = now + pause
+        self.window_opened, self.window_pause = now, pause
+        self.moved_at = now
         self.window_open = True
         self.answers.clear()
         self.prompts.clear()
@@ -981,7 +1027,8 @@ class Table:
         assert seat is not None
         self.prompts.clear()
         if seat.botted:
-            self._set_timer("decision", self.config.bot_delay, "bot", index)
+            elapsed = time.monotonic() - self.moved_at
+            self._set_timer("decision", max(0.0, self._think_time() - elapsed), "bot", index)
             return
         prompt = Prompt(
             "turn",
@@ -996,6 +1043,14 @@ class Table:
         if seat.client is not None:
             seat.client.send(prompt.to_json(self.hand_id))
         self._set_timer("decision", self.config.turn_timer, "turn", index)
+
+    def _think_time(self) -> float:
+        """A bot's (or 托管 seat's) pause before its turn move, counted from the move before
+        it (the claim pause after the previous discard is part of it, as a person thinks while
+        others decide): short and varied like a person's quick move, and drawn independently
+        of the hand, so it tells nothing."""
+        low = self.config.bot_delay
+        return self.think.uniform(low, max(low, self.config.bot_delay_max))
 
     async def _on_timer(self, name: str, *args: Any) -> None:
         if name == "decision":
@@ -1060,7 +1115,7 @@ class Table:
             self.prompts.clear()
             # what follows goes out a fixed settle time after the window, so the work of
             # resolving claims (applying answers, storing them) does not show in the timing
-            release_at = time.monotonic() + min(CLAIM_SETTLE, self._claim_pause() / 2)
+            release_at = time.monotonic() + min(CLAIM_SETTLE, self.window_pause / 2)
             if game.phase is Phase.CLAIMS and self.released == len(game.events):
                 await self._resolve_claims()
             await asyncio.sleep(max(0.0, release_at - time.monotonic()))
@@ -1115,6 +1170,8 @@ class Table:
             if action is None:
                 action = self._bot_choice(index) if seat.botted else Action(index, ActionKind.PASS)
             game.apply(action)
+            if action.kind is not ActionKind.PASS:
+                self.moved_at = time.monotonic()  # a claim: a bot thinks anew before discarding
         self.answers.clear()
         await self._store_events()
 
@@ -1124,6 +1181,7 @@ class Table:
         self._cancel_timer("decision")
         self.prompts.clear()
         game.apply(action)
+        self.moved_at = time.monotonic()
         await self._store_events()
         await self._pump()
 
@@ -1156,6 +1214,12 @@ class Table:
                 )
             self.answers[index] = action
             self.prompts.pop(index, None)
+            waiting = [i for i in self.prompts if i in self._people_to_ask()]
+            if self.options.claim_pause == "natural" and not waiting:
+                # every person asked has answered: a natural table moves on (but never before
+                # the beat, so an answer given at once looks like nobody was asked)
+                beat_end = self.window_opened + min(self.config.claim_beat, self.window_pause)
+                self._set_timer("decision", max(0.0, beat_end - time.monotonic()), "window")
             return
         if game.phase is not Phase.TURN or not stable or game.current != index:
             raise ProtocolError("not_your_turn", "you have no decision to make now")
@@ -1189,7 +1253,12 @@ class Table:
         await self._refresh_balances()
         self.results.append(
             HandSummary(
-                self.hand_id, result.result, list(result.winners), list(result.totals), coins
+                self.hand_id,
+                result.result,
+                list(result.winners),
+                list(result.totals),
+                coins,
+                win_summaries(wins),
             )
         )
         self.dealer, self.streak = result.next_dealer, result.next_streak
@@ -1222,7 +1291,7 @@ class Table:
         self.status = "between"
         for _, seat in self.humans():
             seat.ready = False
-        self._set_timer("next_hand", self.config.next_hand_wait)
+        self._set_timer("next_hand", self._next_hand_limit())
         self._broadcast_table()
         await self._maybe_next_hand()
 
@@ -1234,6 +1303,12 @@ class Table:
         for seat in seats:
             assert seat.account_id is not None
             seat.balance = balances[seat.account_id]
+
+    def _next_hand_limit(self) -> float:
+        """The longest the next hand waits for people who have not pressed 下一局 (issue 21
+        item 4). Their page presses it by itself when its countdown (``next_hand_wait``) ends,
+        unless they are reading the settlement; bots, 托管 and absent seats never hold it."""
+        return max(self.config.next_hand_wait, self.config.next_hand_limit)
 
     async def _maybe_next_hand(self) -> None:
         if self.status != "between":
@@ -1279,6 +1354,7 @@ class Table:
                     "winners": h.winners,
                     "points": h.points,
                     "coins": h.coins,
+                    "wins": h.wins,
                 }
                 for h in self.results
             ],
@@ -1335,6 +1411,7 @@ class Table:
                     list(res.get("winners", [])),
                     list(res.get("totals", [0] * SEATS)),
                     list(record.coins),
+                    win_summaries(list(res.get("wins", []))),
                 )
             )
             self.dealer = int(res.get("next_dealer", self.dealer))
@@ -1345,7 +1422,7 @@ class Table:
             if self.hand_index >= self.options.hands:
                 await self._finish_match("completed")
                 return
-            self._set_timer("next_hand", self.config.next_hand_wait)
+            self._set_timer("next_hand", self._next_hand_limit())
             return
         events = [dict(e) for e in live.hand.events]
         self.hand_index = live.hand.index
@@ -1443,11 +1520,22 @@ class TableManager:
         bot: str,
         listed: bool,
         spectators: bool = False,
+        claim_pause: str = "natural",
         code: str | None = None,
     ) -> Table:
         table = self.add_table(
             TableOptions(
-                "private", None, stake, hands, rules, bots_allowed, bot, listed, host.id, spectators
+                "private",
+                None,
+                stake,
+                hands,
+                rules,
+                bots_allowed,
+                bot,
+                listed,
+                host.id,
+                spectators,
+                claim_pause,
             ),
             code,
         )
@@ -1536,6 +1624,7 @@ class TableManager:
                     self.config.default_bot,
                     True,
                     None,
+                    claim_pause=room.claim_pause,
                 )
             )
             table.start_task()
@@ -1704,6 +1793,8 @@ class TableManager:
                     bool(options.get("listed", spec.kind == "room")),
                     options.get("host"),
                     bool(options.get("spectators", True)),
+                    # matches stored before issue 21 played the fixed window
+                    str(options.get("claim_pause", "fixed")),
                 ),
                 code=spec.code if spec.code and spec.code not in self.tables else None,
             )

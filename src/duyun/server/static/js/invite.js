@@ -41,7 +41,7 @@ export function inviteCard(app, render) {
   else if (!tb) body = `<p class="muted">${t("loading")}</p>`;
   else {
     const name = tb.kind === "room" ? roomName(app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? "") : t("private_table");
-    const terms = `${esc(name)} ${esc(tb.code)} · ${t("stake")} ${tb.stake} · ${t("hands")} ${tb.hands} · ${tb.seated}/4${tb.rules?.bloody_battle ? ` · ${t("bloody")}` : ""}`;
+    const terms = `${esc(name)} ${esc(tb.code)} · ${t("stake")} ${tb.stake} · ${t("hands")} ${tb.hands} · ${tb.seated}/4${tb.rules?.bloody_battle ? ` · ${t("bloody")}` : ""}${tb.claim_pause ? ` · ${t(`claim_pause_short_${tb.claim_pause}`)}` : ""}`;
     const started = tb.status !== "waiting";
     const join = started ? "" : `<button class="btn" data-do="join-code" data-code="${esc(tb.code)}" id="invite-join">${t("join")}</button>`;
     // a private table may refuse spectators (its summary's spectators_allowed)

@@ -104,6 +104,9 @@ function privateTables() {
             <label class="field">${t("stake")}<input id="create-stake" type="number" min="1" max="1000" value="1"></label>
             <label class="field">${t("hands")}<input id="create-hands" type="number" min="1" max="64" value="8"></label>
             <label class="field">${t("bot")}<select id="create-bot">${bots}</select></label>
+            <label class="field" title="${esc(t("claim_pause_help"))}">${t("claim_pause")}<select id="create-claim-pause">
+              <option value="natural" selected>${t("claim_pause_natural")}</option>
+              <option value="fixed">${t("claim_pause_fixed")}</option></select></label>
           </div>
           <div class="options">
             <label class="check"><input type="checkbox" id="create-bots" checked>${t("bots_allowed")}</label>
@@ -325,6 +328,7 @@ export const lobbyHandlers = {
       bot: $("#create-bot").value,
       listed: $("#create-listed").checked,
       spectators: $("#create-spectators").checked,
+      claim_pause: $("#create-claim-pause").value,
     };
     try {
       const made = await api("POST", "/api/tables", body);

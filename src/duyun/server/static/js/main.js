@@ -36,6 +36,10 @@ function updateTimers() {
     el.textContent = String(left);
     el.classList.toggle("urgent", left <= 3);
   });
+  // "someone is deciding" (a natural claim pause longer than the beat): shown once it is due
+  document.querySelectorAll("[data-show-after]").forEach((el) => {
+    el.hidden = performance.now() < Number(el.dataset.showAfter);
+  });
 }
 
 // ------------------------------------------------------------------ server messages

@@ -116,6 +116,13 @@ function compass(st, base, tb) {
     timerAt = app.lastMoveAt + Number(app.config.turn_timer) * 1000;
   }
   const left = timerAt ? Math.max(0, Math.ceil((timerAt - performance.now()) / 1000)) : null;
+  // a natural table waits past its short beat only for a person offered a claim: say so to
+  // everyone else (that is all the pause tells them; docs/protocol.md "Timing")
+  const beat = Number(app.config.claim_beat ?? 0.6) * 1000;
+  const deciding =
+    st.started && st.phase === "claims" && tb.claim_pause === "natural" && !(app.prompt && !app.promptSent)
+      ? `<div class="sub deciding" data-show-after="${app.lastMoveAt + beat + 300}" hidden>${t("someone_deciding")}</div>`
+      : "";
   const handNo = tb.hands ? `${handNumber(tb)}/${tb.hands}` : "";
   return `<div class="compass" id="compass">
       ${html}
@@ -123,6 +130,7 @@ function compass(st, base, tb) {
         <div class="sub">${t("wall_label")}</div>
         <div class="wall-count" id="wall-count" title="${t("wall", { n: st.wall })}">${st.started ? st.wall : "–"}</div>
         ${left != null ? `<div class="timer-line"><span class="timer" data-timer="${timerAt}"></span><span class="timer-label">${t("seconds")}</span></div>` : ""}
+        ${deciding}
         ${handNo ? `<div class="sub">${t("hand_no", { i: handNumber(tb), n: tb.hands })}</div>` : ""}
       </div>
     </div>`;
@@ -379,7 +387,7 @@ function waitingRoom(tb) {
   return `<div class="overlay" id="waiting-room"><div class="sheet">
       <h2>${tb.kind === "private" ? t("private_table") : esc(roomName(app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? ""))}</h2>
       ${codeBlock}
-      <div class="chips" style="justify-content:center;margin:8px 0">${`<span class="chip">${t("stake")} ${tb.stake}</span><span class="chip">${t("hands")} ${tb.hands}</span>`}${rules}</div>
+      <div class="chips" style="justify-content:center;margin:8px 0">${`<span class="chip">${t("stake")} ${tb.stake}</span><span class="chip">${t("hands")} ${tb.hands}</span>`}${tb.claim_pause ? `<span class="chip" title="${esc(t("claim_pause_help"))}">${t(`claim_pause_short_${tb.claim_pause}`)}</span>` : ""}${rules}</div>
       <h3>${t("waiting_players")}</h3>
       <div class="seats-grid">${seats}</div>
       <div class="actions">${readyBtn}${startBtn}<button class="btn ghost" data-do="leave">${t("leave")}</button></div>
