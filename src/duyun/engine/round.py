@@ -1180,6 +1180,8 @@ def new_round(
     wall_order: Sequence[Tile] | None = None,
 ) -> Round:
     """A freshly dealt hand (R4)."""
+    if not isinstance(rules, RuleSet):  # before Round(): compiled, its error would be lost
+        raise TypeError(f"rules must be a RuleSet, not {type(rules).__name__}")
     return Round(deal_setup(seed, wall_order=wall_order, dealer=dealer, streak=streak), rules)
 
 
