@@ -72,8 +72,7 @@ from duyun.tiles import COPIES, NUM_KINDS, TILE_NAMES, Tile, from_counts, tile_t
 _NAMES = TILE_NAMES  # tile -> notation, for tiles the engine itself holds (always 0..26)
 
 EVENT_LOG_VERSION = 2
-# Version 2 added the ``match`` link to ``start``, the ``win_refused`` event and announces
-# forced wins when their claim window resolves; version 1 logs are still read (replay.py).
+# v2: ``start.match``, ``win_refused``, forced wins told on resolution; replay.py reads v1 too
 READABLE_LOG_VERSIONS = (1, 2)
 LAST_TILES = 4  # R19
 # the other seats of each seat, in play order after it (R3)
