@@ -1147,10 +1147,8 @@ class Round:
         never another seat's view."""
         return seat_view(self, as_seat(seat))
 
-    # ---------------------------------------- copying (issue 23): the work is engine/copying.py
-
     def copy(self) -> Round:
-        """An independent copy that plays on exactly like this hand, for search."""
+        """An independent copy that plays on exactly like this hand, for search (issue 23)."""
         from duyun.engine.copying import copy_round
 
         return copy_round(self)
