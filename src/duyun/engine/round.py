@@ -72,8 +72,7 @@ from duyun.tiles import COPIES, NUM_KINDS, TILE_NAMES, Tile, from_counts, tile_t
 _NAMES = TILE_NAMES  # tile -> notation, for tiles the engine itself holds (always 0..26)
 
 EVENT_LOG_VERSION = 2
-# Version 2 added the ``match`` link to ``start``, the ``win_refused`` event and announces
-# forced wins when their claim window resolves; version 1 logs are still read (replay.py).
+# v2: ``start.match``, ``win_refused``, forced wins told on resolution; replay.py reads v1 too
 READABLE_LOG_VERSIONS = (1, 2)
 LAST_TILES = 4  # R19
 # the other seats of each seat, in play order after it (R3)
@@ -1148,10 +1147,8 @@ class Round:
         never another seat's view."""
         return seat_view(self, as_seat(seat))
 
-    # ---------------------------------------- copying (issue 23): the work is engine/copying.py
-
     def copy(self) -> Round:
-        """An independent copy that plays on exactly like this hand, for search."""
+        """An independent copy that plays on exactly like this hand, for search (issue 23)."""
         from duyun.engine.copying import copy_round
 
         return copy_round(self)
@@ -1180,6 +1177,8 @@ def new_round(
     wall_order: Sequence[Tile] | None = None,
 ) -> Round:
     """A freshly dealt hand (R4)."""
+    if not isinstance(rules, RuleSet):  # before Round(): compiled, its error would be lost
+        raise TypeError(f"rules must be a RuleSet, not {type(rules).__name__}")
     return Round(deal_setup(seed, wall_order=wall_order, dealer=dealer, streak=streak), rules)
 
 

@@ -316,7 +316,7 @@ export function renderMatchSummary(app) {
       <h2>${t("match_summary")}</h2>
       <div class="muted" style="text-align:center;margin-bottom:8px">${m.reason === "dissolved" ? t("dissolve") : t("match_over")} · ${m.hands_played ?? (m.results ?? []).length} ${t("hands")}</div>
       <div class="totals">${cards}</div>
-      <h3>${t("hand_result")}</h3>
+      <h3>${t("match_hands")}</h3>
       <ol class="sum-hands" id="summary-hands">${rows}</ol>
       <div class="actions"><button class="btn" data-do="leave" id="back-lobby">${t("back_lobby")}</button></div>
     </div></div>`;
