@@ -22,10 +22,11 @@ from duyun.engine import Setup, redact_event
 from duyun.engine.scenario import parse_scenario
 from duyun.tiles import parse_tiles, tile_to_str
 
-WINDOW = 0.12
-#: what scheduling on a loaded machine may add to a window (the settle time is 20 ms); a
-#: refused win cost a second window (> 2 × WINDOW) before the fix
-SLACK = 0.09
+WINDOW = 0.2
+#: what scheduling on a loaded machine (CI runs two test workers beside Chromium) may add to a
+#: window (the settle time is 20 ms); kept under one window: a refused win cost a second
+#: window (> 2 × WINDOW) before the fix
+SLACK = 0.15
 
 DEALER = "1m1m3m7m9m2p2p8p9p1s5s7s9s5p"  # seat 0: discards 5p first
 PINGHU = "1m2m3m4m5m6m7s8s9s1s1s4p6p"  # waits on 5p with only 平胡: refused on a discard (R17)
@@ -199,13 +200,13 @@ def test_the_pause_after_a_discard_tells_no_hidden_state_r17_r19(
     assert min(everything) >= WINDOW - 0.003, gaps
     assert max(everything) <= WINDOW + SLACK, {k: max(v) for k, v in gaps.items()}
     medians = {name: statistics.median(values) for name, values in gaps.items()}
-    assert max(medians.values()) - min(medians.values()) < 0.03, medians
+    assert max(medians.values()) - min(medians.values()) < 0.05, medians
     # a seat offered a claim is asked at once, also when another seat's win was refused
     assert prompt_delays and max(prompt_delays) < WINDOW / 2, prompt_delays
 
 
 #: ``natural``: the beat, the claim timer, and how long the people think over a claim
-BEAT = 0.12
+BEAT = 0.2
 CLAIM_TIMER = 1.5
 THINK = 0.35
 
@@ -226,7 +227,7 @@ def test_natural_pause_is_one_beat_unless_a_person_is_asked_r17_r19_r26(
     assert min(everything) >= BEAT - 0.003, beat
     assert max(everything) <= BEAT + SLACK, {k: max(v) for k, v in beat.items()}
     medians = {name: statistics.median(values) for name, values in beat.items()}
-    assert max(medians.values()) - min(medians.values()) < 0.03, medians
+    assert max(medians.values()) - min(medians.values()) < 0.05, medians
     # the person's hesitation is what shows: the table waited for the answer, not the timer
     waited = [g for values in asked.values() for g in values]
     assert waited and min(waited) >= THINK - 0.003, asked
