@@ -52,3 +52,55 @@ def test_a_level_seats_its_bot_and_an_unknown_one_is_refused(
     assert error["code"] == "unknown_bot" and "nonsense" in error["message"]
     assert seats[1]["bot"] == "strong" and seats[2]["bot"] == "heuristic"
     assert seats[3] is None
+
+
+def test_master_bots_answer_claims_without_searching_so_the_pause_tells_nothing_r6(
+    live_server: Any, ws_client: Any, play: Any, monkeypatch: Any
+) -> None:
+    """Issue 20 item 2 with the 大師 level: a claim is answered while the claim pause already
+    runs, and a search there could outlast the beat and tell the table that a bot may claim.
+    The search bot answers claims with its base policy; its searches run only on turns, whose
+    move is chosen when the think time starts and played when it ends."""
+    from duyun.bots.search import SearchBot
+
+    searched: list[bool] = []
+    original = SearchBot.search
+
+    def recording(self: SearchBot, view: Any, candidates: Any, advice: Any) -> Any:
+        searched.append(view.claim_tile is not None)
+        return original(self, view, candidates, advice)
+
+    monkeypatch.setattr(SearchBot, "search", recording)
+    claim_answers: list[bool] = []
+    original_choose = SearchBot.choose
+
+    def choosing(self: SearchBot, view: Any) -> Any:
+        claim_answers.append(view.claim_tile is not None)
+        return original_choose(self, view)
+
+    monkeypatch.setattr(SearchBot, "choose", choosing)
+    server = live_server(claim_beat=0.05)
+    ann = server.guest()
+    created = server.http.post(
+        "/api/tables",
+        json={"hands": 2, "bot": "master", "bots_allowed": True, "claim_pause": "natural"},
+        headers=server.auth(ann["token"]),
+    )
+    assert created.status_code == 201, created.text
+    code = created.json()["code"]
+
+    async def main() -> dict[str, Any]:
+        client = await ws_client.connect(server.ws_url, ann["token"], name="ann")
+        await client.send(type="join", code=code)
+        await client.expect("table", lambda m: m["table"] and m["table"]["you"] == 0)
+        for seat in (1, 2, 3):
+            await client.send(type="add_bot", seat=seat)
+        await client.send(type="ready")
+        end: dict[str, Any] = await play(client, 3, timeout=120)
+        await client.close()
+        return end
+
+    end = asyncio.run(main())
+    assert end["reason"] == "completed"
+    assert claim_answers and not any(claim_answers)  # the claims never reached the search
+    assert searched and not any(searched)  # the bots did search, on their turns only

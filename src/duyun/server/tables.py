@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from duyun.bots import Bot, make_bot, resolve_bot
+from duyun.bots.search import SearchBot
 from duyun.engine import (
     Action,
     ActionKind,
@@ -255,6 +256,8 @@ class Table:
         self.think = random.Random()
         #: when the last move was made (time.monotonic()): a bot's think time counts from it
         self.moved_at = 0.0
+        #: a botted seat's turn move, chosen when its think time starts: (log length, move)
+        self.bot_moves: dict[int, tuple[int, Action]] = {}
         self.answers: dict[int, Action] = {}
         self.prompts: dict[int, Prompt] = {}
         self.dissolve_votes: set[int] | None = None
@@ -1007,7 +1010,7 @@ class Table:
             seat = self.seats[seat_index]
             assert seat is not None
             if seat.botted:
-                self.answers[seat_index] = self._bot_choice(seat_index)
+                self.answers[seat_index] = self._bot_choice(seat_index, claim=True)
                 continue
             prompt = Prompt(
                 "claim",
@@ -1027,6 +1030,9 @@ class Table:
         assert seat is not None
         self.prompts.clear()
         if seat.botted:
+            # decided now and played when the think time is over, so that how long the bot
+            # computed (which depends on its hand) is hidden inside the think time
+            self.bot_moves[index] = (len(game.events), self._bot_choice(index))
             elapsed = time.monotonic() - self.moved_at
             self._set_timer("decision", max(0.0, self._think_time() - elapsed), "bot", index)
             return
@@ -1127,7 +1133,10 @@ class Table:
         seat = self.seats[index]
         assert seat is not None
         if what == "bot":
-            await self._apply(self._bot_choice(index))
+            logged, action = self.bot_moves.pop(index, (-1, None))
+            if action is None or logged != len(game.events):
+                action = self._bot_choice(index)  # the hand moved on since: decide again
+            await self._apply(action)
             return
         # a turn that ran out: the obvious move; two in a row -> 托管
         seat.timeouts += 1
@@ -1149,14 +1158,21 @@ class Table:
         assert discards and all(a.tile is not None for a in discards)
         return max(discards, key=lambda a: a.tile or 0)
 
-    def _bot_choice(self, index: int) -> Action:
+    def _bot_choice(self, index: int, *, claim: bool = False) -> Action:
+        """The bot's move for a botted seat. A claim is answered inside the claim pause, whose
+        timer is already running: a search there (大師) could outlast a 0.6 s beat and so tell
+        the table that a bot may claim (issue 20 item 2), so the search bot answers claims
+        with its base policy, the strong bot's, in milliseconds."""
         game = self.round
         assert game is not None
         seat = self.seats[index]
         assert seat is not None
         if seat.bot is None:
             seat.bot = make_bot(seat.bot_name, seed=hand_seed(self.seed, 1000 + index))
-        return seat.bot.choose(game.view(index))
+        view = game.view(index)
+        if claim and isinstance(seat.bot, SearchBot):
+            return seat.bot.strong.choose(view)
+        return seat.bot.choose(view)
 
     async def _resolve_claims(self) -> None:
         game = self.round
@@ -1168,7 +1184,11 @@ class Table:
             assert seat is not None
             action = self.answers.get(index)
             if action is None:
-                action = self._bot_choice(index) if seat.botted else Action(index, ActionKind.PASS)
+                action = (
+                    self._bot_choice(index, claim=True)
+                    if seat.botted
+                    else Action(index, ActionKind.PASS)
+                )
             game.apply(action)
             if action.kind is not ActionKind.PASS:
                 self.moved_at = time.monotonic()  # a claim: a bot thinks anew before discarding
