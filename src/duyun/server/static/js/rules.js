@@ -1,7 +1,7 @@
 // The rules page (玩法說明) and the short explanations the table shows instead of rule numbers
-// (issue 21 item 5). Players read words in their language; the rule numbers of docs/rules.md stay
-// only in the small reference at the end of the page. Every amount (base points, the escape
-// penalty) comes from the rules the server sent for the room or table, never from this file.
+// (issue 21 item 5). Players read words in their language; the rule numbers of docs/rules.md
+// appear nowhere on the page. Every amount (base points, the escape penalty) comes from the
+// rules the server sent for the room or table, never from this file.
 
 import { getLang, patternName, t } from "./i18n.js";
 import { esc, tile } from "./ui.js";
@@ -22,7 +22,6 @@ const SECTIONS = {
   draw: ["流局：查大叫與黃豆", "A draw: 查大叫 and 黃豆"],
   escape: ["逃跑（中途離開）", "Leaving mid-hand (escape)"],
   bloody: ["血戰到底", "血戰 (bloody battle)"],
-  reference: ["規則編號對照", "Rule numbers"],
 };
 
 /** Rule number → the section that explains it (for links next to payments and notices). */
@@ -216,9 +215,6 @@ export function rulesPageHTML(table, rooms, focus) {
           return `<li>${esc(r.name)}：${z ? `每人 ${each} 分，共 ${each * 3} 分 = ${each * 3 * r.stake} 金幣` : `${each} points each, ${each * 3} in all = ${each * 3 * r.stake} coins`}</li>`;
         })
         .join("");
-  const reference = Object.entries(RULE_SECTION)
-    .map(([rule, sec]) => `<a href="#rules-${sec}" data-do="rules" data-section="${sec}">${rule}</a>`)
-    .join(" ");
   const body = [
     section("tiles", p("108 張牌：萬、筒、條三門，每門 1–9 各四張，沒有字牌和花牌。四人輪流摸牌打牌，不能吃，只能碰、槓和胡。", "108 tiles: three suits (萬 characters, 筒 dots, 條 bamboo), ranks 1-9, four of each; no honours or flowers. Four players draw and discard in turn; there is no chow, only pong (碰), kong (槓) and win (胡).")),
     section("win", p("胡牌要十四張（槓算三張）：四組加一對，或七個對子。可以自摸（自己摸到），點炮（胡別人打的牌，打牌的人付），或搶槓（別人加槓時胡那張牌）。自摸時其他每家都付。一張牌可以幾家同時胡（一炮多響）。", "A winning hand has fourteen tiles (a kong counts as three): four sets and a pair, or seven pairs. You win by self-draw (自摸, everyone else pays), on a discard (點炮, the discarder pays) or by robbing a kong (搶槓). Several players may win on one discard.")),
@@ -235,7 +231,6 @@ export function rulesPageHTML(table, rooms, focus) {
       `${p(`牌局中離開或斷線超時算逃跑，這局立刻結束。逃跑的人賠其他還在局中的每人 ${units ?? "?"} × 底分；牌牆只剩四張以內時，若按查大叫賠更多就按查大叫。之後由托管替你打完比賽。`, `Leaving during a hand, or a dropped connection that times out, is an escape and ends the hand. You pay each other player still in the hand ${units ?? "?"} × base; with four tiles or fewer left, the 查大叫 amount instead when it is larger. Auto-play then finishes the match for you.`)}${table ? roomsEscape : roomsEscape ? `<ul>${roomsEscape}</ul>` : ""}`,
     ),
     section("bloody", p("血戰到底：有人胡了這局不結束，胡家亮牌離場，其他人繼續打，直到三家胡、牌摸完或有人逃跑。只有還沒胡的人付錢；血戰沒有連莊加番。胡家可以離開牌桌，不扣分。", "血戰 (bloody battle): a win does not end the hand; the winner lays the hand open and leaves play while the others go on until three have won, the wall runs out or someone escapes. Only players still in the hand pay; there is no streak bonus. A winner may leave the table at no cost.")),
-    section("reference", `<p class="muted small">${z ? "給想對照規則條文（docs/rules.md）的人：" : "For readers of the rule book (docs/rules.md):"} ${reference}</p>`),
   ].join("");
   const toc = Object.entries(SECTIONS)
     .map(([id, [zt, et]]) => `<a href="#rules-${id}" data-do="rules" data-section="${id}">${esc(z ? zt : et)}</a>`)
