@@ -330,8 +330,11 @@ def test_a_seat_that_escaped_stays_in_tuoguan_after_a_restart(
         async def bob_escapes_then_kill() -> int:
             ann = await ws_client.connect(ws_url, ann_token, name="ann")
             bob = await ws_client.connect(ws_url, bob_token, name="bob")
-            await ann.send(type="join", code=created["code"])
-            await bob.send(type="join", code=created["code"])
+            # one join answered before the next: two joins in flight race for seat 0
+            for index, client in enumerate((ann, bob)):
+                await client.send(type="join", code=created["code"])
+                seated = await client.expect("table", lambda m: m["table"] is not None)
+                assert seated["table"]["you"] == index
             for seat in (2, 3):
                 await ann.send(type="add_bot", seat=seat)
             await ann.send(type="ready")
