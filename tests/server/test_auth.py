@@ -10,8 +10,7 @@ import pytest
 from itsdangerous.timed import TimestampSigner
 from sqlalchemy import create_engine, text
 
-from duyun.server import auth
-from duyun.server.store import AccountError, AuthError, RateLimitedError, Store, StoreConfig
+from duyun.server.store import AccountError, AuthError, RateLimitedError, Store, StoreConfig, auth
 from duyun.server.store.store import normalize_url
 from duyun.server.store.types import StoreError
 

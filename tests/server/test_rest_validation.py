@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from duyun.server import auth
-from duyun.server.store import AccountError
+from duyun.server.store import AccountError, auth
 
 # ------------------------------------------------------------------ helpers
 

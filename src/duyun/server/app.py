@@ -31,7 +31,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from duyun.bots import DIFFICULTY_LEVELS, resolve_bot
 from duyun.rules import RuleSet
-from duyun.server import auth, protocol
+from duyun.server import protocol
 from duyun.server.cluster import Cluster
 from duyun.server.config import MAX_FRAME_BYTES, ServerConfig
 from duyun.server.limits import LimitExceeded, Limits
@@ -49,6 +49,7 @@ from duyun.server.store import (
     Store,
     StoreConfig,
     StoreError,
+    auth,
 )
 from duyun.server.store import cluster as shared
 from duyun.server.tables import Table, TableManager, dumps
@@ -196,7 +197,7 @@ class _Body(BaseModel):
 
 class Credentials(_Body):
     """No length bounds here: a name or password of any bad length is ``bad_account`` (register,
-    from :mod:`duyun.server.auth`) or ``bad_login`` (login), never a different code by length;
+    from :mod:`duyun.server.store.auth`) or ``bad_login`` (login), never a different code by length;
     the body-size limit bounds what is read."""
 
     name: str

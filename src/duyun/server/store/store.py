@@ -43,7 +43,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
 from duyun.engine import Payment
-from duyun.server import auth
+from duyun.server.store import auth
 from duyun.server.store.models import (
     AccountRow,
     CoinRowModel,
