@@ -70,7 +70,7 @@ def _free_port() -> int:
 
 
 def _start_server(
-    args: argparse.Namespace, workdir: Path, index: int = 0
+    args: argparse.Namespace, workdir: Path, index: int = 0, log_dir: Path | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
     config = workdir / f"load-{index}.toml"
@@ -117,13 +117,16 @@ def _start_server(
     ]
     if args.processes > 1:
         command += ["--owner", f"load-{index}", "--public-url", f"http://127.0.0.1:{port}"]
-    log = (workdir / f"server-{index}.log").open("wb")
+    if log_dir is not None:
+        log_dir.mkdir(parents=True, exist_ok=True)
+    log_path = (log_dir or workdir) / f"server-{index}.log"
+    log = log_path.open("wb")
     process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     end = time.monotonic() + 60
     while time.monotonic() < end:
         if process.poll() is not None:
-            text = (workdir / f"server-{index}.log").read_text()[-2000:]
+            text = log_path.read_text()[-2000:]
             raise SystemExit(f"server exited: {text}")
         try:
             if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
@@ -331,6 +334,11 @@ def main(argv: list[str] | None = None) -> int:
         help="the servers' database (default: a fresh SQLite file); an empty or throwaway one",
     )
     parser.add_argument("--url", help="use a running server instead of starting one")
+    parser.add_argument(
+        "--log-dir",
+        type=Path,
+        help="keep the servers' logs (server-N.log) in this folder instead of discarding them",
+    )
     args = parser.parse_args(argv)
     if args.processes < 1:
         parser.error("--processes must be at least 1")
@@ -350,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 urls = []
                 for index in range(args.processes):
-                    process, url = _start_server(args, Path(tmp), index)
+                    process, url = _start_server(args, Path(tmp), index, args.log_dir)
                     processes.append(process)
                     urls.append(url)
             started = time.monotonic()
