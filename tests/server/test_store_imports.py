@@ -186,3 +186,29 @@ def test_the_package_and_the_old_module_export_what_they_did() -> None:
     assert store.alembic_config is database.alembic_config
     assert store.MAX_ID == base.MAX_ID == 2**31 - 1
     assert store.Store is duyun.server.store.Store
+
+
+def test_docs_name_the_module_of_every_store_method() -> None:
+    """docs/deploy.md "Store API" lists each module's methods; a method moved or added
+    without the table following fails here."""
+    from duyun.server.store import Store
+
+    deploy = Path(__file__).parents[2] / "docs" / "deploy.md"
+    listed: dict[str, set[str]] = {}
+    for line in deploy.read_text(encoding="utf-8").splitlines():
+        cells = line.split("|")
+        if len(cells) > 3 and cells[1].strip().startswith("`") and ".py`" in cells[1]:
+            words = {w.split("(")[0] for w in cells[2].split("`")[1::2]}
+            for module in cells[1].split("`")[1::2]:
+                listed[module] = words
+    public = {
+        name: next(c for c in Store.__mro__ if name in vars(c)).__module__.rpartition(".")[2]
+        for name in dir(Store)
+        if not name.startswith("_")
+    }
+    wrong = {
+        name: module
+        for name, module in public.items()
+        if name not in listed.get(f"{module}.py", ())
+    }
+    assert wrong == {}, f"methods the deploy.md table does not list under their module: {wrong}"
