@@ -30,7 +30,7 @@ from sqlalchemy.engine import make_url
 from duyun.server.app import WS_MAX_FRAME, create_app
 from duyun.server.config import ServerConfig
 from duyun.server.store import Store, StoreConfig
-from duyun.server.store.store import normalize_url
+from duyun.server.store.database import normalize_url
 from duyun.server.tables import TableManager
 from readiness import wait_healthy
 

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import create_engine, text
 
 from duyun.server.store import Store
-from duyun.server.store.store import normalize_url
+from duyun.server.store.database import normalize_url
 
 
 def settled_once(store: Store, database_url: str, hand_ids: list[int]) -> None:
