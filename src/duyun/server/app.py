@@ -94,13 +94,13 @@ def store_settings(config: ServerConfig) -> StoreConfig:
     )
 
 
-async def renew_leases(tables: TableManager, name: str) -> None:
+async def renew_leases(store: Store, tables: TableManager, name: str) -> None:
     """Several processes on one database (docs/deploy.md): keep this process's leases,
     give up tables whose lease another process took, adopt matches of dead processes."""
     while True:
         await asyncio.sleep(LEASE_RENEW_EVERY)
         try:
-            held = set(await run_db(tables, tables.store.renew_leases, name))
+            held = set(await run_db(tables, store.renew_leases, name))
             tables.lost_leases(held)
             await tables.restore(include_own=False)
         except Exception:
@@ -109,7 +109,7 @@ async def renew_leases(tables: TableManager, name: str) -> None:
 
 async def _open(
     state: ServerState, database_url: str, settings: StoreConfig, owner: str | None
-) -> TableManager:
+) -> tuple[Store, TableManager]:
     # the store's own open: the manager, whose route every later store call takes, needs it
     opened = await asyncio.to_thread(Store.open, database_url, settings)
     tables = TableManager(state.config, opened, owner)
@@ -117,13 +117,15 @@ async def _open(
     tables.metrics.watch(lambda: {**live_gauges(tables), "draining": int(state.draining)})
     restored = await tables.restore()
     log.info("restored %d live match(es)", restored)
-    return tables
+    return opened, tables
 
 
-async def _join_cluster(state: ServerState, tables: TableManager, owner: str) -> asyncio.Task[None]:
+async def _join_cluster(
+    state: ServerState, store: Store, tables: TableManager, owner: str
+) -> asyncio.Task[None]:
     """Several processes as one service (issue 24): heartbeat, publish, drain on SIGUSR1."""
-    cluster = Cluster(tables.store, tables, owner, state.config.public_url)
-    await run_db(tables, shared.heartbeat, tables.store, owner, state.config.public_url, False)
+    cluster = Cluster(store, tables, owner, state.config.public_url)
+    await run_db(tables, shared.heartbeat, store, owner, state.config.public_url, False)
     await cluster.beat()
     state.cluster = cluster
     beat = asyncio.create_task(cluster.run())
@@ -147,13 +149,13 @@ def _freeze_gc() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
-async def _close(tables: TableManager, owner: str | None) -> None:
+async def _close(store: Store, tables: TableManager, owner: str | None) -> None:
     await tables.shutdown()
     # the manager's database thread has stopped: the last calls go to a worker thread
     if owner:  # a clean stop: a restart (or another process) restores them at once
         with contextlib.suppress(Exception):
-            await asyncio.to_thread(tables.store.release_leases, owner)
-    await asyncio.to_thread(tables.store.close)
+            await asyncio.to_thread(store.release_leases, owner)
+    await asyncio.to_thread(store.close)
 
 
 def make_lifespan(
@@ -161,11 +163,11 @@ def make_lifespan(
 ) -> Lifespan:
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        tables = await _open(state, database_url, settings, owner)
+        store, tables = await _open(state, database_url, settings, owner)
         tasks = []
         if owner:
-            tasks.append(asyncio.create_task(renew_leases(tables, owner)))
-            tasks.append(await _join_cluster(state, tables, owner))
+            tasks.append(asyncio.create_task(renew_leases(store, tables, owner)))
+            tasks.append(await _join_cluster(state, store, tables, owner))
         _freeze_gc()
         state.ready = True
         try:
@@ -174,7 +176,7 @@ def make_lifespan(
             state.ready = False
             for task in tasks:
                 task.cancel()
-            await _close(tables, owner)
+            await _close(store, tables, owner)
 
     return lifespan
 
@@ -229,7 +231,7 @@ def create_app(
     """The app for one server process. ``owner`` names the process when several share one
     PostgreSQL database (docs/deploy.md): it then restores and holds only its own matches."""
     install_log_safety()
-    state = ServerState(config, Limits(config), connection_cap(config))
+    state = ServerState(config=config, limits=Limits(config), max_sockets=connection_cap(config))
     settings = store_config or store_settings(config)
     app = FastAPI(
         title="duyun",
