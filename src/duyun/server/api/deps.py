@@ -59,12 +59,14 @@ async def run_hashing(function: Callable[..., T], *args: Any) -> T:
     """``Store.login`` and ``Store.register``, which run argon2 inside the store call, on a
     worker thread of their own rather than the manager's route.
 
-    With the default costs (time 2, memory 19 MiB) one login takes 25-75 ms on the 2-core
-    reference machine (argon2 alone about 21 ms, a registration's hash about 24 ms). On the
-    one SQLite database thread every table's settlement and deal would wait behind each login,
-    and a burst of logins would stall them all; the rows these calls read and write are their
-    own (accounts, login attempts), so running them beside the database thread is what they
-    did before and no ordering is lost.
+    With the default costs (time 2, memory 19 MiB) one login takes 24-33 ms (median 29 ms) on
+    the 2-core development machine when it is idle and up to 75 ms when it is busy, about 25 ms
+    of it argon2. On the one SQLite database thread every table's settlement and deal would
+    wait behind each login, and a burst of logins would stall them all. The rows these calls
+    touch are their own (accounts, login attempts), so running them beside the database thread,
+    as before, loses no ordering the tables rely on. (Splitting the hashing out of the store
+    call would keep the row work on the thread, but the hashing is inside ``Store.login`` and
+    ``Store.register``.)
     """
     return await asyncio.to_thread(function, *args)
 
