@@ -148,12 +148,12 @@ class LiveServer:
 
     @property
     def store(self) -> Store:
-        opened: Store = self.app.state.core["store"]
+        opened: Store = self.app.state.server.store
         return opened
 
     @property
     def manager(self) -> TableManager:
-        tables: TableManager = self.app.state.core["manager"]
+        tables: TableManager = self.app.state.server.manager
         return tables
 
     def guest(self) -> dict[str, Any]:

@@ -442,7 +442,7 @@ def test_draining_process_opens_no_table_and_is_not_ready(tmp_path: Path) -> Non
         token = client.post("/api/guest").json()["token"]
         auth = {"Authorization": f"Bearer {token}"}
         assert client.post("/api/tables", json={}, headers=auth).status_code == 201
-        app.state.core["cluster"].start_draining("test")
+        app.state.server.cluster.start_draining("test")
         answer = client.get("/readyz")
         assert answer.status_code == 503 and answer.json()["reason"] == "draining"
         refused = client.post("/api/tables", json={}, headers=auth)

@@ -73,7 +73,7 @@ def test_baoting_self_draw_only_warning_and_refused_win_in_a_real_game(
     code = tab.page.text_content("#table-code").strip()
     assert tab.app("app.seat") == 0
     # the deal comes from the match seed (R4): set it before the match starts
-    web_server.app.state.core["manager"].tables[code].seed = MATCH_SEED
+    web_server.app.state.server.manager.tables[code].seed = MATCH_SEED
     for seated in (2, 3, 4):
         tab.page.click("#waiting-room [data-do=add-bot]")
         tab.page.wait_for_function(

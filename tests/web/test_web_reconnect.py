@@ -32,7 +32,7 @@ def test_a_pending_match_is_retried_not_left_for_the_lobby(
     tab.page.click(".room:first-child [data-do=quick]")
     tab.page.wait_for_function("() => window.__duyun.hand && window.__duyun.handId != null")
     code = tab.app("app.table.code")
-    manager = web_server.app.state.core["manager"]
+    manager = web_server.app.state.server.manager
     # the server's event loop, where its tables live
     loop = manager.tables[code].task.get_loop()
 

@@ -66,7 +66,10 @@ class Cluster:
         self._published: dict[str, shared.TableState] = {}
 
     async def _db(self, function: Callable[..., T], *args: Any) -> T:
-        return await asyncio.to_thread(function, *args)
+        # the manager's store route, like every other store call of the server (on SQLite its
+        # one ordered database thread)
+        result: T = await self.manager.run_db(function, *args)
+        return result
 
     # ------------------------------------------------------------------ beat
 

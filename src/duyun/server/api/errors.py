@@ -1,0 +1,90 @@
+"""Every REST refusal in the one documented body, ``{"error": {"code", "message"}}``.
+
+docs/protocol.md "REST errors" is the contract: a client reads ``error.code`` whatever refused
+the request (a route, FastAPI's parsing, the router, a per-address limit), never FastAPI's
+``{"detail": ...}``. An unexpected exception is not handled here but by
+:class:`duyun.server.middleware.HttpGuard` (``500 internal``, no traceback): Starlette runs an
+``Exception`` handler outside the user middleware and re-raises after answering, which would
+drop the kept-alive connection the guard keeps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from duyun.server.limits import LimitExceeded
+
+#: seconds a ``429`` without a more precise figure tells the client to wait
+DEFAULT_RETRY_AFTER = 60.0
+
+
+class ApiError(Exception):
+    """A REST refusal: HTTP status, protocol error code and a message naming the problem.
+
+    ``retry_after`` (seconds) becomes the ``Retry-After`` header of a ``429``.
+    """
+
+    def __init__(
+        self, status: int, code: str, message: str, *, retry_after: float = DEFAULT_RETRY_AFTER
+    ) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+        self.retry_after = retry_after
+
+
+def error_response(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(
+        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+    )
+
+
+async def api_error(request: Request, error: ApiError) -> JSONResponse:
+    headers = {}
+    if error.status == 429:
+        headers["Retry-After"] = str(int(error.retry_after) or 1)
+    return error_response(error.status, error.code, error.message, headers)
+
+
+async def limit_exceeded(request: Request, error: LimitExceeded) -> JSONResponse:
+    return error_response(
+        429, "rate_limited", str(error), {"Retry-After": str(error.retry_seconds)}
+    )
+
+
+async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+    """Routing and parsing refusals in the documented error body, not ``{"detail"}``."""
+    code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "bad_request")
+    message = {
+        404: f"no such endpoint: {request.method} {request.url.path}",
+        405: f"{request.method} is not allowed on {request.url.path}",
+    }.get(error.status_code, str(error.detail))
+    return error_response(error.status_code, code, message, getattr(error, "headers", None))
+
+
+def _problem(error: Any) -> str:
+    if error.get("type") == "json_invalid":  # its loc is a character offset, not a field
+        return f"body: not valid JSON ({error.get('ctx', {}).get('error', 'decode error')})"
+    return f"{'.'.join(str(p) for p in error['loc'][1:]) or 'body'}: {error['msg']}"
+
+
+async def bad_request(request: Request, error: RequestValidationError) -> JSONResponse:
+    """A parameter or body FastAPI refused: ``400 bad_request`` naming the first three fields."""
+    problems = "; ".join(_problem(e) for e in error.errors()[:3])
+    return error_response(400, "bad_request", problems)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    app.exception_handler(ApiError)(api_error)
+    app.exception_handler(LimitExceeded)(limit_exceeded)
+    app.exception_handler(StarletteHTTPException)(http_error)
+    app.exception_handler(RequestValidationError)(bad_request)
+
+
+__all__ = ["ApiError", "error_response", "install_error_handlers"]

@@ -1,0 +1,153 @@
+"""Rooms, the lobby, reactions, bot levels, creating a private table and looking one up."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter
+from fastapi import Path as PathParam
+from pydantic import Field
+
+from duyun.bots import DIFFICULTY_LEVELS, resolve_bot
+from duyun.rules import RuleSet
+from duyun.server import protocol
+from duyun.server.api.deps import (
+    ClientAddress,
+    CurrentAccount,
+    Manager,
+    OpenStore,
+    State,
+    run_db,
+)
+from duyun.server.api.errors import ApiError
+from duyun.server.api.models import Body
+from duyun.server.protocol import ProtocolError
+from duyun.server.store import cluster as shared
+from duyun.server.tables import TableManager
+
+router = APIRouter()
+
+TableCode = Annotated[str, PathParam(pattern=r"^[0-9]{6}$", description="a 6-digit table code")]
+
+
+class CreateTable(Body):
+    stake: int = Field(default=1, ge=1, le=1_000_000)
+    hands: int = Field(default=8, ge=1, le=64)
+    rules: dict[str, Any] = Field(default_factory=dict)
+    bots_allowed: bool = True
+    bot: str | None = Field(default=None, max_length=64)
+    listed: bool = False
+    #: may people who do not play at the table watch it (issue 20 item 13)
+    spectators: bool = False
+    #: the pause after a discard: natural or fixed (docs/protocol.md "Timing", issue 21 item 1)
+    claim_pause: Literal["natural", "fixed"] = "natural"
+
+
+@router.get("/api/rooms")
+async def rooms(state: State) -> list[dict[str, Any]]:
+    return [room.to_json() for room in state.config.rooms]
+
+
+@router.get("/api/lobby")
+async def lobby(state: State, store: OpenStore, manager: Manager) -> dict[str, Any]:
+    if state.cluster is not None:  # every live process's tables (issue 24 item 2)
+        listed = await run_db(manager, shared.lobby, store)
+        return {
+            "tables": [t for t in listed if t.get("status") == "waiting"],
+            "playing": [t for t in listed if t.get("status") == "playing"],
+        }
+    playing = [
+        t.summary()
+        for t in manager.tables.values()
+        if t.status == "playing" and (t.options.kind == "room" or t.options.listed)
+    ]
+    return {"tables": manager.lobby(), "playing": playing}
+
+
+@router.get("/api/reactions")
+async def reactions() -> list[dict[str, str]]:
+    return [{"id": key, "text": text} for key, text in protocol.REACTIONS]
+
+
+@router.get("/api/bots")
+async def bots() -> list[dict[str, str]]:
+    """The difficulty levels a table can seat (issue 11), weakest first."""
+    return [
+        {"level": level.key, "bot": level.bot, "label": level.label, "label_zh": level.label_zh}
+        for level in DIFFICULTY_LEVELS
+    ]
+
+
+def _check_open_tables(state: State, manager: TableManager, account_id: int) -> None:
+    """config ``open_tables_per_account``: ``409 too_many_tables`` naming the open ones."""
+    cap = state.config.open_tables_per_account
+    if not cap:
+        return
+    open_codes = manager.open_tables_of(account_id)
+    if len(open_codes) >= cap:
+        raise ApiError(
+            409,
+            "too_many_tables",
+            f"you already have {len(open_codes)} open tables (the limit is {cap}): "
+            f"{', '.join(open_codes)}; a table closes when its match ends or after "
+            "10 minutes without players",
+        )
+
+
+@router.post("/api/tables", status_code=201)
+async def create_table(
+    body: CreateTable,
+    account: CurrentAccount,
+    state: State,
+    manager: Manager,
+    client: ClientAddress,
+) -> dict[str, Any]:
+    _check_open_tables(state, manager, account.id)
+    try:
+        rules = RuleSet.from_mapping(body.rules)
+    except (ValueError, TypeError) as error:
+        raise ApiError(400, "bad_request", f"rules: {error}") from None
+    try:  # a bot name or a difficulty level (easy/normal/hard/expert)
+        bot = resolve_bot(body.bot or state.config.default_bot)
+    except ValueError as error:
+        raise ApiError(400, "bad_request", f"bot: {error}") from None
+    state.limits.tables.hit(client)  # only tables that will be created count
+    code = None
+    if state.cluster is not None:
+        try:
+            code = await state.cluster.new_code("private", body.listed)
+        except ProtocolError as error:
+            raise ApiError(503, error.code, error.message) from None
+    table = manager.create_private(
+        account,
+        code=code,
+        stake=body.stake,
+        hands=body.hands,
+        rules=rules,
+        bots_allowed=body.bots_allowed,
+        bot=bot,
+        listed=body.listed,
+        spectators=body.spectators,
+        claim_pause=body.claim_pause,
+    )
+    return {"code": table.code, "invite": f"/?join={table.code}", "table": table.summary()}
+
+
+@router.get("/api/tables/{code}")
+async def table_info(
+    code: TableCode, state: State, manager: Manager, client: ClientAddress
+) -> dict[str, Any]:
+    state.limits.code_lookups.hit(client)
+    table = manager.tables.get(code)
+    if table is None and state.cluster is not None:
+        where = await state.cluster.locate(code)
+        if where is not None and where.summary:
+            return {**where.summary, "code": code, "url": where.url}
+    if table is None:
+        raise ApiError(404, "table_not_found", f"no table with code {code}")
+    if state.cluster is not None:
+        return {**table.summary(), "url": state.config.public_url}
+    return table.summary()
+
+
+__all__ = ["CreateTable", "TableCode", "router"]
