@@ -234,9 +234,7 @@ class Cluster:
             )
             table.start_task()
         table.pending_joins += 1
-        manager.seated[fresh.id] = table
-        client.table = table  # what the client sends next queues behind the join
-        table.post("join", client, None)
+        manager.queue_join(client, fresh.id, table)
 
     # ------------------------------------------------------------------ readiness
 
