@@ -32,6 +32,7 @@ from duyun.server.tables.flow import (
     SetTimer,
     SettleUntil,
     StoreEvents,
+    Think,
     holds,
 )
 from duyun.server.tables.seats import VIEWERS, Seat, Viewer
@@ -80,14 +81,19 @@ class Shell:
         *,
         claim_pause: str = "natural",
         spectated: bool = False,
+        thinks_apart: bool = False,
     ) -> None:
         bots = [make_bot("strong", seed=index) for index in range(4)]
-        self.claims_decided: list[int] = []
+        self.decided_on_loop: list[tuple[int, bool]] = []
 
         def decide(index: int, view: SeatView, claim: bool) -> Action:
-            if claim:
-                self.claims_decided.append(index)
+            self.decided_on_loop.append((index, claim))
             return bots[index].choose(view)
+
+        self.bots = bots
+        #: thoughts begun (seat -> its Think) and how many were handed back
+        self.thinking: dict[int, Think] = {}
+        self.thoughts = 0
 
         self.flow = HandFlow(
             Round(setup, RuleSet()),
@@ -98,6 +104,7 @@ class Shell:
             decide,
             random.Random(1),
             spectated=lambda: spectated,
+            thinks_apart=lambda index: thinks_apart,
         )
         self.now = 100.0
         self.stored = 0
@@ -146,6 +153,10 @@ class Shell:
                 case SettleUntil(at=at):
                     self.now = max(self.now, at)
                     self.run(self.flow.pump(self.now))
+                case Think(seat=seat, logged=logged, game=copy):
+                    assert copy is not self.game and len(copy.events) == logged
+                    assert logged == len(self.game.events)
+                    self.thinking[seat] = effect
                 case FinishHand():
                     self.finished = True
                 case BroadcastTable():
@@ -156,6 +167,11 @@ class Shell:
         name, (at, args) = min(self.timers.items(), key=lambda item: item[1][0])
         del self.timers[name]
         self.now = at
+        think = self.thinking.pop(args[1], None) if args[0] == "bot" else None
+        if think is not None:  # the thought, as a thread would have computed it meanwhile
+            action = self.bots[think.seat].choose(think.game.view(think.seat))
+            self.flow.thought(think.seat, think.logged, action)
+            self.thoughts += 1
         self.run(self.flow.on_timer(args[0], args[1] if len(args) > 1 else None, self.now))
         return str(args[0])
 
@@ -341,3 +357,16 @@ def test_a_late_or_wrong_answer_changes_nothing() -> None:
         shell.flow.act(0, discard(0, "1m"), None, playing=False, now=shell.now)
     assert stopped.value.code == "not_your_turn"
     assert len(shell.game.events) == before and shell.flow.prompts[0] is prompt
+
+
+def test_a_bot_that_thinks_apart_is_handed_its_move_on_a_copy() -> None:
+    """The search bot's turn moves are chosen off the event loop (issue 22 item 3, item 5):
+    the flow asks for a thought on a copy of the round when the think time starts and plays
+    the move handed back when it ends; only claims are decided on the loop (issue 20 item 2)."""
+    shell = Shell(deal_setup(13), seats_for(tuoguan=(0,)), spectated=True, thinks_apart=True)
+    shell.play_out()
+    turns = sum(e["type"] == "act" and e["action"] != "pass" for e in shell.game.events)
+    assert shell.thoughts > 0 and shell.thoughts >= turns - len(shell.windows)
+    assert all(claim for _, claim in shell.decided_on_loop)
+    assert shell.received[None] == events_for(shell.game.events, None)
+    assert len(shell.windows) == shell.held()

@@ -12,11 +12,13 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from duyun.engine import Setup
+from duyun.bots.search import SearchBot
+from duyun.engine import Action, ActionKind, SeatView, Setup
 from duyun.rules import RuleSet
 from duyun.server import protocol
 from duyun.server.config import ServerConfig
@@ -26,7 +28,9 @@ from duyun.server.store import Account, Store
 from duyun.server.tables import Table, TableOptions
 from duyun.server.tables.inbox import ClientMessage, Join
 from duyun.server.writer import EventWriter
+from duyun.tiles import tile_to_str
 
+SEED = 20261202
 SRC = Path(__file__).resolve().parents[2] / "src" / "duyun" / "server" / "tables"
 
 
@@ -154,6 +158,88 @@ def test_no_store_call_bypasses_the_one_route() -> None:
     route): a bare ``asyncio.to_thread`` skipped the ordered SQLite thread (issue 22)."""
     for path in sorted(SRC.glob("*.py")):
         text = path.read_text(encoding="utf-8")
-        assert "to_thread" not in text, f"{path.name} calls asyncio.to_thread"
+        assert not re.search(r"to_thread\([^)]*store", text), f"{path.name}: a bare store call"
         if path.name != "manager.py":  # only the host records where a client is
             assert not re.search(r"\.(table|spectating) = ", text), path.name
+
+
+def test_a_search_bot_thinks_off_the_event_loop(store: Store, monkeypatch: Any) -> None:
+    """While a 大師 (search) bot's turn move is being computed at one table, another table's
+    person is answered at once (issue 22 item 3, item 5): the search runs in a thread started
+    when its think time starts, and the move it chose is the one played. The search is held
+    at a gate until the other table has answered, so a search on the event loop would stall
+    that answer, and the test fail, whatever the machine's speed."""
+    thinking = threading.Event()
+    gate = threading.Event()
+    chosen: list[Action] = []
+    loop_threads: set[int] = set()
+    searched_on: list[int] = []
+    search = SearchBot.choose
+
+    def gated(self: SearchBot, view: SeatView) -> Action:
+        searched_on.append(threading.get_ident())
+        thinking.set()
+        if not gate.wait(timeout=30):
+            raise AssertionError("the gate never opened")
+        action = search(self, view)
+        chosen.append(action)
+        return action
+
+    monkeypatch.setattr(SearchBot, "choose", gated)
+
+    async def seat(bot: str, code: str) -> tuple[Table, Person]:
+        host = FakeHost(store)
+        account = await asyncio.to_thread(store.create_guest)
+        person = Person(account)
+        options = TableOptions("private", None, 1, 1, RuleSet(), True, bot, False, account.id)
+        table = Table(host, code, options)
+        table.seed = SEED  # the dealer's first discard is claimed by nobody
+        table.start_task()
+        table.post(Join(person))
+        table.post(ClientMessage(person, protocol.Ready(type="ready")))
+        table.post(ClientMessage(person, protocol.Start(type="start")))
+        return table, person
+
+    async def expect(person: Person, check: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        while True:
+            message = await asyncio.wait_for(person.messages.get(), timeout=10)
+            assert message["type"] != "error", message
+            if check(message):
+                return message
+
+    def is_turn(message: dict[str, Any]) -> bool:
+        return message["type"] == "prompt" and message["kind"] == "turn"
+
+    def discard_by(seats: set[int]) -> Callable[[dict[str, Any]], bool]:
+        def check(message: dict[str, Any]) -> bool:
+            return message["type"] == "events" and any(
+                e["type"] == "discard" and e["seat"] in seats for e in message["events"]
+            )
+
+        return check
+
+    async def play() -> dict[str, Any]:
+        loop_threads.add(threading.get_ident())
+        searching, ann = await seat("search", "111111")
+        waiting, bob = await seat("strong", "222222")
+        first = await expect(ann, is_turn)  # the dealer's first discard, then 大師 at seat 1
+        pick = next(a for a in first["legal"] if a["action"] == "discard")
+        searching.post(ClientMessage(ann, protocol.Act(type="act", prompt=first["id"], **pick)))
+        await asyncio.to_thread(thinking.wait, 10)
+        assert thinking.is_set() and not gate.is_set()
+        prompt = await expect(bob, is_turn)  # the other table goes on meanwhile
+        pick = next(a for a in prompt["legal"] if a["action"] == "discard")
+        waiting.post(ClientMessage(bob, protocol.Act(type="act", prompt=prompt["id"], **pick)))
+        await expect(bob, discard_by({0}))
+        assert not chosen  # answered while the search was still held
+        gate.set()
+        played = await expect(ann, discard_by({1, 2, 3}))  # 大師's move
+        for table in (searching, waiting):
+            table.post("stop")
+        return played
+
+    played = asyncio.run(play())
+    discard = next(e for e in played["events"] if e["type"] == "discard" and e["seat"] != 0)
+    assert chosen and chosen[0].kind is ActionKind.DISCARD
+    assert discard["tile"] == tile_to_str(chosen[0].tile)
+    assert searched_on and not set(searched_on) & loop_threads

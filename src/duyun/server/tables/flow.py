@@ -117,6 +117,17 @@ class SettleUntil:
 
 
 @dataclass(frozen=True, slots=True)
+class Think:
+    """Choose ``seat``'s turn move off the event loop, on ``game`` (a copy of the round when
+    the think time starts, ``logged`` events long), and hand it back with
+    :meth:`HandFlow.thought` before the bot's timer fires into :meth:`HandFlow.on_timer`."""
+
+    seat: int
+    logged: int
+    game: Round
+
+
+@dataclass(frozen=True, slots=True)
 class FinishHand:
     """The hand is over: settle it (the table's part: the store, the match)."""
 
@@ -134,6 +145,7 @@ Effect = (
     | SetTimer
     | CancelTimer
     | SettleUntil
+    | Think
     | FinishHand
     | BroadcastTable
 )
@@ -186,6 +198,9 @@ class HandFlow:
     think: random.Random
     #: whether anyone spectates the table (their events are folded only then)
     spectated: Callable[[], bool] = lambda: False
+    #: whether a seat's bot chooses its turn moves off the event loop (the search bot, whose
+    #: search takes up to 200 ms and would stall every table of the process): :class:`Think`
+    thinks_apart: Callable[[int], bool] = lambda index: False
     #: events stored, and released (sent), so far: a prefix of ``game.events``
     stored: int = 0
     released: int = 0
@@ -336,6 +351,11 @@ class HandFlow:
         if game.phase is Phase.TURN and game.current == index and self.released == len(game.events):
             self._prompt_turn(index, now)
         return self._take()
+
+    def thought(self, index: int, logged: int, action: Action) -> None:
+        """The move a :class:`Think` chose for ``index`` on the log ``logged`` events long:
+        played when its think time ends if the hand has not moved on since."""
+        self.bot_moves[index] = (logged, action)
 
     def released_events(self, viewer: Viewer) -> list[dict[str, Any]]:
         """What ``viewer`` may know of the hand so far."""
@@ -515,7 +535,11 @@ class HandFlow:
             # decided now and played when the think time is over (counted from the move before
             # it), so that how long the bot computed (which depends on its hand) is hidden
             # inside the think time
-            self.bot_moves[index] = (len(game.events), self._bot_choice(index))
+            if self.thinks_apart(index):
+                self.bot_moves.pop(index, None)
+                self._out.append(Think(index, len(game.events), game.copy()))
+            else:
+                self.bot_moves[index] = (len(game.events), self._bot_choice(index))
             self._out.append(
                 SetTimer(DECISION, self._think_time(), ("bot", index), since=self.moved_at)
             )

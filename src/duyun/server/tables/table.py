@@ -18,10 +18,11 @@ import itertools
 import logging
 import random
 import secrets
+import threading
 import time
 from typing import Any, assert_never
 
-from duyun.bots import make_bot
+from duyun.bots import Bot, make_bot
 from duyun.bots.search import SearchBot
 from duyun.engine import Action, Round, SeatView, Setup, deal_setup
 from duyun.server import protocol
@@ -40,6 +41,7 @@ from duyun.server.tables.flow import (
     SetTimer,
     SettleUntil,
     StoreEvents,
+    Think,
 )
 from duyun.server.tables.host import TableHost
 from duyun.server.tables.inbox import (
@@ -105,6 +107,10 @@ class Table:
         self.hand: HandFlow | None = None
         #: bots' think times: random, and drawn from nothing about the hand
         self.think = random.Random()
+        #: turn moves being chosen in threads (the search bot): seat -> (its hand, the task)
+        self._thoughts: dict[int, tuple[HandFlow, asyncio.Task[tuple[int, Action]]]] = {}
+        #: one thought at a time per seat's bot, which keeps state from move to move
+        self._bot_locks: dict[int, threading.Lock] = {}
         self.dissolve_votes: set[int] | None = None
         # timers: name -> (id, handle); a firing timer whose id is stale is ignored
         self._timers: dict[str, tuple[int, asyncio.TimerHandle]] = {}
@@ -143,21 +149,54 @@ class Table:
             self._decide,
             self.think,
             spectated=lambda: bool(self.spectators),
+            thinks_apart=self._thinks_apart,
         )
         return self.hand
 
-    def _decide(self, index: int, view: SeatView, claim: bool) -> Action:
-        """The bot's move for a botted seat. A claim is answered inside the claim pause, whose
-        timer is already running: a search there (大師) could outlast a 0.6 s beat and so tell
-        the table that a bot may claim (issue 20 item 2), so the search bot answers claims
-        with its base policy, the strong bot's, in milliseconds."""
+    def _bot(self, index: int) -> Bot:
         seat = self.seats[index]
         assert seat is not None
         if seat.bot is None:
             seat.bot = make_bot(seat.bot_name, seed=hand_seed(self.seed, 1000 + index))
-        if claim and isinstance(seat.bot, SearchBot):
-            return seat.bot.strong.choose(view)
-        return seat.bot.choose(view)
+        return seat.bot
+
+    def _thinks_apart(self, index: int) -> bool:
+        """The search bot (大師) chooses its turn moves in a thread: its search, about 70 ms
+        and up to 200, would otherwise stall every table of the process."""
+        return isinstance(self._bot(index), SearchBot)
+
+    async def _think(self, index: int, logged: int, game: Round) -> tuple[int, Action]:
+        bot = self._bot(index)
+        lock = self._bot_locks.setdefault(index, threading.Lock())
+
+        def choose() -> Action:
+            with lock:
+                return bot.choose(game.view(index))
+
+        return logged, await asyncio.to_thread(choose)
+
+    async def _collect_thought(self, hand: HandFlow, index: int) -> None:
+        """Hand the bot's thought to the flow when its think time ends; a thought not done
+        yet is waited for (a bot that is late plays late; it never decides twice)."""
+        entry = self._thoughts.pop(index, None)
+        if entry is None or entry[0] is not hand:
+            return
+        try:
+            logged, action = await entry[1]
+        except Exception:  # the flow then decides on the loop, as for any other bot
+            log.exception("table %s: seat %s's bot failed to think", self.code, index)
+            return
+        hand.thought(index, logged, action)
+
+    def _decide(self, index: int, view: SeatView, claim: bool) -> Action:
+        """The bot's move for a botted seat, on the event loop. A claim is answered inside the
+        claim pause, whose timer is already running: a search there (大師) could outlast a
+        0.6 s beat and so tell the table that a bot may claim (issue 20 item 2), so the search
+        bot answers claims with its base policy, the strong bot's, in milliseconds."""
+        bot = self._bot(index)
+        if claim and isinstance(bot, SearchBot):
+            return bot.strong.choose(view)
+        return bot.choose(view)
 
     async def run_effects(self, effects: list[Effect]) -> None:
         """Do what the hand flow asked, in order: a store is awaited before what follows it
@@ -188,6 +227,10 @@ class Table:
                 case SettleUntil(at=at):
                     await asyncio.sleep(max(0.0, at - time.monotonic()))
                     await self.run_effects(hand.pump(time.monotonic()))
+                case Think(seat=index, logged=logged, game=game):
+                    task = asyncio.create_task(self._think(index, logged, game))
+                    task.add_done_callback(_retrieve)
+                    self._thoughts[index] = (hand, task)
                 case FinishHand():
                     await ending.finish_hand(self)
                 case BroadcastTable():
@@ -288,6 +331,8 @@ class Table:
             if hand is None or self.status != "playing":
                 return
             what, index = args[0], (args[1] if len(args) > 1 else None)
+            if what == "bot" and index is not None:
+                await self._collect_thought(hand, index)
             await self.run_effects(hand.on_timer(what, index, time.monotonic()))
         elif name == "fill":
             await self._fill_with_bots()
@@ -542,3 +587,10 @@ class Table:
     async def restore(self, live: LiveMatch) -> None:
         """Rebuild the table of a live match after a restart (called before the task runs)."""
         await restore_table(self, live)
+
+
+def _retrieve(task: asyncio.Task[tuple[int, Action]]) -> None:
+    """A thought nobody collected (its hand moved on) must not log "exception never
+    retrieved": its failure, if any, is of no consequence."""
+    if not task.cancelled():
+        task.exception()
