@@ -75,7 +75,7 @@ class Seat:
     bot: Bot | None = None
     #: when (event-loop clock) this seat's person last lost the connection; kept after a
     #: reconnect, so that a drop shared with other people of the table is recognised as one
-    #: failure (``Table._shared_drop``)
+    #: failure (``seating._shared_drop``)
     last_drop: float | None = None
     #: the person has not been back since a restored or adopted table seated them: the server
     #: process failed under them (cleared on reconnect)
