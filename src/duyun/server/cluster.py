@@ -68,7 +68,7 @@ class Cluster:
     async def _db(self, function: Callable[..., T], *args: Any) -> T:
         # the manager's store route, like every other store call of the server (on SQLite its
         # one ordered database thread)
-        result: T = await self.manager.run_db(function, *args)
+        result: T = await self.manager.store_call(function, *args)
         return result
 
     # ------------------------------------------------------------------ beat
@@ -237,9 +237,7 @@ class Cluster:
             )
             table.start_task()
         table.pending_joins += 1
-        manager.seated[fresh.id] = table
-        client.table = table  # what the client sends next queues behind the join
-        table.post("join", client, None)
+        manager.queue_join(client, fresh.id, table)
 
     # ------------------------------------------------------------------ readiness
 

@@ -1,4 +1,4 @@
-"""One thread for the tables' database calls on SQLite, moves first.
+"""The one route of the tables' store calls: on SQLite one thread, moves first.
 
 SQLite has one writer. Several threads would only take turns on its lock in no particular
 order (and fight for the GIL), so one thread runs every store call of the tables in the order
@@ -6,6 +6,11 @@ made -- except that the hand events of moves (the group-committing writer's batc
 of calls still waiting, such as settling and dealing. Hands that end together (a room's tables
 started together) then delay the settlements, which nobody is waiting on to the millisecond,
 and not the moves being played at the other tables.
+
+On PostgreSQL, whose row locks let transactions run side by side, :class:`StoreRoute` sends
+the same calls to the default thread pool instead. Either way the tables, their restore, the
+manager and the event writer reach the store through the one ``StoreRoute`` of the process
+(``TableManager.store_call``), never with a bare ``asyncio.to_thread``.
 """
 
 from __future__ import annotations
@@ -63,3 +68,21 @@ class DatabaseThread:
         """Run what is queued, then stop the thread."""
         self._jobs.put((_STOP, next(self._order), None))
         self._thread.join()
+
+
+class StoreRoute:
+    """Where a store call runs: the database thread on SQLite, the thread pool otherwise."""
+
+    def __init__(self, dialect: str) -> None:
+        self.thread = DatabaseThread() if dialect == "sqlite" else None
+
+    async def call(self, priority: int, function: Callable[..., Any], *args: Any) -> Any:
+        """``function(*args)`` off the event loop; ``priority`` orders it on SQLite (MOVES
+        ahead of OTHER), PostgreSQL runs calls side by side."""
+        if self.thread is not None:
+            return await self.thread.run(priority, function, *args)
+        return await asyncio.to_thread(function, *args)
+
+    def shutdown(self) -> None:
+        if self.thread is not None:
+            self.thread.shutdown()

@@ -1,7 +1,7 @@
 """The FastAPI dependencies of the REST routes: the server state, the store, the tables, the
 caller's account and address.
 
-Store calls take one route, the manager's :meth:`~duyun.server.tables.TableManager.run_db`: on
+Store calls take one route, the manager's :meth:`~duyun.server.tables.TableManager.store_call`: on
 SQLite that is the one ordered database thread the tables use, so a REST write never races a
 table's settlement for SQLite's single writer lock; on PostgreSQL it is the thread pool.
 The exception is password hashing (:func:`run_hashing`).
@@ -51,7 +51,7 @@ Manager = Annotated[TableManager, Depends(get_manager)]
 
 async def run_db(manager: TableManager, function: Callable[..., T], *args: Any) -> T:
     """``function(*args)`` through the manager's store route, typed by ``function``."""
-    result: T = await manager.run_db(function, *args)
+    result: T = await manager.store_call(function, *args)
     return result
 
 

@@ -1,0 +1,106 @@
+"""What a table's task is asked to do: one frozen dataclass per kind of inbox message.
+
+Everything that changes a table goes through its inbox, one message at a time, so moves never
+race (``Table._run``). The run loop dispatches on these types with ``match`` and ends in
+``assert_never``, so mypy rejects a kind that is added here and not handled there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from duyun.server import protocol
+from duyun.server.tables.seats import Client
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    """Take a free seat (before the match); the manager has counted it in ``pending_joins``."""
+
+    client: Client
+    seat: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Attach:
+    """A reconnect, or a second connection of the same account taking the seat over."""
+
+    client: Client
+
+
+@dataclass(frozen=True, slots=True)
+class Detach:
+    """The client's socket closed (or it was replaced)."""
+
+    client: Client
+
+
+@dataclass(frozen=True, slots=True)
+class Spectate:
+    client: Client
+
+
+@dataclass(frozen=True, slots=True)
+class Unspectate:
+    client: Client
+
+
+@dataclass(frozen=True, slots=True)
+class ClientMessage:
+    """A validated websocket message for this table (an act, ready, a reaction, ...)."""
+
+    client: Client
+    message: protocol._Message
+
+    @property
+    def rid(self) -> str | int | None:
+        rid = getattr(self.message, "rid", None)
+        return rid if isinstance(rid, str | int) else None
+
+
+@dataclass(frozen=True, slots=True)
+class TimerFired:
+    """A named timer ran out; ``timer_id`` tells a live timer from a replaced one."""
+
+    name: str
+    timer_id: int
+    args: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Run ``function`` on the table's task, in turn with everything else it does."""
+
+    function: Callable[[], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """End the table's task (its timers are cancelled)."""
+
+
+#: what the run loop hands to ``Table._handle`` (everything but ``Stop``, which ends it)
+Work = Join | Attach | Detach | Spectate | Unspectate | ClientMessage | TimerFired | Call
+InboxMessage = Work | Stop
+
+_BY_NAME: dict[str, Callable[..., InboxMessage]] = {
+    "join": Join,
+    "attach": Attach,
+    "detach": Detach,
+    "spectate": Spectate,
+    "unspectate": Unspectate,
+    "message": ClientMessage,
+    "call": Call,
+    "stop": Stop,
+}
+
+
+def from_name(kind: str, *args: Any) -> InboxMessage:
+    """The typed message for the older ``table.post("join", client, None)`` spelling, which
+    the websocket endpoint and the cluster still use; an unknown kind is a bug, named."""
+    make = _BY_NAME.get(kind)
+    if make is None:
+        raise ValueError(f"unknown table inbox message {kind!r}; known: {', '.join(_BY_NAME)}")
+    return make(*args)

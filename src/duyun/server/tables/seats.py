@@ -1,0 +1,178 @@
+"""What a table is made of, apart from its behaviour: who sits where, the prompts they are
+asked, the summaries of finished hands and the options a table was opened with.
+
+Plain data shared by the hand flow (``flow.py``), the async table (``table.py``), its restore
+(``restore.py``) and the manager (``manager.py``); nothing here does I/O or knows asyncio.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from duyun.bots import Bot
+from duyun.rules import RuleSet
+from duyun.server.store import Account
+
+if TYPE_CHECKING:
+    from duyun.server.tables.table import Table
+
+SEATS = 4
+#: seconds an empty private table (no human seated) keeps its code before it is dropped
+PRIVATE_TABLE_IDLE = 600.0
+Status = Literal["waiting", "playing", "between", "ended"]
+Viewer = int | None  # a seat, or None for spectators
+#: every viewer of a hand: the four seats and the spectators
+VIEWERS: tuple[Viewer, ...] = (0, 1, 2, 3, None)
+
+
+class Client(Protocol):
+    """A connected websocket as the tables see it (implemented in app.py). A table never sets
+    ``table`` itself: its host does (``TableHost.attach_client``), so the host's indexes and
+    the client's idea of where it sits cannot disagree."""
+
+    account: Account | None
+    table: Table | None
+    spectating: Table | None
+
+    def send(self, message: dict[str, Any]) -> None: ...
+
+    def send_text(self, text: str) -> None: ...
+
+    def close(self, code: int, reason: str) -> None: ...
+
+
+def hand_seed(match_seed: int, index: int) -> int:
+    """Each hand's wall seed, derived from the match seed (reproducible, R4)."""
+    return random.Random(f"{match_seed}:{index}").getrandbits(63)
+
+
+def dumps(message: dict[str, Any]) -> str:
+    # allow_nan=False: NaN/Infinity are not JSON and a browser's JSON.parse refuses the whole
+    # message (issue 20 item 5); such a value raises here instead of reaching a client
+    return json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+@dataclass(slots=True)
+class Seat:
+    """Who sits at a seat and how they are playing."""
+
+    kind: Literal["human", "bot"]
+    name: str
+    bot_name: str
+    account_id: int | None = None
+    ready: bool = False
+    client: Client | None = None
+    tuoguan: bool = False
+    #: escaped (R45) or left: a bot plays this seat for the rest of the match
+    forced_tuoguan: bool = False
+    timeouts: int = 0
+    balance: int | None = None
+    bot: Bot | None = None
+    #: when (event-loop clock) this seat's person last lost the connection; kept after a
+    #: reconnect, so that a drop shared with other people of the table is recognised as one
+    #: failure (``seating._shared_drop``)
+    last_drop: float | None = None
+    #: the person has not been back since a restored or adopted table seated them: the server
+    #: process failed under them (cleared on reconnect)
+    cut_off_by_server: bool = False
+
+    @property
+    def is_human(self) -> bool:
+        return self.kind == "human"
+
+    @property
+    def botted(self) -> bool:
+        """A bot decides for this seat (a bot seat, or a human in 托管)."""
+        return self.kind == "bot" or self.tuoguan
+
+    def to_json(self, index: int, points: int, coins: int) -> dict[str, Any]:
+        return {
+            "seat": index,
+            "name": self.name,
+            "kind": self.kind,
+            "account_id": self.account_id,
+            "bot": self.bot_name if self.kind == "bot" else None,
+            "ready": self.ready,
+            "connected": self.kind == "bot" or self.client is not None,
+            "tuoguan": self.tuoguan,
+            # escaped (R45) or left: 托管 to the end of the match, not to be switched off
+            "escaped": self.forced_tuoguan,
+            "balance": self.balance,
+            "points": points,
+            "coins": coins,
+        }
+
+
+def bot_seat(name: str) -> Seat:
+    return Seat(kind="bot", name=f"bot:{name}", bot_name=name, ready=True)
+
+
+_PROMPT_IDS = itertools.count(1)
+
+
+@dataclass(slots=True)
+class Prompt:
+    """A decision asked of one seat; ``id`` lets a late answer be told from a wrong one."""
+
+    kind: Literal["turn", "claim"]
+    legal: list[dict[str, Any]]
+    deadline: float  # time.monotonic()
+    claim_tile: str | None = None
+    claim_from: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    id: int = field(default_factory=lambda: next(_PROMPT_IDS))
+
+    def to_json(self, hand_id: int | None) -> dict[str, Any]:
+        return {
+            **self.extra,
+            "type": "prompt",
+            "id": self.id,
+            "hand_id": hand_id,
+            "kind": self.kind,
+            "deadline": round(max(0.0, self.deadline - time.monotonic()), 3),
+            "legal": self.legal,
+            "claim_tile": self.claim_tile,
+            "claim_from": self.claim_from,
+        }
+
+
+#: the public fields of a ``win`` event that ``match_end.results`` repeats per hand
+WIN_SUMMARY_KEYS = ("seat", "how", "from", "tile", "pattern", "fan", "extras")
+
+
+def win_summaries(wins: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A hand's wins as the match summary lists them (pattern, fan): a page that joined in
+    the middle of a match never saw those hands' ``hand_end`` (issue 21 item 4)."""
+    return [{key: win.get(key) for key in WIN_SUMMARY_KEYS} for win in wins]
+
+
+@dataclass(slots=True)
+class HandSummary:
+    hand_id: int
+    result: str
+    winners: list[int]
+    points: list[int]
+    coins: list[int]
+    wins: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class TableOptions:
+    kind: Literal["room", "private"]
+    room: str | None
+    stake: int
+    hands: int
+    rules: RuleSet
+    bots_allowed: bool
+    bot: str
+    listed: bool
+    host: int | None  # account id of the creator (private tables)
+    #: may strangers watch (room tables: always; private: the host's choice, issue 20 item 13)
+    spectators: bool = True
+    #: ``natural`` or ``fixed`` (config.CLAIM_PAUSES; docs/protocol.md "Timing")
+    claim_pause: str = "natural"

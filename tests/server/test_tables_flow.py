@@ -1,0 +1,372 @@
+"""The hand flow (server/tables/flow.py) driven through whole hands without an event loop.
+
+A small synchronous shell executes the flow's effects with a fake clock, the way the async
+table does: it checks that every events batch and snapshot carries only stored events (store
+before send), counts the claim windows and prompts, and collects what each viewer is sent,
+which must be exactly ``events_for`` of the hand's log (issue 22 item 3).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from duyun.bots import make_bot
+from duyun.engine import Action, ActionKind, Phase, Round, SeatView, Setup, deal_setup, events_for
+from duyun.engine.scenario import parse_scenario
+from duyun.rules import RuleSet
+from duyun.server.config import ServerConfig
+from duyun.server.protocol import ProtocolError
+from duyun.server.tables.flow import (
+    BroadcastTable,
+    CancelTimer,
+    Effect,
+    FinishHand,
+    HandFlow,
+    SendEvents,
+    SendPrompt,
+    SendSnapshot,
+    SetTimer,
+    SettleUntil,
+    StoreEvents,
+    Think,
+    holds,
+)
+from duyun.server.tables.seats import VIEWERS, Seat, Viewer
+from duyun.tiles import parse_tiles, tile_to_str
+
+CONFIG = ServerConfig(claim_window=4.0, claim_beat=0.6, turn_timer=15.0)
+
+
+class Watcher:
+    """A connected client as far as the flow can tell (it only asks whether there is one)."""
+
+    account = None
+    table = None
+    spectating = None
+
+    def send(self, message: dict[str, Any]) -> None:
+        raise AssertionError("the flow never sends: its shell does")
+
+    def send_text(self, text: str) -> None:
+        raise AssertionError("the flow never sends: its shell does")
+
+    def close(self, code: int, reason: str) -> None:
+        raise AssertionError("the flow never closes a connection")
+
+
+def seats_for(people: tuple[int, ...] = (), tuoguan: tuple[int, ...] = ()) -> list[Seat | None]:
+    """People at ``people``, connected people in 托管 at ``tuoguan``, bots elsewhere."""
+    seats: list[Seat | None] = []
+    for index in range(4):
+        if index in people or index in tuoguan:
+            seat = Seat("human", f"p{index}", "strong", account_id=index, client=Watcher())
+            seat.tuoguan = index in tuoguan
+        else:
+            seat = Seat("bot", f"bot:{index}", "strong", ready=True)
+        seats.append(seat)
+    return seats
+
+
+class Shell:
+    """Executes a flow's effects as the table does, on a fake clock."""
+
+    def __init__(
+        self,
+        setup: Setup,
+        seats: list[Seat | None],
+        *,
+        claim_pause: str = "natural",
+        spectated: bool = False,
+        thinks_apart: bool = False,
+    ) -> None:
+        bots = [make_bot("strong", seed=index) for index in range(4)]
+        self.decided_on_loop: list[tuple[int, bool]] = []
+
+        def decide(index: int, view: SeatView, claim: bool) -> Action:
+            self.decided_on_loop.append((index, claim))
+            return bots[index].choose(view)
+
+        self.bots = bots
+        #: thoughts begun (seat -> its Think) and how many were handed back
+        self.thinking: dict[int, Think] = {}
+        self.thoughts = 0
+
+        self.flow = HandFlow(
+            Round(setup, RuleSet()),
+            7,
+            seats,
+            CONFIG,
+            claim_pause,
+            decide,
+            random.Random(1),
+            spectated=lambda: spectated,
+            thinks_apart=lambda index: thinks_apart,
+        )
+        self.now = 100.0
+        self.stored = 0
+        self.timers: dict[str, tuple[float, tuple[Any, ...]]] = {}
+        self.received: dict[Viewer, list[dict[str, Any]]] = {viewer: [] for viewer in VIEWERS}
+        self.effects: list[Effect] = []
+        self.windows: list[float] = []  # each window's pause
+        self.prompts: list[tuple[int, str, Phase, list[int], int]] = []
+        self.finished = False
+        self.run(self.flow.store_new())
+        self.run(self.flow.start(self.now))
+
+    @property
+    def game(self) -> Round:
+        return self.flow.game
+
+    def stored_for(self, viewer: Viewer) -> int:
+        return len(events_for(self.game.events[: self.stored], viewer))
+
+    def run(self, effects: list[Effect]) -> None:
+        for effect in effects:
+            self.effects.append(effect)
+            match effect:
+                case StoreEvents(first=first, events=events):
+                    assert first == self.stored, "a gap or an overlap in the stored log"
+                    self.stored += len(events)
+                case SendEvents(viewer=viewer, seq=seq, events=events):
+                    assert seq == len(self.received[viewer]), "events out of sequence"
+                    assert seq + len(events) <= self.stored_for(viewer), "sent before stored"
+                    self.received[viewer].extend(events)
+                case SendSnapshot(viewer=viewer, events=events):
+                    assert len(events) <= self.stored_for(viewer), "sent before stored"
+                    self.received[viewer] = list(events)
+                case SendPrompt(seat=seat, prompt=prompt):
+                    game = self.game
+                    self.prompts.append(
+                        (seat, prompt.kind, game.phase, list(game.to_act), game.current)
+                    )
+                case SetTimer(name=name, delay=delay, args=args, since=since):
+                    if args[0] == "window" and name not in self.timers:
+                        self.windows.append(delay)
+                    start = self.now if since is None else since
+                    self.timers[name] = (max(self.now, start + delay), args)
+                case CancelTimer(name=name):
+                    self.timers.pop(name, None)
+                case SettleUntil(at=at):
+                    self.now = max(self.now, at)
+                    self.run(self.flow.pump(self.now))
+                case Think(seat=seat, logged=logged, game=copy):
+                    assert copy is not self.game and len(copy.events) == logged
+                    assert logged == len(self.game.events)
+                    self.thinking[seat] = effect
+                case FinishHand():
+                    self.finished = True
+                case BroadcastTable():
+                    pass
+
+    def advance(self) -> str:
+        """Fire the next timer; returns what it was (``window``, ``bot``, ``turn``)."""
+        name, (at, args) = min(self.timers.items(), key=lambda item: item[1][0])
+        del self.timers[name]
+        self.now = at
+        think = self.thinking.pop(args[1], None) if args[0] == "bot" else None
+        if think is not None:  # the thought, as a thread would have computed it meanwhile
+            action = self.bots[think.seat].choose(think.game.view(think.seat))
+            self.flow.thought(think.seat, think.logged, action)
+            self.thoughts += 1
+        self.run(self.flow.on_timer(args[0], args[1] if len(args) > 1 else None, self.now))
+        return str(args[0])
+
+    def act(self, seat: int, action: Action) -> None:
+        prompt = self.flow.prompts[seat]
+        self.run(self.flow.act(seat, action, prompt.id, playing=True, now=self.now))
+
+    def play_out(self, answer: Any = None, limit: int = 2000) -> None:
+        """Run the hand to its end; ``answer(shell, seat)`` answers people's open prompts."""
+        for _ in range(limit):
+            if self.finished:
+                return
+            waiting = [seat for seat in self.flow.prompts if answer is not None]
+            if waiting:
+                answer(self, waiting[0])
+                continue
+            self.advance()
+        raise AssertionError("the hand did not end")
+
+    def held(self) -> int:
+        """How many discards and added kongs' tiles the log holds (each opens one window)."""
+        return sum(holds(event) for event in self.game.events)
+
+
+def answer_obviously(shell: Shell, seat: int) -> None:
+    """Discard the drawn tile (else the highest), pass every claim."""
+    prompt = shell.flow.prompts[seat]
+    game = shell.game
+    if prompt.kind == "claim":
+        shell.act(seat, Action(seat, ActionKind.PASS))
+        return
+    legal = [a for a in game.legal_actions(seat) if a.kind is ActionKind.DISCARD]
+    drawn = game.drawn_tile
+    chosen = next((a for a in legal if a.tile == drawn), None) or max(legal, key=lambda a: a.tile)
+    shell.act(seat, chosen)
+
+
+def stacked(hands: list[str], wall_front: str = "", baoting: int | None = None) -> Setup:
+    """Dealt ``hands`` and a four-tile wall starting with ``wall_front`` (no 5p in it)."""
+    used = Counter(t for hand in hands for t in parse_tiles(hand))
+    head = parse_tiles(wall_front)
+    used.update(head)
+    spare = sorted((t for t in range(27) if tile_to_str(t) != "5p"), key=lambda t: (used[t], t))
+    wall = "".join(tile_to_str(t) for t in head + spare[: 4 - len(head)])
+    data: dict[str, Any] = {"hands": hands, "wall": wall, "fill": False, "actions": []}
+    if baoting is not None:
+        data["baoting"] = [seat == baoting for seat in range(4)]
+        data["discards"] = ["2s" if seat == baoting else "" for seat in range(4)]
+    return parse_scenario(data).setup
+
+
+DEALER = "1m1m3m7m9m2p2p8p9p1s5s7s9s5p"  # seat 0: discards 5p (or 1m)
+PINGHU = "1m2m3m4m5m6m7s8s9s1s1s4p6p"  # waits on 5p with only 平胡: refused on a discard (R17)
+DUIDUI = "3m3m3m4p4p4p4s4s4s6m6m6m5p"  # 大對子 on 5p: a discard win allowed
+PAIR = "5p5p1p9p2s6s8s3m4m6m8m9m7p"  # may pong 5p
+PAIR2 = "5p5p1p9p2s6s8s2m4m7m8m9m7p"  # may pong 5p (beside DUIDUI's 3m)
+PLAIN1 = "2m4m6m8m1p3p6p8p2s4s6s8s9s"
+PLAIN3 = "2m5m8m3p6p8p2s6s7p9p3s5s7p"
+
+
+def discard(seat: int, tile: str) -> Action:
+    (kind,) = parse_tiles(tile)
+    return Action(seat, ActionKind.DISCARD, kind)
+
+
+@pytest.mark.parametrize("seed", [3, 11, 29])
+def test_bots_play_whole_hands_storing_before_every_release(seed: int) -> None:
+    """Bots (and people in 托管 watching) on every seat, a spectator: one window per discard,
+    each the same beat whoever may claim (issue 20 item 2), no prompt, and every viewer sent
+    exactly its ``events_for`` of the log."""
+    shell = Shell(deal_setup(seed), seats_for(tuoguan=(1, 3)), spectated=True)
+    shell.play_out()
+    assert shell.game.is_over and shell.stored == len(shell.game.events)
+    assert len(shell.windows) == shell.held() > 0
+    assert set(shell.windows) == {CONFIG.claim_beat}
+    assert shell.prompts == []
+    for viewer in (1, 3, None):
+        assert shell.received[viewer] == events_for(shell.game.events, viewer)
+    assert shell.received[0] == shell.received[2] == []  # bots are sent nothing
+
+
+@pytest.mark.parametrize("claim_pause", ["natural", "fixed"])
+def test_a_person_who_answers_is_prompted_only_when_they_may_act(claim_pause: str) -> None:
+    shell = Shell(deal_setup(5), seats_for(people=(0,)), claim_pause=claim_pause)
+    shell.play_out(answer_obviously)
+    assert shell.game.is_over and shell.prompts
+    for seat, kind, phase, to_act, current in shell.prompts:
+        assert seat == 0
+        if kind == "turn":
+            assert phase is Phase.TURN and current == 0
+        else:
+            assert phase is Phase.CLAIMS and 0 in to_act
+    assert shell.received[0] == events_for(shell.game.events, 0)
+    assert len(shell.windows) == shell.held()
+    if claim_pause == "fixed":  # the one window whatever happens
+        assert set(shell.windows) == {CONFIG.claim_window}
+    claim_prompts = sum(kind == "claim" for _, kind, *_ in shell.prompts)
+    assert shell.windows.count(CONFIG.claim_window) >= claim_prompts
+
+
+def test_a_person_who_times_out_twice_is_played_by_their_bot() -> None:
+    """Two turns run out: each plays the obvious move, the second switches 托管 on."""
+    seats = seats_for(people=(2,))
+    shell = Shell(deal_setup(8), seats)
+    turns_run_out = 0
+    while not shell.finished:
+        prompt = shell.flow.prompts.get(2)
+        what = shell.advance()
+        if what == "turn":
+            assert prompt is not None and prompt.kind == "turn"
+            turns_run_out += 1
+            last_discard = next(e for e in reversed(shell.game.events) if e["type"] == "discard")
+            assert last_discard["seat"] == 2  # the obvious move was played for them
+        if seats[2] is not None and seats[2].tuoguan:
+            break
+    assert turns_run_out == 2
+    assert any(isinstance(effect, BroadcastTable) for effect in shell.effects)
+    prompted = len(shell.prompts)
+    shell.play_out()
+    assert len(shell.prompts) == prompted  # a seat in 托管 is never asked again
+
+
+def test_a_refused_win_R17_costs_no_second_window() -> None:
+    """Seat 1's 平胡 on the dealer's 5p is refused (R17): it hears so alone, the window is
+    the one a person's claim prompt opens, and the bot is not asked."""
+    shell = Shell(stacked([DEALER, PINGHU, PAIR, PLAIN3]), seats_for(people=(0, 2)))
+    assert shell.flow.prompts[0].kind == "turn"
+    shell.act(0, discard(0, "5p"))
+    refused = [e for e in shell.game.events if e["type"] == "win_refused"]
+    assert [e["seat"] for e in refused] == [1]
+    assert [e for e in shell.received[1] if e["type"] == "win_refused"] == []  # a bot's
+    assert all(e["type"] != "win_refused" for e in shell.received[0] + shell.received[2])
+    assert shell.windows == [CONFIG.claim_window]  # person 2 was offered the pong
+    assert [(seat, kind) for seat, kind, *_ in shell.prompts[1:]] == [(2, "claim")]
+    shell.act(2, Action(2, ActionKind.PASS))
+    assert shell.advance() == "window"
+    assert len(shell.windows) == 1  # still one window: the refusal opened none of its own
+    shell.play_out(answer_obviously)
+    assert len(shell.windows) == shell.held()
+
+
+def test_claims_resolve_by_R18_priority_whatever_the_order_of_answers() -> None:
+    """Seat 3 answers pong first, seat 2 wins on the same 5p: the win takes it (R18)."""
+    shell = Shell(stacked([DEALER, PLAIN1, DUIDUI, PAIR2]), seats_for(people=(0, 2, 3)))
+    shell.act(0, discard(0, "5p"))
+    asked = sorted(seat for seat, kind, *_ in shell.prompts if kind == "claim")
+    assert asked == [2, 3]
+    answered = shell.flow.prompts[3].id
+    shell.act(3, Action(3, ActionKind.PONG))
+    with pytest.raises(ProtocolError) as closed:  # a prompt answered is closed
+        shell.flow.act(3, Action(3, ActionKind.PASS), answered, playing=True, now=shell.now)
+    assert closed.value.code == "too_late"
+    shell.act(2, Action(2, ActionKind.HU))
+    assert shell.advance() == "window"
+    wins = [e for e in shell.game.events if e["type"] == "win"]
+    assert [w["seat"] for w in wins] == [2]
+    result = shell.game.result  # the hand ends on the win: the pong was never made
+    assert result is not None and list(result.winners) == [2]
+    assert shell.received[3] == events_for(shell.game.events[: shell.flow.released], 3)
+
+
+def test_a_baoting_seat_discards_what_it_draws_unasked_R26() -> None:
+    """Seat 1 declared 報聽 waiting on 5p: the 2m it draws goes out by itself (R26), in a
+    claim window like any discard, and seat 1 is never prompted for its turn."""
+    shell = Shell(stacked([DEALER, DUIDUI, PLAIN1, PLAIN3], "2m", baoting=1), seats_for((0, 1)))
+    shell.act(0, discard(0, "1m"))
+    while shell.flow.released < len(shell.game.events) or shell.game.current != 2:
+        shell.advance()
+    auto = [e for e in shell.game.events if e["type"] == "discard" and e["seat"] == 1]
+    assert len(auto) == 1 and auto[0]["tile"] == "2m" and auto[0].get("auto") is True
+    assert all(not (seat == 1 and kind == "turn") for seat, kind, *_ in shell.prompts)
+    assert len(shell.windows) == shell.held() == 2
+
+
+def test_a_late_or_wrong_answer_changes_nothing() -> None:
+    shell = Shell(deal_setup(4), seats_for(people=(0,)))
+    prompt = shell.flow.prompts[0]
+    before = len(shell.game.events)
+    with pytest.raises(ProtocolError) as late:
+        shell.flow.act(0, discard(0, "1m"), prompt.id + 1, playing=True, now=shell.now)
+    assert late.value.code == "too_late"
+    with pytest.raises(ProtocolError) as stopped:
+        shell.flow.act(0, discard(0, "1m"), None, playing=False, now=shell.now)
+    assert stopped.value.code == "not_your_turn"
+    assert len(shell.game.events) == before and shell.flow.prompts[0] is prompt
+
+
+def test_a_bot_that_thinks_apart_is_handed_its_move_on_a_copy() -> None:
+    """The search bot's turn moves are chosen off the event loop (issue 22 item 3, item 5):
+    the flow asks for a thought on a copy of the round when the think time starts and plays
+    the move handed back when it ends; only claims are decided on the loop (issue 20 item 2)."""
+    shell = Shell(deal_setup(13), seats_for(tuoguan=(0,)), spectated=True, thinks_apart=True)
+    shell.play_out()
+    turns = sum(e["type"] == "act" and e["action"] != "pass" for e in shell.game.events)
+    assert shell.thoughts > 0 and shell.thoughts >= turns - len(shell.windows)
+    assert all(claim for _, claim in shell.decided_on_loop)
+    assert shell.received[None] == events_for(shell.game.events, None)
+    assert len(shell.windows) == shell.held()

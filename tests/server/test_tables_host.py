@@ -1,0 +1,245 @@
+"""A table runs under any host that implements ``TableHost`` (server/tables/host.py): here a
+small fake one, no TableManager, plays a private one-hand match with a person and three bots.
+
+The fake host records what the table asked of it: the table registers its match, seats the
+account and attaches the client through the host (it never sets ``client.table`` itself), and
+every store call of the table comes through ``store_call``, its events through the writer
+(issue 22 item 3).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from duyun.bots.search import SearchBot
+from duyun.engine import Action, ActionKind, SeatView, Setup
+from duyun.rules import RuleSet
+from duyun.server import protocol
+from duyun.server.config import ServerConfig
+from duyun.server.dbthread import MOVES, OTHER
+from duyun.server.metrics import Metrics
+from duyun.server.store import Account, Store
+from duyun.server.tables import Table, TableOptions
+from duyun.server.tables.inbox import ClientMessage, Join
+from duyun.server.writer import EventWriter
+from duyun.tiles import tile_to_str
+
+SEED = 20261202
+SRC = Path(__file__).resolve().parents[2] / "src" / "duyun" / "server" / "tables"
+
+
+class Person:
+    """A websocket client as a table sees it; ``table`` is set only by the host."""
+
+    def __init__(self, account: Account) -> None:
+        self.account: Account | None = account
+        self.table: Table | None = None
+        self.spectating: Table | None = None
+        self.messages: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.messages.put_nowait(message)
+
+    def send_text(self, text: str) -> None:
+        self.messages.put_nowait(json.loads(text))
+
+    def close(self, code: int, reason: str) -> None:
+        raise AssertionError(f"closed: {code} {reason}")
+
+
+class FakeHost:
+    def __init__(self, store: Store) -> None:
+        self.config = ServerConfig(
+            claim_window=0.05, claim_beat=0.02, bot_delay=0.0, bot_delay_max=0.01
+        )
+        self.store = store
+        self.owner: str | None = None
+        self.metrics = Metrics()
+        self.deal: Callable[[int, int, int, int], Setup] | None = None
+        self.calls: list[tuple[str, int]] = []
+        self.asked: list[str] = []
+        self.writer = EventWriter(store, self._moves)
+        self.dropped = asyncio.Event()
+
+    async def _moves(self, function: Callable[..., Any], *args: Any) -> Any:
+        return await self.store_call(function, *args, priority=MOVES)
+
+    async def store_call(
+        self, function: Callable[..., Any], *args: Any, priority: int = OTHER
+    ) -> Any:
+        self.calls.append((function.__name__, priority))
+        return await asyncio.to_thread(function, *args)
+
+    def register_match(self, match_id: int, table: Table) -> None:
+        self.asked.append("register_match")
+
+    def seat(self, account_id: int, table: Table) -> None:
+        self.asked.append("seat")
+
+    def unseat(self, account_id: int, table: Table) -> None:
+        self.asked.append("unseat")
+
+    def attach_client(self, client: Any, table: Table | None) -> None:
+        self.asked.append("attach_client")
+        client.table = table
+
+    def detach_client(self, client: Any, table: Table) -> None:
+        self.asked.append("detach_client")
+        if client.table is table:
+            client.table = None
+
+    def watch(self, client: Any, table: Table | None) -> None:
+        client.spectating = table
+
+    def drop_table(self, table: Table) -> None:
+        self.asked.append("drop_table")
+        self.dropped.set()
+
+    def stop_moved(self, table: Table, message: str = "") -> None:
+        raise AssertionError("the lease is never lost here")
+
+    async def reload(self, table: Table) -> None:
+        raise AssertionError("the store never disagrees here")
+
+    async def quick_match(self, client: Any, room_id: str) -> None:
+        raise AssertionError("no rooms here")
+
+
+def test_a_table_plays_a_match_under_a_fake_host(store: Store) -> None:
+    async def play() -> tuple[FakeHost, Person, dict[str, Any]]:
+        host = FakeHost(store)
+        account = await asyncio.to_thread(store.create_guest)
+        person = Person(account)
+        options = TableOptions("private", None, 1, 1, RuleSet(), True, "strong", False, account.id)
+        table = Table(host, "123456", options)
+        table.start_task()
+        table.post(Join(person))
+        table.post(ClientMessage(person, protocol.Ready(type="ready")))
+        table.post(ClientMessage(person, protocol.Start(type="start")))
+        while True:
+            message = await asyncio.wait_for(person.messages.get(), timeout=30)
+            if message["type"] == "match_end":
+                break
+            if message["type"] == "error":
+                raise AssertionError(message)
+            if message["type"] != "prompt":
+                continue
+            legal = message["legal"]
+            pick = next((a for a in legal if a["action"] == "pass"), None)
+            pick = pick or next(a for a in legal if a["action"] == "discard")
+            act = protocol.Act(type="act", prompt=message["id"], **pick)
+            table.post(ClientMessage(person, act))
+        await asyncio.wait_for(host.dropped.wait(), timeout=5)
+        table.post("stop")
+        assert table.task is not None
+        await asyncio.wait_for(table.task, timeout=5)
+        return host, person, message
+
+    host, person, end = asyncio.run(play())
+    assert end["hands_played"] == 1
+    assert host.asked[:2] == ["attach_client", "register_match"]
+    assert host.asked[-3:] == ["unseat", "detach_client", "drop_table"]
+    assert person.table is None  # detached by the host when the match ended
+    names = [name for name, _ in host.calls]
+    assert names[:2] == ["create_match", "start_hand"]
+    assert names[-1] == "finish_match" and "finish_hand" in names
+    assert ("append_events_many", MOVES) in host.calls
+    assert all(priority == OTHER for name, priority in host.calls if name != "append_events_many")
+
+
+def test_no_store_call_bypasses_the_one_route() -> None:
+    """Every store call of the tables goes through ``store_call`` (server/dbthread.py's
+    route): a bare ``asyncio.to_thread`` skipped the ordered SQLite thread (issue 22)."""
+    for path in sorted(SRC.glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"to_thread\([^)]*store", text), f"{path.name}: a bare store call"
+        if path.name != "manager.py":  # only the host records where a client is
+            assert not re.search(r"\.(table|spectating) = ", text), path.name
+
+
+def test_a_search_bot_thinks_off_the_event_loop(store: Store, monkeypatch: Any) -> None:
+    """While a 大師 (search) bot's turn move is being computed at one table, another table's
+    person is answered at once (issue 22 item 3, item 5): the search runs in a thread started
+    when its think time starts, and the move it chose is the one played. The search is held
+    at a gate until the other table has answered, so a search on the event loop would stall
+    that answer, and the test fail, whatever the machine's speed."""
+    thinking = threading.Event()
+    gate = threading.Event()
+    chosen: list[Action] = []
+    loop_threads: set[int] = set()
+    searched_on: list[int] = []
+    search = SearchBot.choose
+
+    def gated(self: SearchBot, view: SeatView) -> Action:
+        searched_on.append(threading.get_ident())
+        thinking.set()
+        if not gate.wait(timeout=30):
+            raise AssertionError("the gate never opened")
+        action = search(self, view)
+        chosen.append(action)
+        return action
+
+    monkeypatch.setattr(SearchBot, "choose", gated)
+
+    async def seat(bot: str, code: str) -> tuple[Table, Person]:
+        host = FakeHost(store)
+        account = await asyncio.to_thread(store.create_guest)
+        person = Person(account)
+        options = TableOptions("private", None, 1, 1, RuleSet(), True, bot, False, account.id)
+        table = Table(host, code, options)
+        table.seed = SEED  # the dealer's first discard is claimed by nobody
+        table.start_task()
+        table.post(Join(person))
+        table.post(ClientMessage(person, protocol.Ready(type="ready")))
+        table.post(ClientMessage(person, protocol.Start(type="start")))
+        return table, person
+
+    async def expect(person: Person, check: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        while True:
+            message = await asyncio.wait_for(person.messages.get(), timeout=10)
+            assert message["type"] != "error", message
+            if check(message):
+                return message
+
+    def is_turn(message: dict[str, Any]) -> bool:
+        return message["type"] == "prompt" and message["kind"] == "turn"
+
+    def discard_by(seats: set[int]) -> Callable[[dict[str, Any]], bool]:
+        def check(message: dict[str, Any]) -> bool:
+            return message["type"] == "events" and any(
+                e["type"] == "discard" and e["seat"] in seats for e in message["events"]
+            )
+
+        return check
+
+    async def play() -> dict[str, Any]:
+        loop_threads.add(threading.get_ident())
+        searching, ann = await seat("search", "111111")
+        waiting, bob = await seat("strong", "222222")
+        first = await expect(ann, is_turn)  # the dealer's first discard, then 大師 at seat 1
+        pick = next(a for a in first["legal"] if a["action"] == "discard")
+        searching.post(ClientMessage(ann, protocol.Act(type="act", prompt=first["id"], **pick)))
+        await asyncio.to_thread(thinking.wait, 10)
+        assert thinking.is_set() and not gate.is_set()
+        prompt = await expect(bob, is_turn)  # the other table goes on meanwhile
+        pick = next(a for a in prompt["legal"] if a["action"] == "discard")
+        waiting.post(ClientMessage(bob, protocol.Act(type="act", prompt=prompt["id"], **pick)))
+        await expect(bob, discard_by({0}))
+        assert not chosen  # answered while the search was still held
+        gate.set()
+        played = await expect(ann, discard_by({1, 2, 3}))  # 大師's move
+        for table in (searching, waiting):
+            table.post("stop")
+        return played
+
+    played = asyncio.run(play())
+    discard = next(e for e in played["events"] if e["type"] == "discard" and e["seat"] != 0)
+    assert chosen and chosen[0].kind is ActionKind.DISCARD
+    assert discard["tile"] == tile_to_str(chosen[0].tile)
+    assert searched_on and not set(searched_on) & loop_threads
