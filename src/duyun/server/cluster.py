@@ -11,8 +11,8 @@ both, every table's code, and a lock per quick-match room (``duyun.server.store.
 - quick match picks, under the room's row lock, the waiting table of the room with the most
   players on any process, so players asking on different processes sit together before bots
   fill the seats (PostgreSQL; on SQLite a process keeps its own queue, as before);
-- ``drain`` (SIGUSR1, ``POST /api/admin/drain`` from the machine itself, or ``duyun admin drain
-  OWNER``) stops a process taking new tables: its running matches play to their end, new
+- ``drain`` (SIGUSR1 to the process, or ``duyun admin drain OWNER`` on any machine with the
+  database) stops a process taking new tables: its running matches play to their end, new
   players are sent to the other processes, and ``/readyz`` answers 503 so the proxy sends no
   one new.
 """

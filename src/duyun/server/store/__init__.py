@@ -1,8 +1,9 @@
 """Persistence for the online game: accounts, coins, matches, hands and their event logs.
 
 The store is synchronous SQLAlchemy 2.0 behind one :class:`Store` object that is safe to share
-between threads (every method opens its own short transaction). The asyncio server calls it with
-``await asyncio.to_thread(store.method, ...)``. Everything returned is a frozen dataclass, never
+between threads (every method opens its own short transaction). The asyncio server calls it off
+the event loop through one route, ``TableManager.store_call`` (docs/deploy.md, "Store API").
+Everything returned is a frozen dataclass, never
 an ORM object, so nothing a caller holds can lazily hit the database later.
 
 Coins (RULES R41): coins move only through :class:`CoinRow` rows. A hand's rows are written by

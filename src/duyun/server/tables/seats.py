@@ -31,7 +31,7 @@ VIEWERS: tuple[Viewer, ...] = (0, 1, 2, 3, None)
 
 
 class Client(Protocol):
-    """A connected websocket as the tables see it (implemented in app.py). A table never sets
+    """A connected websocket as the tables see it (implemented in server/ws.py). A table never sets
     ``table`` itself: its host does (``TableHost.attach_client``), so the host's indexes and
     the client's idea of where it sits cannot disagree."""
 
