@@ -34,6 +34,7 @@ from duyun.rules import DUYUN
 from duyun.sim.runner import derive_seed, play_round, seating
 
 OPPONENTS = ("efficient", "strong")
+CHANGES: list[bool] = []  # per timed decision: did the search replace the strong bot's choice
 
 
 class _Timed:
@@ -43,14 +44,17 @@ class _Timed:
         self.bot = bot
         self.name = bot.name
         self.times = times
+        self.changes = CHANGES
 
     def choose(self, view: SeatView) -> Action:
         searched = getattr(self.bot, "searched", 0)
+        changed = getattr(self.bot, "changed", 0)
         start = time.process_time()
         action = self.bot.choose(view)
         self.times.append(
             (time.process_time() - start, getattr(self.bot, "searched", 0) > searched)
         )
+        self.changes.append(getattr(self.bot, "changed", 0) > changed)
         return action
 
 
@@ -141,6 +145,7 @@ def time_summary(times: list[tuple[float, bool]]) -> str:
             f"{label}: {len(chosen)}, mean {1000 * sum(chosen) / len(chosen):.0f} ms, "
             f"p99 {1000 * p99:.0f} ms, max {1000 * chosen[-1]:.0f} ms"
         )
+    parts.append(f"the strong bot's choice replaced: {sum(CHANGES)}")
     return "; ".join(parts)
 
 

@@ -69,6 +69,7 @@ class SearchBot:
         self.searched = 0  # decisions searched, for measurement
         self.failed = 0  # searches given up (DeterminizeError, EngineError): the advice played
         self.rollouts = 0  # rollouts played, for measurement
+        self.changed = 0  # searched decisions where another candidate replaced the advice
 
     def choose(self, view: SeatView) -> Action:
         legal = view.legal
@@ -163,6 +164,7 @@ class SearchBot:
             if gain > max(self.MARGIN, self.Z * error, best_gain):
                 best, best_gain = index, gain
         self.rollouts += spent
+        self.changed += best != 0
         return candidates[best]
 
     def _play(self, world: Round, action: Action, seat: int) -> float:
