@@ -3,10 +3,13 @@
 At a decision where the options are close, the bot deals several complete hands consistent
 with its view (:func:`~duyun.engine.determinize.sample_round`: the other hands and the wall
 sampled uniformly over the tiles it cannot see, a 報聽 hand conditioned on being ready), plays
-each candidate action in each of them and then the rest of the hand with a fast policy for
-every seat (the policy it believes the others play: win when allowed, discard for the lowest
-shanten, 報聽 and melds that do not slow the hand -- the ``efficient`` bot's rules), and takes
-the candidate with the best mean result in points. Every candidate is played out on the same
+each candidate action in each of them and then the rest of the hand with a fast policy, and
+takes the candidate with the best mean result in points. The other seats play the policy it
+believes they play (win when allowed, discard for the lowest shanten and then the least
+connected tile, 報聽 and melds that do not slow the hand -- the ``efficient`` bot's rules);
+its own seat plays the same rules with a little of what a hand is worth (a 清一色 suit kept,
+a 報聽 opponent's passed tiles discarded when far from ready), so that a candidate is not
+judged by a later play the bot would not make. Every candidate is played out on the same
 sampled hands (common random numbers: the rollout policy is deterministic, so two candidates
 differ only by what they change), which cuts the variance of their difference.
 
@@ -14,13 +17,16 @@ Time goes only where it may change the choice: a decision with one legal action,
 engine offers (always taken) and a claim the strong bot would not consider are not searched;
 the candidates are the strong bot's own choice and the few discards it would not rule out on
 speed (the lowest shanten after the discard, then the most live useful tiles), plus every
-legal kong, 報聽 and claim. The strong bot's choice stands unless another candidate beats it on
-the same samples by more than the noise (a margin in points and a number of standard errors of
-the paired difference): a search that sees no clear difference changes nothing.
+legal kong, 報聽 and claim. They race: batches of sampled hands are played out for every
+candidate still in it, and a candidate that cannot plausibly beat the strong bot's choice
+leaves, so a clear decision ends after a batch or two and a close one gets most of the
+budget. The strong bot's choice stands unless another candidate beats it on the same samples
+by more than the noise (a margin in points and a number of standard errors of the paired
+difference): a search that sees no clear difference changes nothing.
 
-The bot sees only its view and is deterministic given its seed. In a 血戰 room (R53) it
-plays out to the end of the hand once any seat has won (a view does not tell the room
-before that: until the first win rollouts end at it).
+The bot sees only its view and is deterministic given its seed. Given the room's rules
+(``make_bot(..., rules=...)``), a 血戰 room (R53) is played out to the end of the hand; without
+them the bot learns the room from the first win (until then rollouts end at it).
 """
 
 from __future__ import annotations
