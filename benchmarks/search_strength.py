@@ -34,17 +34,16 @@ from duyun.rules import DUYUN
 from duyun.sim.runner import derive_seed, play_round, seating
 
 OPPONENTS = ("efficient", "strong")
-CHANGES: list[bool] = []  # per timed decision: did the search replace the strong bot's choice
 
 
 class _Timed:
     """A bot whose decision times are recorded."""
 
-    def __init__(self, bot: Bot, times: list[tuple[float, bool]]) -> None:
+    def __init__(self, bot: Bot, times: list[tuple[float, bool, bool]]) -> None:
         self.bot = bot
         self.name = bot.name
+        # per decision: CPU seconds, searched, the strong bot's choice replaced
         self.times = times
-        self.changes = CHANGES
 
     def choose(self, view: SeatView) -> Action:
         searched = getattr(self.bot, "searched", 0)
@@ -52,9 +51,12 @@ class _Timed:
         start = time.process_time()
         action = self.bot.choose(view)
         self.times.append(
-            (time.process_time() - start, getattr(self.bot, "searched", 0) > searched)
+            (
+                time.process_time() - start,
+                getattr(self.bot, "searched", 0) > searched,
+                getattr(self.bot, "changed", 0) > changed,
+            )
         )
-        self.changes.append(getattr(self.bot, "changed", 0) > changed)
         return action
 
 
@@ -77,7 +79,7 @@ def wall_points(
     opponents: str,
     seed: int,
     unit: int,
-    times: list[tuple[float, bool]],
+    times: list[tuple[float, bool, bool]],
     settings: dict[str, float] | None = None,
 ) -> int:
     """P1's points over the four rotations of one wall (benchmarks/paired_bots.py's method)."""
@@ -129,13 +131,13 @@ def summarise(rows: list[dict[str, int | str]]) -> str:
     return "\n".join(lines)
 
 
-def time_summary(times: list[tuple[float, bool]]) -> str:
+def time_summary(times: list[tuple[float, bool, bool]]) -> str:
     if not times:
         return "no decisions timed"
     parts = []
     for label, chosen in (
-        ("all decisions", [t for t, _ in times]),
-        ("searched", [t for t, s in times if s]),
+        ("all decisions", [t for t, _, _ in times]),
+        ("searched", [t for t, s, _ in times if s]),
     ):
         if not chosen:
             continue
@@ -145,7 +147,7 @@ def time_summary(times: list[tuple[float, bool]]) -> str:
             f"{label}: {len(chosen)}, mean {1000 * sum(chosen) / len(chosen):.0f} ms, "
             f"p99 {1000 * p99:.0f} ms, max {1000 * chosen[-1]:.0f} ms"
         )
-    parts.append(f"the strong bot's choice replaced: {sum(CHANGES)}")
+    parts.append(f"the strong bot's choice replaced: {sum(c for _, _, c in times)}")
     return "; ".join(parts)
 
 
@@ -175,7 +177,7 @@ def main() -> int:
         print(summarise([json.loads(line) for line in text if line]))
         return 0
     rows: list[dict[str, int | str]] = []
-    times: list[tuple[float, bool]] = []
+    times: list[tuple[float, bool, bool]] = []
     with args.out.open("a") as out:
         for unit in range(args.start, args.walls):
             for opponents in lineups:
