@@ -20,6 +20,7 @@ def main() -> int:
     print(f"== search bot: CPU time per decision, {HANDS} hands against three efficient bots")
     every: list[float] = []
     searched: list[float] = []
+    rollouts = changed = 0
     for seed in range(HANDS):
         game = new_round(seed, dealer=seed % 4)
         bot = SearchBot(seed)
@@ -38,6 +39,8 @@ def main() -> int:
             if bot.searched > before:
                 searched.append(spent)
             game.apply(action)
+        rollouts += bot.rollouts
+        changed += bot.changed
     status = 0
     for label, times in (("all decisions", every), ("searched", searched)):
         times.sort()
@@ -49,6 +52,10 @@ def main() -> int:
         )
         if label == "all decisions" and (mean > MEAN_BUDGET or p99 > P99_BUDGET):
             print("  over the budget (mean 300 ms, p99 1 s) on this machine now")
+    print(
+        f"  {rollouts} rollouts ({rollouts / max(1, len(searched)):.0f} per searched decision"
+        f" of at most {SearchBot.BUDGET}); the strong bot's choice replaced {changed} times"
+    )
     return status
 
 

@@ -5,7 +5,14 @@ with the same seeds. Every wall's points go to a JSON-lines file as it finishes;
 (points per hand with 95 % intervals, and the paired difference from ``strong``) is printed
 every ``--every`` walls and at the end, and ``--summarise FILE`` prints it again from a file.
 
-Also times the search bot's decisions (mean, p99, max; all and searched only).
+Also times the search bot's decisions in CPU time of this process (mean, p99, max; all and
+searched only): on a shared machine wall-clock times say more about the load than the bot.
+
+The strong bot does not change from one version of the search bot to the next, so a run may
+take its rows from an earlier run's file (``--baseline FILE``: the same seed and walls) and
+play only the search bot. ``--set NAME=VALUE`` overrides a ``SearchBot`` setting (``BUDGET``,
+``MARGIN``, ``Z``, ``DROP_Z``, ``VALUE_ROLLOUTS``, ...) to try a variant on the same walls;
+``--opponents efficient`` plays one lineup only.
 
 usage: python benchmarks/search_strength.py --walls 150 --seed 2026123 --out walls.jsonl
 """
@@ -21,6 +28,7 @@ from pathlib import Path
 
 from duyun.bots import make_bot
 from duyun.bots.base import Bot
+from duyun.bots.search import SearchBot
 from duyun.engine import Action, Round, SeatView, deal_setup
 from duyun.rules import DUYUN
 from duyun.sim.runner import derive_seed, play_round, seating
@@ -31,23 +39,48 @@ OPPONENTS = ("efficient", "strong")
 class _Timed:
     """A bot whose decision times are recorded."""
 
-    def __init__(self, bot: Bot, times: list[tuple[float, bool]]) -> None:
+    def __init__(self, bot: Bot, times: list[tuple[float, bool, bool]]) -> None:
         self.bot = bot
         self.name = bot.name
+        # per decision: CPU seconds, searched, the strong bot's choice replaced
         self.times = times
 
     def choose(self, view: SeatView) -> Action:
         searched = getattr(self.bot, "searched", 0)
-        start = time.perf_counter()
+        changed = getattr(self.bot, "changed", 0)
+        start = time.process_time()
         action = self.bot.choose(view)
         self.times.append(
-            (time.perf_counter() - start, getattr(self.bot, "searched", 0) > searched)
+            (
+                time.process_time() - start,
+                getattr(self.bot, "searched", 0) > searched,
+                getattr(self.bot, "changed", 0) > changed,
+            )
         )
         return action
 
 
+def parse_settings(pairs: list[str]) -> dict[str, float]:
+    """``NAME=VALUE`` pairs as SearchBot settings; a name it does not have is an error."""
+    settings: dict[str, float] = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        if not value or not hasattr(SearchBot, name) or not name.isupper():
+            raise SystemExit(f"--set {pair!r}: expected NAME=VALUE with a SearchBot setting")
+        try:
+            settings[name] = float(value)
+        except ValueError:
+            raise SystemExit(f"--set {pair!r}: {value!r} is not a number") from None
+    return settings
+
+
 def wall_points(
-    bot: str, opponents: str, seed: int, unit: int, times: list[tuple[float, bool]]
+    bot: str,
+    opponents: str,
+    seed: int,
+    unit: int,
+    times: list[tuple[float, bool, bool]],
+    settings: dict[str, float] | None = None,
 ) -> int:
     """P1's points over the four rotations of one wall (benchmarks/paired_bots.py's method)."""
     total = 0
@@ -58,6 +91,10 @@ def wall_points(
             bot_seed = derive_seed(seed, "bot", unit, rotation, player)
             if player == 0:
                 made = make_bot(bot, bot_seed)
+                if isinstance(made, SearchBot):
+                    for name, value in (settings or {}).items():
+                        current = getattr(SearchBot, name)
+                        setattr(made, name, type(current)(value))
                 by_seat[seat_of[player]] = _Timed(made, times) if bot == "search" else made
             else:
                 by_seat[seat_of[player]] = make_bot(opponents, bot_seed)
@@ -94,13 +131,13 @@ def summarise(rows: list[dict[str, int | str]]) -> str:
     return "\n".join(lines)
 
 
-def time_summary(times: list[tuple[float, bool]]) -> str:
+def time_summary(times: list[tuple[float, bool, bool]]) -> str:
     if not times:
         return "no decisions timed"
     parts = []
     for label, chosen in (
-        ("all decisions", [t for t, _ in times]),
-        ("searched", [t for t, s in times if s]),
+        ("all decisions", [t for t, _, _ in times]),
+        ("searched", [t for t, s, _ in times if s]),
     ):
         if not chosen:
             continue
@@ -110,6 +147,7 @@ def time_summary(times: list[tuple[float, bool]]) -> str:
             f"{label}: {len(chosen)}, mean {1000 * sum(chosen) / len(chosen):.0f} ms, "
             f"p99 {1000 * p99:.0f} ms, max {1000 * chosen[-1]:.0f} ms"
         )
+    parts.append(f"the strong bot's choice replaced: {sum(c for _, _, c in times)}")
     return "; ".join(parts)
 
 
@@ -121,23 +159,40 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("search_strength.jsonl"))
     parser.add_argument("--every", type=int, default=10)
     parser.add_argument("--summarise", type=Path)
+    parser.add_argument("--baseline", type=Path, help="take the strong bot's rows from FILE")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--opponents", choices=OPPONENTS, action="append")
     args = parser.parse_args()
+    settings = parse_settings(args.set)
+    lineups = tuple(args.opponents or OPPONENTS)
+    baseline: dict[tuple[int, str], int] = {}
+    if args.baseline is not None:
+        for line in args.baseline.read_text().splitlines():
+            if line:
+                old = json.loads(line)
+                if old["seed"] == args.seed:
+                    baseline[(old["unit"], old["opponents"])] = old["strong"]
     if args.summarise is not None:
         text = args.summarise.read_text().splitlines()
         print(summarise([json.loads(line) for line in text if line]))
         return 0
     rows: list[dict[str, int | str]] = []
-    times: list[tuple[float, bool]] = []
+    times: list[tuple[float, bool, bool]] = []
     with args.out.open("a") as out:
         for unit in range(args.start, args.walls):
-            for opponents in OPPONENTS:
+            for opponents in lineups:
                 row: dict[str, int | str] = {
                     "unit": unit,
                     "seed": args.seed,
                     "opponents": opponents,
                 }
-                for bot in ("search", "strong"):
-                    row[bot] = wall_points(bot, opponents, args.seed, unit, times)
+                row["search"] = wall_points("search", opponents, args.seed, unit, times, settings)
+                known = baseline.get((unit, opponents))
+                row["strong"] = (
+                    known
+                    if known is not None
+                    else wall_points("strong", opponents, args.seed, unit, times)
+                )
                 rows.append(row)
                 out.write(json.dumps(row) + "\n")
                 out.flush()

@@ -7,11 +7,15 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from duyun.bots import make_bot
-from duyun.bots.search import SearchBot, fast_action, rollout
+from duyun.bots import bot_for_difficulty, make_bot
+from duyun.bots.search import SearchBot, _keep_score, fast_action, rollout
 from duyun.bots.strong import StrongBot
-from duyun.engine import ActionKind, new_round
+from duyun.engine import ActionKind, new_round, sample_round
+from duyun.rules import DUYUN
 from duyun.sim import SimConfig, Summary, run
+from duyun.sim.runner import _bots_for
+from duyun.tiles import parse_tiles, to_counts
+from scenario_helpers import setup_game
 
 
 def play_hand(seed: int, search_seat: int = 0) -> tuple[list[str], SearchBot]:
@@ -105,3 +109,86 @@ def test_a_search_that_cannot_sample_plays_the_strong_bots_choice() -> None:
     bot = SearchBot(0)
     action = bot.choose(broken)
     assert action in view.legal and bot.failed == 1
+
+
+def test_the_bot_reads_only_its_view_not_the_hidden_tiles() -> None:
+    """Two hands that look the same from the bot's seat (the second dealt by the sampler from
+    the first one's view: other hands and wall differ) get the same choices from bots with
+    the same seed, searched decisions included: nothing behind the view reaches the bot."""
+    rng = random.Random(11)
+    searched = 0
+    for seed in range(6):
+        game = new_round(seed)
+        others = [make_bot("efficient", seat) for seat in range(4)]
+        while not game.is_over:
+            seat = game.to_act[0]
+            view = game.view(seat)
+            if seat == 0 and len(view.legal) > 1:
+                twin = sample_round(view, rng=rng)
+                assert twin.view(0) == view
+                first, second = SearchBot(seed), SearchBot(seed)
+                assert first.choose(view) == second.choose(twin.view(0))
+                searched += first.searched
+            game.apply(others[seat].choose(view))
+        if searched >= 3:
+            break
+    assert searched >= 3
+
+
+def test_the_race_stays_within_its_budget_and_stops_early_when_the_advice_dominates() -> None:
+    """No searched decision plays more than BUDGET rollouts; decisions where the strong
+    bot's choice is clearly best leave the race after a batch or two, so the mean is well
+    below it (the unused budget is what the close decisions get)."""
+    _, bot = play_hand(3)
+    assert bot.searched > 0
+    assert bot.rollouts <= bot.searched * SearchBot.BUDGET
+    assert bot.rollouts < 0.8 * bot.searched * SearchBot.BUDGET
+
+
+def test_the_rooms_rules_reach_the_search_bot() -> None:
+    """make_bot passes the room's RuleSet to the search bot (a 血戰 room, R52-R53: its
+    rollouts must go on after the first win), and self-play passes its configuration's."""
+    bloody = replace(DUYUN, bloody_battle=True)
+    bot = make_bot("search", 1, bloody)
+    assert isinstance(bot, SearchBot) and bot.rules is bloody
+    master = bot_for_difficulty("master", 1, bloody)
+    assert isinstance(master, SearchBot) and master.rules is bloody
+    assert make_bot("strong", 1, bloody).name == "strong"  # the others ignore it
+    config = SimConfig(("search", "efficient", "efficient", "efficient"), 1, rules=bloody)
+    searchers = [b for b in _bots_for(config, 0, 0) if isinstance(b, SearchBot)]
+    assert len(searchers) == 1 and searchers[0].rules is bloody
+
+
+# ---------------------------------------------------------------------- the rollout policy
+
+
+def test_keep_score_values_pairs_and_neighbours_over_isolated_tiles() -> None:
+    counts = to_counts(parse_tiles("1m55m78p9s"))
+    one_m, five_m, seven_p, nine_s = parse_tiles("1m5m7p9s")
+    assert _keep_score(counts, five_m, -1) > _keep_score(counts, one_m, -1)
+    assert _keep_score(counts, seven_p, -1) > _keep_score(counts, nine_s, -1)
+    assert _keep_score(counts, one_m, -1) == _keep_score(counts, nine_s, -1) == 0
+    assert _keep_score(counts, seven_p, 0) < _keep_score(counts, one_m, 0)  # off a manzu flush
+
+
+def test_the_value_aware_rollout_keeps_a_flush_suit_r20() -> None:
+    """Ten manzu of fourteen: among the discards that keep the shanten, the value-aware
+    policy lets an off-suit tile go (清一色, 6 fan), where plain efficiency breaks the suit."""
+    game = setup_game(["1455578999m8p457s", None, None, None], dealer=0, drawn=True)
+    assert fast_action(game, 0).tile == parse_tiles("1m")[0]
+    assert fast_action(game, 0, value_aware=True).tile == parse_tiles("8p")[0]
+
+
+def test_the_value_aware_rollout_stays_off_a_baoting_hand_when_far_from_ready_r26() -> None:
+    """Seat 1 declared 報聽 and then let 9s pass (R26: not among its waits). Seat 0, two or
+    more steps from ready, discards that safe 9s rather than its least useful tile."""
+    game = setup_game(
+        ["1357m24689p13579s", "123m456m789m123p5p", None, None],
+        dealer=0,
+        drawn=True,
+        baoting=[False, True, False, False],
+        discards=["", "1s9s", "", ""],
+    )
+    nine_s = parse_tiles("9s")[0]
+    assert fast_action(game, 0).tile != nine_s
+    assert fast_action(game, 0, value_aware=True).tile == nine_s

@@ -1,6 +1,6 @@
 """Bots: policies that see one seat's view and return one of its legal actions.
 
-``make_bot(name, seed)`` builds any of :data:`BOT_NAMES`:
+``make_bot(name, seed, rules)`` builds any of :data:`BOT_NAMES`:
 
 - ``random``: a uniformly random legal action (baseline, fuzzer);
 - ``efficient``: tile efficiency -- lowest shanten, then most live useful tiles;
@@ -26,6 +26,7 @@ from duyun.bots.heuristic import HeuristicBot
 from duyun.bots.random_bot import RandomBot
 from duyun.bots.search import SearchBot
 from duyun.bots.strong import StrongBot
+from duyun.rules import RuleSet
 
 BOT_NAMES: tuple[str, ...] = ("random", "efficient", "heuristic", "strong", "search")
 
@@ -63,8 +64,13 @@ DIFFICULTIES: dict[str, str] = {level.key: level.bot for level in DIFFICULTY_LEV
 ``master`` (大師, issue 23) was added above ``expert``, which keeps its name and bot."""
 
 
-def make_bot(name: str, seed: int = 0) -> Bot:
+def make_bot(name: str, seed: int = 0, rules: RuleSet | None = None) -> Bot:
     """A new bot called ``name``, deterministic given ``seed``.
+
+    ``rules`` is the room's RuleSet where the caller knows it. Only the search bot reads it:
+    its rollouts play the hand under those rules (a 血戰 room's hand goes on after the first
+    win, R53), which a view does not tell until a seat has won. Without it the bot assumes
+    the normal room until a win shows otherwise.
 
     Raises ValueError naming the known bots for an unknown name, so a typo on the command line
     gets a useful message.
@@ -72,6 +78,8 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     factory = _FACTORIES.get(name)
     if factory is None:
         raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(BOT_NAMES)}")
+    if factory is SearchBot:
+        return SearchBot(seed, rules=rules)
     return factory(seed)
 
 
@@ -88,15 +96,16 @@ def resolve_bot(name_or_level: str) -> str:
     return name
 
 
-def bot_for_difficulty(key: str, seed: int = 0) -> Bot:
-    """The bot behind difficulty ``key`` (``easy``/``normal``/``hard``/``expert``/``master``).
+def bot_for_difficulty(key: str, seed: int = 0, rules: RuleSet | None = None) -> Bot:
+    """The bot behind difficulty ``key`` (``easy``/``normal``/``hard``/``expert``/``master``),
+    told the room's ``rules`` when the caller knows them (:func:`make_bot`).
 
     Raises ValueError naming the known levels for an unknown key.
     """
     name = DIFFICULTIES.get(key)
     if name is None:
         raise ValueError(f"unknown difficulty {key!r}; known levels: {', '.join(DIFFICULTIES)}")
-    return make_bot(name, seed)
+    return make_bot(name, seed, rules)
 
 
 __all__ = [

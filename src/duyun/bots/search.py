@@ -3,10 +3,13 @@
 At a decision where the options are close, the bot deals several complete hands consistent
 with its view (:func:`~duyun.engine.determinize.sample_round`: the other hands and the wall
 sampled uniformly over the tiles it cannot see, a 報聽 hand conditioned on being ready), plays
-each candidate action in each of them and then the rest of the hand with a fast policy for
-every seat (the policy it believes the others play: win when allowed, discard for the lowest
-shanten, 報聽 and melds that do not slow the hand -- the ``efficient`` bot's rules), and takes
-the candidate with the best mean result in points. Every candidate is played out on the same
+each candidate action in each of them and then the rest of the hand with a fast policy, and
+takes the candidate with the best mean result in points. The other seats play the policy it
+believes they play (win when allowed, discard for the lowest shanten and then the least
+connected tile, 報聽 and melds that do not slow the hand -- the ``efficient`` bot's rules);
+its own seat plays the same rules with a little of what a hand is worth (a 清一色 suit kept,
+a 報聽 opponent's passed tiles discarded when far from ready), so that a candidate is not
+judged by a later play the bot would not make. Every candidate is played out on the same
 sampled hands (common random numbers: the rollout policy is deterministic, so two candidates
 differ only by what they change), which cuts the variance of their difference.
 
@@ -14,13 +17,16 @@ Time goes only where it may change the choice: a decision with one legal action,
 engine offers (always taken) and a claim the strong bot would not consider are not searched;
 the candidates are the strong bot's own choice and the few discards it would not rule out on
 speed (the lowest shanten after the discard, then the most live useful tiles), plus every
-legal kong, 報聽 and claim. The strong bot's choice stands unless another candidate beats it on
-the same samples by more than the noise (a margin in points and a number of standard errors of
-the paired difference): a search that sees no clear difference changes nothing.
+legal kong, 報聽 and claim. They race: batches of sampled hands are played out for every
+candidate still in it, and a candidate that cannot plausibly beat the strong bot's choice
+leaves, so a clear decision ends after a batch or two and a close one gets most of the
+budget. The strong bot's choice stands unless another candidate beats it on the same samples
+by more than the noise (a margin in points and a number of standard errors of the paired
+difference): a search that sees no clear difference changes nothing.
 
-The bot sees only its view and is deterministic given its seed. In a 血戰 room (R53) it
-plays out to the end of the hand once any seat has won (a view does not tell the room
-before that: until the first win rollouts end at it).
+The bot sees only its view and is deterministic given its seed. Given the room's rules
+(``make_bot(..., rules=...)``), a 血戰 room (R53) is played out to the end of the hand; without
+them the bot learns the room from the first win (until then rollouts end at it).
 """
 
 from __future__ import annotations
@@ -49,13 +55,17 @@ class SearchBot:
 
     name = "search"
 
-    ROLLOUTS = 72  # rollouts per searched decision, shared among its candidates
-    MIN_SAMPLES = 8  # sampled hands per candidate, at least
+    BUDGET = 240  # rollouts per searched decision at most, shared among its candidates
+    BATCH = 8  # sampled hands per round of the race (each played out for every candidate left)
+    MIN_SAMPLES = 8  # sampled hands before a candidate may leave the race
     DISCARD_CANDIDATES = 3  # fastest discards searched besides the strong bot's choice
     # Another candidate replaces the strong bot's choice only when it gains more than this
     # many points per hand on the same samples, and more than Z standard errors.
     MARGIN = 0.5
     Z = 1.5
+    # A candidate leaves the race once its gain plus DROP_Z standard errors is below MARGIN.
+    DROP_Z = 1.0
+    VALUE_ROLLOUTS = True  # the bot's own seat plays the value-aware rollout policy
 
     def __init__(self, seed: int = 0, rules: RuleSet | None = None) -> None:
         self.seed = seed
@@ -64,6 +74,8 @@ class SearchBot:
         self.rules = rules
         self.searched = 0  # decisions searched, for measurement
         self.failed = 0  # searches given up (DeterminizeError, EngineError): the advice played
+        self.rollouts = 0  # rollouts played, for measurement
+        self.changed = 0  # searched decisions where another candidate replaced the advice
 
     def choose(self, view: SeatView) -> Action:
         legal = view.legal
@@ -120,33 +132,67 @@ class SearchBot:
     def search(self, view: SeatView, candidates: Sequence[Action], advice: Action) -> Action:
         """The candidate with the best mean points over sampled hands, if it beats ``advice``
         (``candidates[0]``) by more than the noise: its mean paired difference from the advice
-        over the same samples must exceed ``MARGIN`` points and ``Z`` standard errors."""
+        over the same samples must exceed ``MARGIN`` points and ``Z`` standard errors.
+
+        The samples come in batches of ``BATCH`` hands, each played out for every candidate
+        still in the race (common random numbers), until ``BUDGET`` rollouts are spent. After
+        each batch a candidate whose gain over the advice cannot plausibly reach the margin
+        (its mean plus ``DROP_Z`` standard errors is below it) leaves the race: a decision
+        where the advice dominates ends after one or two batches, and the rollouts go to the
+        candidates that are still close."""
         seat = view.seat
         rules = self.rules or DUYUN
         if any(view.won) and not rules.bloody_battle:  # only a 血戰 hand goes on after a win
             rules = replace(rules, bloody_battle=True)
-        samples = max(self.MIN_SAMPLES, self.ROLLOUTS // len(candidates))
-        values = [[0.0] * samples for _ in candidates]
-        for sample in range(samples):
-            world = sample_round(view, rng=self.rng, rules=rules)
-            for index, action in enumerate(candidates):
-                game = world.copy()
-                offered = _offered(game, action)
-                if offered is None:  # never for a legal action of the view; never chosen
-                    values[index][sample] = -math.inf
-                    continue
-                game.apply_logged(offered)
-                values[index][sample] = rollout(game, seat)
+        values: list[list[float]] = [[] for _ in candidates]
+        alive = list(range(len(candidates)))
+        spent = 0
+        while len(alive) > 1 and spent + len(alive) <= self.BUDGET:
+            for _ in range(self.BATCH):
+                world = sample_round(view, rng=self.rng, rules=rules)
+                for index in alive:
+                    values[index].append(self._play(world, candidates[index], seat))
+                spent += len(alive)
+            samples = len(values[0])
+            if samples < self.MIN_SAMPLES:
+                continue
+            keep = [0]
+            for index in alive[1:]:
+                gain, error = _paired(values[index], values[0])
+                if math.isfinite(gain) and gain + self.DROP_Z * error >= self.MARGIN:
+                    keep.append(index)
+            alive = keep
         best, best_gain = 0, 0.0
-        for index in range(1, len(candidates)):
-            diffs = [a - b for a, b in zip(values[index], values[0], strict=True)]
-            gain = sum(diffs) / samples
+        for index in alive[1:]:
+            gain, error = _paired(values[index], values[0])
             if not math.isfinite(gain):
                 continue
-            spread = math.sqrt(sum((d - gain) ** 2 for d in diffs) / (samples - 1))
-            if gain > max(self.MARGIN, self.Z * spread / math.sqrt(samples), best_gain):
+            if gain > max(self.MARGIN, self.Z * error, best_gain):
                 best, best_gain = index, gain
+        self.rollouts += spent
+        self.changed += best != 0
         return candidates[best]
+
+    def _play(self, world: Round, action: Action, seat: int) -> float:
+        """``seat``'s points when ``action`` is played in a copy of ``world`` and the hand
+        then runs to its end under the rollout policy."""
+        game = world.copy()
+        offered = _offered(game, action)
+        if offered is None:  # never for a legal action of the view; never chosen
+            return -math.inf
+        game.apply_logged(offered)
+        return rollout(game, seat, value_aware=self.VALUE_ROLLOUTS)
+
+
+def _paired(values: Sequence[float], base: Sequence[float]) -> tuple[float, float]:
+    """Mean of the paired differences ``values - base`` and its standard error."""
+    diffs = [a - b for a, b in zip(values, base, strict=True)]
+    samples = len(diffs)
+    gain = sum(diffs) / samples
+    if not math.isfinite(gain) or samples < 2:
+        return gain, math.inf
+    spread = math.sqrt(sum((d - gain) ** 2 for d in diffs) / (samples - 1))
+    return gain, spread / math.sqrt(samples)
 
 
 def _safe_tiles(view: SeatView) -> set[int]:
@@ -169,19 +215,28 @@ def _offered(game: Round, action: Action) -> Action | None:
 # ---------------------------------------------------------------------- the rollout policy
 
 
-def rollout(game: Round, seat: int) -> int:
-    """Play ``game`` to its end with :func:`fast_action` for every seat; ``seat``'s points."""
+def rollout(game: Round, seat: int, *, value_aware: bool = False) -> int:
+    """Play ``game`` to its end with :func:`fast_action` for every seat; ``seat``'s points.
+    With ``value_aware`` that seat plays the value-aware variant (the bot's own later turns),
+    the others the efficient rules it believes they play."""
     while game.phase is not Phase.ENDED:
         actor = game.to_act[0]
-        game.apply_logged(fast_action(game, actor))
+        game.apply_logged(fast_action(game, actor, value_aware=value_aware and actor == seat))
     assert game.result is not None
     return game.result.totals[seat]
 
 
-def fast_action(game: Round, seat: int) -> Action:
+def fast_action(game: Round, seat: int, *, value_aware: bool = False) -> Action:
     """The efficient bot's rules on the round's own counts (no view built): win when allowed,
     discard for the lowest shanten (報聽 with it when allowed), kong or pong when it does not
-    slow the hand."""
+    slow the hand. Among the discards tied at the lowest shanten the least connected tile goes
+    (:func:`_keep_score`, a cheap stand-in for the efficient bot's count of live useful tiles).
+
+    ``value_aware`` adds what a hand is worth, cheaply: a hand with ten or more tiles of one
+    suit keeps that suit (清一色, R20) among the tied discards, and facing an opponent's 報聽
+    (R25, R26) a hand two or more steps from ready discards a tile that opponent has let pass
+    since declaring, when one keeps the shanten low: dealing in to a 報聽 hand costs its
+    pattern + 6 fan (R21), more than a slow hand is likely to win."""
     legal = game.legal_actions(seat).actions
     if len(legal) == 1:
         return legal[0]
@@ -197,9 +252,9 @@ def fast_action(game: Round, seat: int) -> Action:
         now = shanten(counts)
         if ActionKind.KONG in kinds:
             counts[tile] -= 3
-            after = shanten(counts)
+            kong_shanten = shanten(counts)
             counts[tile] += 3
-            if after <= now:
+            if kong_shanten <= now:
                 return kinds[ActionKind.KONG]
         if ActionKind.PONG in kinds:
             counts[tile] -= 2
@@ -208,9 +263,9 @@ def fast_action(game: Round, seat: int) -> Action:
             if best <= now:
                 return kinds[ActionKind.PONG]
         return pass_action
-    best_action: Action | None = None
-    best_value = 99
+    after: dict[int, int] = {}
     others: list[Action] = []
+    discard_actions: dict[int, Action] = {}
     for action in legal:
         kind = action.kind
         if kind is ActionKind.HU:
@@ -219,13 +274,22 @@ def fast_action(game: Round, seat: int) -> Action:
             discard = action.tile
             assert discard is not None
             counts[discard] -= 1
-            value = shanten(counts)
+            after[discard] = shanten(counts)
             counts[discard] += 1
-            if value < best_value:
-                best_action, best_value = action, value
+            discard_actions[discard] = action
         else:
             others.append(action)
-    assert best_action is not None
+    best_value = min(after.values())
+    tied = [t for t in sorted(after) if after[t] == best_value]
+    flush_suit = _flush_suit(game, seat) if value_aware else -1
+    chosen = min(tied, key=lambda t: (_keep_score(counts, t, flush_suit), t))
+    if value_aware and best_value >= 2:
+        safe = _safe_against_baoting(game, seat)
+        if safe and chosen not in safe:
+            guarded = [t for t in sorted(after) if t in safe and after[t] <= best_value + 1]
+            if guarded:
+                chosen = min(guarded, key=lambda t: (after[t], _keep_score(counts, t, -1), t))
+    best_action = discard_actions[chosen]
     for action in others:
         meld_tile = action.tile
         assert meld_tile is not None
@@ -233,17 +297,62 @@ def fast_action(game: Round, seat: int) -> Action:
             return action
         if action.kind is ActionKind.CONCEALED_KONG:
             counts[meld_tile] -= 4
-            after = shanten(counts)
+            kong_after = shanten(counts)
             counts[meld_tile] += 4
-            if after <= best_value:
+            if kong_after <= best_value:
                 return action
         elif action.kind is ActionKind.ADDED_KONG:
             counts[meld_tile] -= 1
-            after = shanten(counts)
+            kong_after = shanten(counts)
             counts[meld_tile] += 1
-            if after <= best_value:
+            if kong_after <= best_value:
                 return action
     return best_action
+
+
+def _keep_score(counts: Sequence[int], tile: int, flush_suit: int) -> int:
+    """How much ``tile`` is worth keeping for its shape: its other copies (pairs and pungs,
+    which are also the 對對胡 and 七對 routes) and its neighbours in the suit (runs). A tile off
+    the suit a flush is being built in (``flush_suit``, -1 for none) is worth nothing."""
+    suit, rank = divmod(tile, 9)
+    if flush_suit >= 0 and suit != flush_suit:
+        return -1
+    score = 3 * (counts[tile] - 1)
+    for step, weight in ((1, 2), (2, 1)):
+        if rank - step >= 0 and counts[tile - step]:
+            score += weight
+        if rank + step <= 8 and counts[tile + step]:
+            score += weight
+    return score
+
+
+def _flush_suit(game: Round, seat: int) -> int:
+    """The suit a 清一色 (R20) is worth steering to: ten or more of the hand's tiles (melds
+    counted as three) in it, and every meld in it; -1 when none is."""
+    counts = game.counts[seat]
+    melds = game.melds[seat]
+    meld_suits = {m.tile // 9 for m in melds}
+    if len(meld_suits) > 1:
+        return -1
+    for suit in range(3):
+        if meld_suits and suit not in meld_suits:
+            continue
+        held = sum(counts[suit * 9 : suit * 9 + 9]) + 3 * len(melds)
+        if held >= 10:
+            return suit
+    return -1
+
+
+def _safe_against_baoting(game: Round, seat: int) -> set[int]:
+    """Tiles no opponent in 報聽 can be waiting on (R26: its discards after declaring did not
+    win), or nothing when no opponent still in the hand has declared."""
+    safe: set[int] | None = None
+    for other in range(4):
+        if other == seat or not game.baoting[other] or game.won[other]:
+            continue
+        passed = set(game.rivers[other][1:])
+        safe = passed if safe is None else safe & passed
+    return safe or set()
 
 
 def _best_discard_shanten(counts: list[int]) -> int:

@@ -105,7 +105,7 @@ class DuyunGymEnv(gym.Env[Observation, np.int64]):
             self._bots = {}
             for offset, name in enumerate(self.opponents, start=1):
                 other = (seat + offset) % SEATS
-                self._bots[AGENTS[other]] = make_bot(name, int(rng.integers(2**62)))
+                self._bots[AGENTS[other]] = make_bot(name, int(rng.integers(2**62)), self.aec.rules)
             self.aec.reset(seed=int(rng.integers(2**62)), options=options)
             self._play_bots()
             if not self.aec.terminations[self._agent]:

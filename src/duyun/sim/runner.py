@@ -89,7 +89,7 @@ def _bots_for(config: SimConfig, unit: int, rotation: int) -> list[Bot]:
     by_seat: list[Bot | None] = [None] * SEATS
     for player, name in enumerate(config.bots):
         by_seat[seat_of[player]] = make_bot(
-            name, derive_seed(config.seed, "bot", unit, rotation, player)
+            name, derive_seed(config.seed, "bot", unit, rotation, player), config.rules
         )
     return [bot for bot in by_seat if bot is not None]
 
