@@ -104,3 +104,25 @@ def test_master_bots_answer_claims_without_searching_so_the_pause_tells_nothing_
     assert end["reason"] == "completed"
     assert claim_answers and not any(claim_answers)  # the claims never reached the search
     assert searched and not any(searched)  # the bots did search, on their turns only
+
+
+def test_a_tables_bots_play_its_rules_r53(live_server: Any, ws_client: Any) -> None:
+    """A 血戰 table's 大師 bot is made with the table's RuleSet: its rollouts play on after
+    the first win (R53), which its view alone tells only once a seat has won."""
+    server = live_server()
+    token = server.guest()["token"]
+    code = server.create_table(token, bot="master", hands=1, rules={"bloody_battle": True})
+
+    async def seat_bot() -> None:
+        host = await ws_client.connect(server.ws_url, token, name="host")
+        await host.send(type="join", code=code)
+        await host.expect("table", lambda m: m["table"] and m["table"]["you"] == 0)
+        await host.send(type="add_bot", seat=1)
+        await host.expect("table", lambda m: m["table"]["seats"][1] is not None)
+        await host.close()
+
+    asyncio.run(seat_bot())
+    table = server.manager.tables[code]
+    bot = table._bot(1)
+    assert bot.name == "search"
+    assert bot.rules == table.options.rules and bot.rules.bloody_battle

@@ -157,7 +157,9 @@ class Table:
         seat = self.seats[index]
         assert seat is not None
         if seat.bot is None:
-            seat.bot = make_bot(seat.bot_name, seed=hand_seed(self.seed, 1000 + index))
+            seat.bot = make_bot(
+                seat.bot_name, seed=hand_seed(self.seed, 1000 + index), rules=self.options.rules
+            )
         return seat.bot
 
     def _thinks_apart(self, index: int) -> bool:
