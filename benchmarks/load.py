@@ -30,7 +30,6 @@ import json
 import os
 import random
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -42,7 +41,7 @@ from pathlib import Path
 import httpx
 import websockets
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+from server_process import free_port, start_server
 
 
 @dataclass
@@ -62,17 +61,10 @@ class Stats:
     play_started: float = 0.0
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _start_server(
-    args: argparse.Namespace, workdir: Path, index: int = 0
+    args: argparse.Namespace, workdir: Path, index: int = 0, log_dir: Path | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
+    port = free_port()
     config = workdir / f"load-{index}.toml"
     config.write_text(
         "\n".join(
@@ -100,38 +92,12 @@ def _start_server(
         ),
         encoding="utf-8",
     )
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
-    command = [
-        sys.executable,
-        "-c",
-        "from duyun.cli.main import main; main()",
-        "serve",
-        "--port",
-        str(port),
-        "--database-url",
-        args.database_url or f"sqlite:///{workdir / 'load.db'}",
-        "--config",
-        str(config),
-        "--log-level",
-        "warning",
-    ]
+    extra = ["--config", str(config)]
     if args.processes > 1:
-        command += ["--owner", f"load-{index}", "--public-url", f"http://127.0.0.1:{port}"]
-    log = (workdir / f"server-{index}.log").open("wb")
-    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    end = time.monotonic() + 60
-    while time.monotonic() < end:
-        if process.poll() is not None:
-            text = (workdir / f"server-{index}.log").read_text()[-2000:]
-            raise SystemExit(f"server exited: {text}")
-        try:
-            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                return process, url
-        except httpx.TransportError:
-            pass
-        time.sleep(0.05)
-    raise SystemExit("server did not become healthy within 60 s")
+        extra += ["--owner", f"load-{index}", "--public-url", f"http://127.0.0.1:{port}"]
+    database_url = args.database_url or f"sqlite:///{workdir / 'load.db'}"
+    log_path = (log_dir or workdir) / f"server-{index}.log"
+    return start_server(database_url, log_path, extra, port)
 
 
 async def _player(
@@ -331,6 +297,11 @@ def main(argv: list[str] | None = None) -> int:
         help="the servers' database (default: a fresh SQLite file); an empty or throwaway one",
     )
     parser.add_argument("--url", help="use a running server instead of starting one")
+    parser.add_argument(
+        "--log-dir",
+        type=Path,
+        help="keep the servers' logs (server-N.log) in this folder instead of discarding them",
+    )
     args = parser.parse_args(argv)
     if args.processes < 1:
         parser.error("--processes must be at least 1")
@@ -350,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 urls = []
                 for index in range(args.processes):
-                    process, url = _start_server(args, Path(tmp), index)
+                    process, url = _start_server(args, Path(tmp), index, args.log_dir)
                     processes.append(process)
                     urls.append(url)
             started = time.monotonic()

@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -40,7 +39,8 @@ from typing import Any
 import httpx
 import websockets
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+from server_process import start_server
+
 #: how long the person takes over every decision, and over the settlement
 THINK = 1.0
 TARGETS = {"quick match → first deal": 2.0, "turn to turn": 4.0, "hand": 100.0}
@@ -56,44 +56,9 @@ class Figures:
     errors: list[str] = field(default_factory=list)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _start_server(workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
     """``duyun serve`` with no config file (the defaults), ready when ``/healthz`` answers."""
-    port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
-    command = [
-        sys.executable,
-        "-c",
-        "from duyun.cli.main import main; main()",
-        "serve",
-        "--port",
-        str(port),
-        "--database-url",
-        f"sqlite:///{workdir / 'pace.db'}",
-        "--log-level",
-        "warning",
-    ]
-    log = (workdir / "server.log").open("wb")
-    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    end = time.monotonic() + 60
-    while time.monotonic() < end:
-        if process.poll() is not None:
-            raise SystemExit(f"server exited: {(workdir / 'server.log').read_text()[-2000:]}")
-        try:
-            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                return process, url
-        except httpx.TransportError:
-            pass
-        time.sleep(0.05)  # polling the readiness endpoint of a separate process
-    process.kill()
-    raise SystemExit("server did not become healthy within 60 s")
+    return start_server(f"sqlite:///{workdir / 'pace.db'}", workdir / "server.log")
 
 
 def _choose(prompt: dict[str, Any], drawn: str | None) -> dict[str, Any]:

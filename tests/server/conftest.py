@@ -30,7 +30,7 @@ from sqlalchemy.engine import make_url
 from duyun.server.app import WS_MAX_FRAME, create_app
 from duyun.server.config import ServerConfig
 from duyun.server.store import Store, StoreConfig
-from duyun.server.store.store import normalize_url
+from duyun.server.store.database import normalize_url
 from duyun.server.tables import TableManager
 from readiness import wait_healthy
 
@@ -165,6 +165,25 @@ class LiveServer:
     @staticmethod
     def auth(token: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {token}"}
+
+    def create_table(self, token: str, **body: Any) -> str:
+        """A private table made by ``token``'s account (POST /api/tables); its code."""
+        answer = self.http.post("/api/tables", json=body, headers=self.auth(token))
+        assert answer.status_code == 201, answer.text
+        code: str = answer.json()["code"]
+        assert len(code) == 6 and code.isdigit(), code  # docs/protocol.md: six digits
+        return code
+
+    async def seat(self, ws_client: Any, code: str, sessions: list[dict[str, Any]]) -> list[Any]:
+        """Connect every session and join table ``code`` one after the other, so session i
+        sits at seat i (two joins in flight race for the free seats); the first is the host."""
+        clients = []
+        for index, session in enumerate(sessions):
+            client = await ws_client.connect(self.ws_url, session["token"], name=f"p{index}")
+            await client.send(type="join", code=code)
+            await client.expect("table", lambda m, i=index: m["table"] and m["table"]["you"] == i)
+            clients.append(client)
+        return clients
 
     def stop(self) -> None:
         self.server.should_exit = True

@@ -11,7 +11,7 @@ from itsdangerous.timed import TimestampSigner
 from sqlalchemy import create_engine, text
 
 from duyun.server.store import AccountError, AuthError, RateLimitedError, Store, StoreConfig, auth
-from duyun.server.store.store import normalize_url
+from duyun.server.store.database import normalize_url
 from duyun.server.store.types import StoreError
 
 MakeStore = Callable[..., Store]

@@ -299,12 +299,7 @@ def test_leak_scan_over_whole_bloody_matches_r53(
     server.manager.tables[code].seed = SEED  # reproducible hands (the bots win in them)
 
     async def main() -> dict[str, Any]:
-        clients = []
-        for index, session in enumerate(sessions):
-            client = await ws_client.connect(server.ws_url, session["token"], name=f"p{index}")
-            await client.send(type="join", code=code)
-            await client.expect("table", lambda m, i=index: m["table"] and m["table"]["you"] == i)
-            clients.append(client)
+        clients = await server.seat(ws_client, code, sessions)
         await clients[0].send(type="add_bot", seat=2)
         await clients[0].send(type="add_bot", seat=3)
         for client in clients:

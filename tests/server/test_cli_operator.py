@@ -31,7 +31,7 @@ from cli_helpers import assert_clean_error, run
 from duyun.cli.serve import _owner
 from duyun.engine import Payment
 from duyun.server.store import MatchSpec, SeatSpec, Store
-from duyun.server.store.store import normalize_url
+from duyun.server.store.database import normalize_url
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 MakeStore = Callable[..., Store]
@@ -295,7 +295,7 @@ def test_r16_admin_on_a_file_that_is_not_a_duyun_database_creates_nothing(
 def test_r16_admin_audit_never_migrates_an_older_database(tmp_path: Path) -> None:
     from alembic import command
 
-    from duyun.server.store.store import alembic_config
+    from duyun.server.store.database import alembic_config
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
     Store.open(url).close()

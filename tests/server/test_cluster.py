@@ -16,14 +16,9 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import random
 import re
-import signal
-import socket
-import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -38,8 +33,8 @@ from duyun.server.metrics import JsonFormatter
 from duyun.server.store import MatchSpec, SeatSpec, Store, StoreConfig
 from duyun.server.store import cluster as shared
 from duyun.server.store.models import MatchRow, MatchSeatRow
+from serve_process import ServeProcess
 
-SRC = Path(__file__).resolve().parents[2] / "src"
 CONFIG = """
 claim_window = 0.02
 claim_beat = 0.02
@@ -66,96 +61,21 @@ hands = 2
 STATE = shared.TableState("", None, "private", None, False, "waiting", 4, 0, {"status": "waiting"})
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-class Process:
-    """``duyun serve --owner NAME --public-url http://127.0.0.1:PORT`` as a subprocess; ready
-    when GET /readyz says so (database reachable, migrations at head)."""
-
-    def __init__(self, database_url: str, config: Path, owner: str) -> None:
-        self.owner = owner
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.ws_url = f"ws://127.0.0.1:{self.port}/ws"
-        self.lines: list[str] = []
-        env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
-        }
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                "from duyun.cli.main import main; main()",
-                "serve",
-                "--port",
-                str(self.port),
-                "--database-url",
-                database_url,
-                "--config",
-                str(config),
-                "--owner",
-                owner,
-                "--public-url",
-                self.url,
-                "--log-format",
-                "json",
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=env,
-        )
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.append(line.rstrip())
-
-    def wait_ready(self, timeout: float = 90.0) -> None:
-        end = time.monotonic() + timeout
-        with httpx.Client(timeout=2) as client:
-            while time.monotonic() < end:
-                with contextlib.suppress(httpx.TransportError):
-                    if client.get(f"{self.url}/readyz").status_code == 200:
-                        return
-                if self.process.poll() is not None:
-                    break
-                time.sleep(0.05)
-        raise AssertionError(f"{self.owner} not ready:\n" + "\n".join(self.lines[-30:]))
-
-    @property
-    def alive(self) -> bool:
-        return self.process.poll() is None
-
-    def kill(self) -> None:
-        os.kill(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+def _process(database_url: str, config: Path, owner: str) -> ServeProcess:
+    """``duyun serve --owner NAME --public-url http://127.0.0.1:PORT`` with JSON logs."""
+    return ServeProcess(
+        database_url, config=config, owner=owner, public_url=True, extra=["--log-format", "json"]
+    ).start()
 
 
 @pytest.fixture
-def four(fresh_postgres_url: str, tmp_path: Path) -> Iterator[tuple[str, list[Process]]]:
+def four(fresh_postgres_url: str, tmp_path: Path) -> Iterator[tuple[str, list[ServeProcess]]]:
     config = tmp_path / "serve.toml"
     config.write_text(CONFIG, encoding="utf-8")
-    processes = [Process(fresh_postgres_url, config, f"web-{i}") for i in range(1, 5)]
+    processes = [_process(fresh_postgres_url, config, f"web-{i}") for i in range(1, 5)]
     try:
         for process in processes:
-            process.wait_ready()
+            process.wait_ready("/readyz", timeout=90.0)
         yield fresh_postgres_url, processes
     finally:
         for process in processes:
@@ -208,7 +128,7 @@ class Player:
             if message["type"] in kinds:
                 return message
 
-    async def seat(self, first: Process, **request: Any) -> dict[str, Any]:
+    async def seat(self, first: ServeProcess, **request: Any) -> dict[str, Any]:
         """Send ``request`` (join or quick_match) through ``first``; follow a redirect; return
         the ``table`` message of the table where the player sits."""
         await self.connect(first.ws_url)
@@ -222,7 +142,7 @@ class Player:
         self.code = answer["table"]["code"]
         return answer
 
-    async def reach_table(self, processes: list[Process], timeout: float = 120.0) -> str:
+    async def reach_table(self, processes: list[ServeProcess], timeout: float = 120.0) -> str:
         """Reconnect through a random live process until one seats us at our table again
         (directly, or by its redirect); returns the owner's URL that answered."""
         end = time.monotonic() + timeout
@@ -265,7 +185,7 @@ class Player:
                 await self.ws.close()
 
 
-def _guest(process: Process) -> str:
+def _guest(process: ServeProcess) -> str:
     answer = httpx.post(f"{process.url}/api/guest", timeout=10)
     answer.raise_for_status()
     token: str = answer.json()["token"]
@@ -273,7 +193,7 @@ def _guest(process: Process) -> str:
 
 
 def test_four_processes_redirect_shared_room_sigkill_resume_and_audit_r41(
-    four: tuple[str, list[Process]],
+    four: tuple[str, list[ServeProcess]],
 ) -> None:
     database_url, processes = four
     rng = random.Random(24)

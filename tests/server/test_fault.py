@@ -4,11 +4,6 @@ database, and the hand resumes exactly where it was; no coin is created or lost.
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import socket
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +12,7 @@ import pytest
 
 from duyun.engine import events_for
 from duyun.server.store import Store
+from serve_process import ServeProcess
 
 SERVER_CONFIG = """
 turn_timer = 60.0
@@ -36,90 +32,21 @@ open_tables_per_account = 0
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _start(database_url: str, config: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
-    command = [
-        sys.executable,
-        "-c",
-        "from duyun.cli.main import main; main()",
-        "serve",
-        "--port",
-        str(port),
-        "--database-url",
-        database_url,
-        "--config",
-        str(config),
-        "--log-level",
-        "warning",
-        # restarted under the same name, as docs/deploy.md asks: without one, a process on
-        # PostgreSQL makes up a new name and waits for its old leases to expire
-        "--owner",
-        "fault-test",
-    ]
-    with log.open("ab") as out:
-        return subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
-
-
-def _wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    import time
-
-    end = time.monotonic() + 60
-    while time.monotonic() < end:
-        if process.poll() is not None:
-            raise AssertionError(f"server exited: {log.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.05)
-    raise AssertionError("server not healthy within 60 s")
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-
-
-class _Server:
-    """One ``duyun serve`` subprocess on a fixed port and database, started again after a
-    SIGKILL as an operator would restart it."""
+class _Server(ServeProcess):
+    """One ``duyun serve`` on a fixed port and database, started again after a SIGKILL as an
+    operator would restart it: under the same ``--owner``, as docs/deploy.md asks (without
+    one, a process on PostgreSQL makes up a new name and waits for its old leases to expire)."""
 
     def __init__(self, database_url: str, tmp_path: Path) -> None:
-        self.database_url = database_url
-        self.config = tmp_path / "server.toml"
-        self.log = tmp_path / "server.log"
-        port = _free_port()
-        self.port = port
-        self.url, self.ws_url = f"http://127.0.0.1:{port}", f"ws://127.0.0.1:{port}/ws"
-        self.process: subprocess.Popen[bytes] | None = None
+        super().__init__(database_url, config=tmp_path / "server.toml", owner="fault-test")
 
-    def start(self, claim_window: float = 0.02, grace: float = 60.0) -> None:
+    def boot(self, claim_window: float = 0.02, grace: float = 60.0) -> None:
+        """Write the config and start; ready when /healthz answers."""
         text = SERVER_CONFIG.format(claim_window=claim_window, grace=grace)
+        assert self.config is not None
         self.config.write_text(text, encoding="utf-8")
-        self.process = _start(self.database_url, self.config, self.port, self.log)
-        _wait_healthy(self.url, self.process, self.log)
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown, no flush -- the hard way."""
-        assert self.process is not None
-        os.kill(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.process is not None:
-            _stop(self.process)
+        self.start()
+        self.wait_ready()
 
 
 async def _answer_pending(client: Any, snapshot: dict[str, Any]) -> None:
@@ -154,7 +81,7 @@ def test_sigkill_mid_hand_then_restart_resumes_the_hand(
     server = _Server(database_url, tmp_path)
     url, ws_url = server.url, server.ws_url
     try:
-        server.start(claim_window=30.0 if moment == "claim_window" else 0.02)
+        server.boot(claim_window=30.0 if moment == "claim_window" else 0.02)
         session = httpx.post(f"{url}/api/guest").json()
         token = session["token"]
         created = httpx.post(
@@ -193,7 +120,7 @@ def test_sigkill_mid_hand_then_restart_resumes_the_hand(
         received = asyncio.run(before_kill())
         assert any(e["type"] == "discard" and e["seat"] == 0 for e in received)
 
-        server.start()
+        server.boot()
 
         async def after_restart() -> tuple[dict[str, Any], dict[str, Any]]:
             ann = await ws_client.connect(ws_url, token, name="after")
@@ -237,7 +164,7 @@ def test_sigkill_after_a_win_in_a_bloody_room_resumes_with_the_winner_out_of_pla
     # hand without a win is rare (about 1 in 20) and ann wins first in about one in four
     hands = 6
     try:
-        server.start()
+        server.boot()
         token = httpx.post(f"{url}/api/guest").json()["token"]
         created = httpx.post(
             f"{url}/api/tables",
@@ -283,7 +210,7 @@ def test_sigkill_after_a_win_in_a_bloody_room_resumes_with_the_winner_out_of_pla
         winners = [e["seat"] for e in received if e["type"] == "win"]
         assert winners
 
-        server.start()
+        server.boot()
 
         async def after_restart() -> dict[str, Any]:
             ann = await ws_client.connect(ws_url, token, name="after")
@@ -318,7 +245,7 @@ def test_a_seat_that_escaped_stays_in_tuoguan_after_a_restart(
     server = _Server(database_url, tmp_path)
     url, ws_url = server.url, server.ws_url
     try:
-        server.start()
+        server.boot()
         ann_token = httpx.post(f"{url}/api/guest").json()["token"]
         bob_token = httpx.post(f"{url}/api/guest").json()["token"]
         created = httpx.post(
@@ -351,7 +278,7 @@ def test_a_seat_that_escaped_stays_in_tuoguan_after_a_restart(
         second_hand = asyncio.run(bob_escapes_then_kill())
         # a short grace after the restart (ann is back well within it): a seat wrongly
         # waiting for bob would let its turns run out and then charge him a second escape
-        server.start(grace=5.0)
+        server.boot(grace=5.0)
 
         async def after_restart() -> dict[str, Any]:
             ann = await ws_client.connect(ws_url, ann_token, name="ann-after")

@@ -26,7 +26,7 @@ from test_multiprocess import CONFIG, ServeProcess
 from test_play_graces import settled_once
 
 from duyun.server.store import Store
-from duyun.server.store.store import normalize_url
+from duyun.server.store.database import normalize_url
 
 GRACE = 3.0
 

@@ -111,3 +111,34 @@ def test_table_with_a_conflicting_log_reloads_and_the_match_finishes_r41(
     assert server.store.audit().ok
     for hand in end["results"]:
         assert server.store.hand_log(hand["hand_id"]).status == "finished"
+
+
+def test_a_match_started_while_the_leases_renew_is_not_taken_for_moved(
+    store: Any, monkeypatch: Any
+) -> None:
+    """Issue 24: the renewal answers the leases it renewed; a match whose table registered
+    while that answer was on its way is simply not in it. Taking it for a lost lease stopped
+    new tables with ``table_moved`` (4 processes, 400 tables starting together) and left them
+    to be adopted 30 s later. A match that was played before the renewal and is missing from
+    its answer still stops."""
+    from types import SimpleNamespace
+
+    from duyun.server.config import ServerConfig
+    from duyun.server.tables import TableManager
+
+    stopped: list[object] = []
+    monkeypatch.setattr(TableManager, "stop_moved", lambda _, table, *__: stopped.append(table))
+    manager = TableManager(ServerConfig(), store, owner="p1")
+    renew = store.renew_leases
+    taken_elsewhere = SimpleNamespace(status="playing")  # no lease of p1's in the store
+    started_meanwhile = SimpleNamespace(status="playing")
+
+    def renew_while_a_match_starts(owner: str, *args: Any) -> list[int]:
+        held: list[int] = renew(owner, *args)
+        manager.by_match[2] = started_meanwhile  # type: ignore[assignment]
+        return held
+
+    monkeypatch.setattr(store, "renew_leases", renew_while_a_match_starts)
+    manager.by_match[1] = taken_elsewhere  # type: ignore[assignment]
+    asyncio.run(manager.renew_leases())
+    assert stopped == [taken_elsewhere]

@@ -12,13 +12,6 @@ Skipped, with the reason, when DUYUN_TEST_POSTGRES_URL is unset (.ci/run sets it
 from __future__ import annotations
 
 import asyncio
-import os
-import re
-import signal
-import subprocess
-import sys
-import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,9 +20,8 @@ import httpx
 import pytest
 
 from duyun.server.store import Store
+from serve_process import ServeProcess
 
-SRC = Path(__file__).resolve().parents[2] / "src"
-LISTENING = re.compile(r"Uvicorn running on http://127\.0\.0\.1:(\d+)")
 CONFIG = """
 claim_window = 0.02
 claim_beat = 0.02
@@ -52,101 +44,19 @@ open_tables_per_account = 0
 """
 
 
-class ServeProcess:
-    """``duyun serve`` as a subprocess on a port the OS picks (``--port 0``); the port is read
-    from uvicorn's log line, and readiness from GET /healthz (no fixed sleeps)."""
-
-    def __init__(self, database_url: str, config: Path, owner: str) -> None:
-        env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
-        }
-        self.owner = owner
-        self.lines: list[str] = []
-        self._port: int | None = None
-        self._seen = threading.Condition()
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                "from duyun.cli.main import main; main()",
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--database-url",
-                database_url,
-                "--config",
-                str(config),
-                "--owner",
-                owner,
-                "--log-level",
-                "info",
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=env,
-        )
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            with self._seen:
-                self.lines.append(line.rstrip())
-                found = LISTENING.search(line)
-                if found:
-                    self._port = int(found.group(1))
-                self._seen.notify_all()
-        with self._seen:
-            self._seen.notify_all()
-
-    def url(self, timeout: float = 60.0) -> str:
-        end = time.monotonic() + timeout
-        with self._seen:
-            while self._port is None:
-                if self.process.poll() is not None:
-                    raise AssertionError(f"{self.owner} exited:\n" + "\n".join(self.lines[-30:]))
-                if not self._seen.wait(timeout=max(0.0, end - time.monotonic())):
-                    raise AssertionError(f"{self.owner} never listened:\n" + "\n".join(self.lines))
-        return f"http://127.0.0.1:{self._port}"
-
-    def wait_healthy(self, timeout: float = 60.0) -> str:
-        url = self.url(timeout)
-        end = time.monotonic() + timeout
-        with httpx.Client(timeout=2) as client:
-            while time.monotonic() < end:
-                try:
-                    if client.get(f"{url}/healthz").status_code == 200:
-                        return url
-                except httpx.TransportError:
-                    pass
-                if self.process.poll() is not None:
-                    break
-                time.sleep(0.02)
-        raise AssertionError(f"{self.owner} not healthy:\n" + "\n".join(self.lines[-30:]))
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-
-
 @pytest.fixture
 def two_servers(fresh_postgres_url: str, tmp_path: Path) -> Iterator[tuple[str, list[str]]]:
     config = tmp_path / "serve.toml"
     config.write_text(CONFIG, encoding="utf-8")
     # both start on the empty database at once: migrations serialise on the advisory lock
-    processes = [ServeProcess(fresh_postgres_url, config, owner) for owner in ("proc-a", "proc-b")]
+    processes = [
+        ServeProcess(fresh_postgres_url, config=config, owner=owner, log_level="info").start()
+        for owner in ("proc-a", "proc-b")
+    ]
     try:
-        urls = [p.wait_healthy() for p in processes]
-        yield fresh_postgres_url, urls
+        for process in processes:
+            process.wait_ready()
+        yield fresh_postgres_url, [p.url for p in processes]
     finally:
         for process in processes:
             process.stop()

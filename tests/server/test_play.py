@@ -6,20 +6,12 @@ import asyncio
 from typing import Any
 
 
-def _create_table(server: Any, token: str, **body: Any) -> str:
-    answer = server.http.post("/api/tables", json=body, headers=server.auth(token))
-    assert answer.status_code == 201, answer.text
-    code: str = answer.json()["code"]
-    assert len(code) == 6 and code.isdigit()
-    return code
-
-
 def test_full_match_two_humans_two_bots_balances_equal_ledger_r41(
     live_server: Any, ws_client: Any, play: Any
 ) -> None:
     server = live_server(claim_window=0.03)
     ann, bob = server.guest(), server.guest()
-    code = _create_table(server, ann["token"], stake=2, hands=2, bot="random")
+    code = server.create_table(ann["token"], stake=2, hands=2, bot="random")
 
     async def main() -> tuple[dict[str, Any], dict[str, Any]]:
         a = await ws_client.connect(server.ws_url, ann["token"], name="ann")
@@ -125,8 +117,8 @@ def test_private_table_by_code_lobby_and_spectator(
 ) -> None:
     server = live_server(claim_window=0.03)
     host, guest, watcher = server.guest(), server.guest(), server.guest()
-    code = _create_table(
-        server, host["token"], hands=1, bot="random", listed=True, stake=3, spectators=True
+    code = server.create_table(
+        host["token"], hands=1, bot="random", listed=True, stake=3, spectators=True
     )
     lobby = server.http.get("/api/lobby").json()["tables"]
     assert any(t["code"] == code and t["stake"] == 3 for t in lobby)

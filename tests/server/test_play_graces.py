@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import create_engine, text
 
 from duyun.server.store import Store
-from duyun.server.store.store import normalize_url
+from duyun.server.store.database import normalize_url
 
 
 def settled_once(store: Store, database_url: str, hand_ids: list[int]) -> None:
@@ -41,23 +41,6 @@ def settled_once(store: Store, database_url: str, hand_ids: list[int]) -> None:
         assert rows.get(hand_id, 0) == payments, (hand_id, rows.get(hand_id), payments)
 
 
-def _create_table(server: Any, token: str, **body: Any) -> str:
-    answer = server.http.post("/api/tables", json=body, headers=server.auth(token))
-    assert answer.status_code == 201, answer.text
-    code: str = answer.json()["code"]
-    return code
-
-
-async def _seat(ws_client: Any, server: Any, code: str, sessions: list[Any]) -> list[Any]:
-    clients = []
-    for index, session in enumerate(sessions):
-        client = await ws_client.connect(server.ws_url, session["token"], name=f"p{index}")
-        await client.send(type="join", code=code)
-        await client.expect("table", lambda m, i=index: m["table"] and m["table"]["you"] == i)
-        clients.append(client)
-    return clients
-
-
 def test_an_escaped_seat_is_watched_to_the_end_but_not_taken_back_r45(
     live_server: Any, ws_client: Any, play: Any
 ) -> None:
@@ -66,11 +49,11 @@ def test_an_escaped_seat_is_watched_to_the_end_but_not_taken_back_r45(
     ``join`` elsewhere names the table, and ``leave`` stops watching without a second escape."""
     server = live_server(reconnect_grace=0.3, turn_timer=60.0, claim_window=0.02)
     ann, bob = server.guest(), server.guest()
-    code = _create_table(server, ann["token"], hands=3, bot="random")
-    other = _create_table(server, ann["token"], hands=1)
+    code = server.create_table(ann["token"], hands=3, bot="random")
+    other = server.create_table(ann["token"], hands=1)
 
     async def scenario() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], Any]:
-        a, b = await _seat(ws_client, server, code, [ann, bob])
+        a, b = await server.seat(ws_client, code, [ann, bob])
         for seat in (2, 3):
             await a.send(type="add_bot", seat=seat)
         for client in (a, b):
@@ -138,10 +121,10 @@ def test_a_whole_table_dropping_at_once_escapes_at_most_once_each_r45(
         next_hand_wait=0.05,
     )
     sessions = [server.guest() for _ in range(4)]
-    code = _create_table(server, sessions[0]["token"], hands=4, bots_allowed=False, spectators=True)
+    code = server.create_table(sessions[0]["token"], hands=4, bots_allowed=False, spectators=True)
 
     async def main() -> float:
-        clients = await _seat(ws_client, server, code, sessions)
+        clients = await server.seat(ws_client, code, sessions)
         for client in clients:
             await client.send(type="ready")
         for client in clients:
@@ -215,10 +198,10 @@ def test_people_dropping_together_pay_no_escape_and_take_their_seats_back_r45(
         next_hand_wait=0.05,
     )
     sessions = [server.guest() for _ in range(4)]
-    code = _create_table(server, sessions[0]["token"], hands=3, bots_allowed=False, spectators=True)
+    code = server.create_table(sessions[0]["token"], hands=3, bots_allowed=False, spectators=True)
 
     async def main() -> dict[str, Any]:
-        clients = await _seat(ws_client, server, code, sessions)
+        clients = await server.seat(ws_client, code, sessions)
         for client in clients:
             await client.send(type="ready")
         for client in clients:

@@ -35,12 +35,7 @@ def test_no_seat_learns_more_than_events_for_allows(
     code = created.json()["code"]
 
     async def main() -> dict[str, Any]:
-        clients = []
-        for index, session in enumerate(sessions):
-            client = await ws_client.connect(server.ws_url, session["token"], name=f"p{index}")
-            await client.send(type="join", code=code)
-            await client.expect("table", lambda m, i=index: m["table"] and m["table"]["you"] == i)
-            clients.append(client)
+        clients = await server.seat(ws_client, code, sessions)
         for client in clients:
             await client.send(type="ready")
         ends = await asyncio.gather(*(play(c, 10 + i) for i, c in enumerate(clients)))

@@ -9,24 +9,6 @@ from typing import Any
 from duyun.server.protocol import view_to_json
 
 
-def _create_table(server: Any, token: str, **body: Any) -> str:
-    answer = server.http.post("/api/tables", json=body, headers=server.auth(token))
-    assert answer.status_code == 201, answer.text
-    code: str = answer.json()["code"]
-    return code
-
-
-async def _seat_humans(ws_client: Any, server: Any, code: str, sessions: list[Any]) -> list[Any]:
-    """Connect and join every session in order; the first one is the host."""
-    clients = []
-    for index, session in enumerate(sessions):
-        client = await ws_client.connect(server.ws_url, session["token"], name=f"p{index}")
-        await client.send(type="join", code=code)
-        await client.expect("table", lambda m, i=index: m["table"] and m["table"]["you"] == i)
-        clients.append(client)
-    return clients
-
-
 async def _fill_and_ready(clients: list[Any], free: list[int]) -> None:
     for seat in free:
         await clients[0].send(type="add_bot", seat=seat)
@@ -39,10 +21,10 @@ def test_ready_between_hands_and_unanimous_dissolve(
 ) -> None:
     server = live_server(next_hand_wait=60.0, claim_window=0.03)
     ann, bob = server.guest(), server.guest()
-    code = _create_table(server, ann["token"], hands=4, bot="random")
+    code = server.create_table(ann["token"], hands=4, bot="random")
 
     async def main() -> tuple[dict[str, Any], Any, Any]:
-        a, b = await _seat_humans(ws_client, server, code, [ann, bob])
+        a, b = await server.seat(ws_client, code, [ann, bob])
         await _fill_and_ready([a, b], [2, 3])
         await a.expect("snapshot")
         await a.send(type="dissolve", agree=True, rid="during")
@@ -78,10 +60,10 @@ def test_ready_between_hands_and_unanimous_dissolve(
 def test_reconnect_gets_a_snapshot_equal_to_the_seat_view(live_server: Any, ws_client: Any) -> None:
     server = live_server(turn_timer=60.0)
     ann = server.guest()
-    code = _create_table(server, ann["token"], hands=1, bot="random")
+    code = server.create_table(ann["token"], hands=1, bot="random")
 
     async def main() -> None:
-        (a,) = await _seat_humans(ws_client, server, code, [ann])
+        (a,) = await server.seat(ws_client, code, [ann])
         await _fill_and_ready([a], [1, 2, 3])
         first = await a.expect("snapshot")
         prompt = await a.expect("prompt")  # seat 0 deals (R3) and acts first
@@ -114,10 +96,10 @@ def test_reconnect_gets_a_snapshot_equal_to_the_seat_view(live_server: Any, ws_c
 def test_turn_timeouts_play_the_obvious_move_then_tuoguan(live_server: Any, ws_client: Any) -> None:
     server = live_server(turn_timer=0.15, claim_window=0.02)
     ann = server.guest()
-    code = _create_table(server, ann["token"], hands=1, bot="random")
+    code = server.create_table(ann["token"], hands=1, bot="random")
 
     async def main() -> None:
-        (a,) = await _seat_humans(ws_client, server, code, [ann])
+        (a,) = await server.seat(ws_client, code, [ann])
         await _fill_and_ready([a], [1, 2, 3])
         snapshot = await a.expect("snapshot")
         hand = snapshot["view"]["hand"]
@@ -163,10 +145,10 @@ def test_turn_timeouts_play_the_obvious_move_then_tuoguan(live_server: Any, ws_c
 def test_no_reconnect_within_grace_is_an_r45_escape(live_server: Any, ws_client: Any, play: Any):
     server = live_server(reconnect_grace=0.3, turn_timer=60.0, claim_window=0.02)
     ann, bob = server.guest(), server.guest()
-    code = _create_table(server, ann["token"], hands=2, bot="random")
+    code = server.create_table(ann["token"], hands=2, bot="random")
 
     async def main() -> tuple[dict[str, Any], dict[str, Any], Any]:
-        a, b = await _seat_humans(ws_client, server, code, [ann, bob])
+        a, b = await server.seat(ws_client, code, [ann, bob])
         await _fill_and_ready([a, b], [2, 3])
         await b.expect("snapshot")
         await b.close()
@@ -197,10 +179,10 @@ def test_no_reconnect_within_grace_is_an_r45_escape(live_server: Any, ws_client:
 def test_a_private_invite_survives_its_host_reloading(live_server: Any, ws_client: Any) -> None:
     server = live_server()
     ann = server.guest()
-    code = _create_table(server, ann["token"], hands=1)
+    code = server.create_table(ann["token"], hands=1)
 
     async def main() -> None:
-        (a,) = await _seat_humans(ws_client, server, code, [ann])
+        (a,) = await server.seat(ws_client, code, [ann])
         await a.send(type="join", code=code)  # joining one's own table again just resends it
         again_seated = await a.expect("table", lambda m: m["table"]["seated"] == 1)
         assert again_seated["table"]["you"] == 0 and not a.of_type("error")
@@ -224,10 +206,10 @@ def test_leaving_during_a_hand_is_an_escape_at_once(
 ) -> None:
     server = live_server(reconnect_grace=60.0, turn_timer=60.0)
     ann, bob = server.guest(), server.guest()
-    code = _create_table(server, ann["token"], hands=1, bot="random")
+    code = server.create_table(ann["token"], hands=1, bot="random")
 
     async def main() -> tuple[dict[str, Any], dict[str, Any]]:
-        a, b = await _seat_humans(ws_client, server, code, [ann, bob])
+        a, b = await server.seat(ws_client, code, [ann, bob])
         await _fill_and_ready([a, b], [2, 3])
         await b.expect("snapshot")
         await b.send(type="leave")

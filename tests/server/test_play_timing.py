@@ -135,12 +135,7 @@ def _measure(
     code = created.json()["code"]
 
     async def main() -> dict[str, Any]:
-        clients = []
-        for index, session in enumerate(sessions):
-            client = await ws_client.connect(server.ws_url, session["token"], name=f"p{index}")
-            await client.send(type="join", code=code)
-            await client.expect("table", lambda m, i=index: m["table"] and m["table"]["you"] == i)
-            clients.append(client)
+        clients = await server.seat(ws_client, code, sessions)
         await clients[0].send(type="add_bot", seat=3, bot="efficient")
         for client in clients:
             await client.send(type="ready")

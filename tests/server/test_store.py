@@ -33,8 +33,8 @@ from duyun.server.store import (
     Store,
     StoreError,
 )
+from duyun.server.store.database import alembic_config, normalize_url
 from duyun.server.store.models import Base
-from duyun.server.store.store import alembic_config, normalize_url
 
 
 def spec(

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from duyun.cli.main import app
 from duyun.engine import Payment
 from duyun.server.store import MatchSpec, SeatSpec, Store
-from duyun.server.store.store import normalize_url
+from duyun.server.store.database import normalize_url
 
 runner = CliRunner()
 MakeStore = Callable[..., Store]

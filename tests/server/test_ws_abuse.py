@@ -10,13 +10,6 @@ from typing import Any
 import pytest
 
 
-def _create_table(server: Any, token: str, **body: Any) -> str:
-    answer = server.http.post("/api/tables", json=body, headers=server.auth(token))
-    assert answer.status_code == 201, answer.text
-    code: str = answer.json()["code"]
-    return code
-
-
 async def _error(client: Any, rid: str) -> dict[str, Any]:
     message: dict[str, Any] = await client.expect("error", lambda m: m.get("rid") == rid)
     return message
@@ -27,7 +20,7 @@ def test_bad_messages_during_a_match_change_nothing(
 ) -> None:
     server = live_server(turn_timer=60.0, claim_window=0.03, max_message_bytes=1024)
     ann, bob = server.guest(), server.guest()
-    code = _create_table(server, ann["token"], hands=1, bot="random")
+    code = server.create_table(ann["token"], hands=1, bot="random")
 
     async def main() -> tuple[Any, Any, dict[str, Any]]:
         a = await ws_client.connect(server.ws_url, ann["token"], name="ann")
@@ -180,7 +173,7 @@ def test_message_flood_is_limited_then_disconnected(live_server: Any, ws_client:
 def test_second_connection_takes_over_the_seat(live_server: Any, ws_client: Any) -> None:
     server = live_server(turn_timer=60.0)
     ann = server.guest()
-    code = _create_table(server, ann["token"], hands=1, bot="random")
+    code = server.create_table(ann["token"], hands=1, bot="random")
 
     async def main() -> tuple[Any, Any]:
         a = await ws_client.connect(server.ws_url, ann["token"], name="first")

@@ -10,11 +10,8 @@ seconds.
 from __future__ import annotations
 
 import asyncio
-import os
 import resource
-import signal
 import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -26,63 +23,29 @@ import httpx
 import pytest
 import websockets
 
-from readiness import wait_healthy
+from serve_process import ServeProcess
 
-SRC = Path(__file__).resolve().parents[2] / "src"
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_NOFILE is POSIX")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @contextmanager
 def serve(tmp_path: Path, nofile: int, **config: object) -> Iterator[tuple[str, list[str]]]:
-    """`duyun serve` with ``nofile`` descriptors; yields its URL and, after it stopped, the
-    lines of its stderr (appended to the list when the block ends)."""
+    """`duyun serve` with ``nofile`` descriptors; yields its URL and its output lines (filled
+    while it runs, complete once the block ended and the server stopped)."""
     toml = tmp_path / "server.toml"
     toml.write_text("\n".join(f"{k} = {v!r}" for k, v in config.items()), encoding="utf-8")
-    port = _free_port()
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
 
-    err = tmp_path / "stderr.txt"
-    with err.open("wb") as sink:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                "from duyun.cli.main import main; main()",
-                "serve",
-                "--port",
-                str(port),
-                "--database-url",
-                f"sqlite:///{tmp_path / 'duyun.db'}",
-                "--config",
-                str(toml),
-            ],
-            env={**os.environ, "PYTHONPATH": str(SRC)},
-            stdout=subprocess.DEVNULL,
-            stderr=sink,
-            preexec_fn=limit,
-        )
-    lines: list[str] = []
+    server = ServeProcess(
+        f"sqlite:///{tmp_path / 'duyun.db'}", config=toml, log_level="info", preexec_fn=limit
+    ).start()
     try:
-        url = f"http://127.0.0.1:{port}"
-        wait_healthy(url)
-        yield url, lines
+        server.wait_ready()
+        yield server.url, server.lines
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        lines.extend(err.read_text(encoding="utf-8", errors="replace").splitlines())
+        server.stop()
 
 
 async def _open_many(ws_url: str, count: int) -> list[Any]:

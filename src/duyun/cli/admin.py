@@ -104,7 +104,7 @@ def _store(database_url: str) -> Iterator[Store]:
 
 def _player(store: Store, who: str) -> Account:
     from duyun.server.store import NotFoundError, StoreError
-    from duyun.server.store.store import MAX_ID
+    from duyun.server.store.base import MAX_ID
 
     try:
         if who.startswith("#") and who[1:].isdigit():

@@ -87,7 +87,7 @@ def serve(
     from duyun.server.app import HTTP_HEADROOM, WS_MAX_FRAME, create_app
     from duyun.server.config import ConfigError, load_config
     from duyun.server.store import Store, StoreError
-    from duyun.server.store.store import normalize_url
+    from duyun.server.store.database import normalize_url
 
     if log_format not in ("text", "json"):
         fail(f"--log-format must be text or json, not {cut(log_format)}")

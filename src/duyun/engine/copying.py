@@ -4,20 +4,22 @@ decision, and for pickle (processes, Ray).
 Kept out of engine/round.py, which holds the rules; compiled like it (duyun._build), because
 a copy made field by field in C costs a few microseconds, a two-hundredth of a random hand.
 Every field of :class:`~duyun.engine.round.Round` is named here: a field added to the round
-must be added to all three functions (tests/test_engine_copy.py fails otherwise).
+must be added to all three functions (tests/engine/test_engine_copy.py fails otherwise).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from duyun.engine.round import Round
 from duyun.engine.setup import SEATS
 
+if TYPE_CHECKING:  # round.py imports this module: the class comes in as an argument
+    from duyun.engine.round import Round
 
-def blank_round() -> Round:
-    """An empty round for unpickling to fill in (``Round.__setstate__``)."""
-    return Round.__new__(Round)
+
+def blank_round(kind: type[Round]) -> Round:
+    """An empty round of class ``kind`` for unpickling to fill in (``Round.__setstate__``)."""
+    return kind.__new__(kind)
 
 
 def copy_round(game: Round) -> Round:
@@ -29,7 +31,8 @@ def copy_round(game: Round) -> Round:
     a new list sharing them. The wall list is never written (``front``/``back`` move), so it
     is shared too.
     """
-    copy = Round.__new__(Round)
+    kind = type(game)
+    copy = kind.__new__(kind)
     copy.log_version = game.log_version
     copy.rules = game.rules
     copy.setup = game.setup

@@ -38,6 +38,7 @@ from duyun.engine.actions import (
     LegalActions,
     as_seat,
 )
+from duyun.engine.copying import blank_round, copy_round, restore_round, round_state
 from duyun.engine.events import Event, RefusalRule
 from duyun.engine.explain import self_draw_only_declarations, why_illegal
 from duyun.engine.ledger import Payment
@@ -1149,8 +1150,6 @@ class Round:
 
     def copy(self) -> Round:
         """An independent copy that plays on exactly like this hand, for search (issue 23)."""
-        from duyun.engine.copying import copy_round
-
         return copy_round(self)
 
     def __copy__(self) -> Round:
@@ -1158,13 +1157,9 @@ class Round:
         return self.copy()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        from duyun.engine.copying import blank_round, round_state
-
-        return (blank_round, (), round_state(self))  # blank_round: see __new__
+        return (blank_round, (type(self),), round_state(self))  # blank_round: see __new__
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        from duyun.engine.copying import restore_round
-
         restore_round(self, state)
 
 

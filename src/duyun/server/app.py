@@ -357,15 +357,13 @@ def create_app(
     async def db(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.to_thread(function, *args, **kwargs)
 
-    async def renew_leases(opened: Store, tables: TableManager, name: str) -> None:
+    async def renew_leases(tables: TableManager) -> None:
         """Several processes on one database (docs/deploy.md): keep this process's leases,
         give up tables whose lease another process took, adopt matches of dead processes."""
         while True:
             await asyncio.sleep(LEASE_RENEW_EVERY)
             try:
-                held = set(await db(opened.renew_leases, name))
-                tables.lost_leases(held)
-                await tables.restore(include_own=False)
+                await tables.renew_leases()
             except Exception:
                 log.exception("renewing leases failed")
 
@@ -388,7 +386,7 @@ def create_app(
         )
         restored = await tables.restore()
         log.info("restored %d live match(es)", restored)
-        renewer = asyncio.create_task(renew_leases(opened, tables, owner)) if owner else None
+        renewer = asyncio.create_task(renew_leases(tables)) if owner else None
         cluster = Cluster(opened, tables, owner, config.public_url) if owner else None
         beat: asyncio.Task[None] | None = None
         if cluster is not None:  # several processes as one service (issue 24)

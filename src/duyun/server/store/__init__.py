@@ -14,6 +14,30 @@ its account's rows (:meth:`Store.audit`).
 Several server processes may share one PostgreSQL database: a match is owned by one process at a
 time through a lease row (see ``docs/deploy.md``); :meth:`Store.live_matches` with an ``owner``
 claims only matches whose lease is free or expired.
+
+The package, by concern (each module one concern of the one :class:`Store`):
+
+- ``types`` -- the dataclasses, config and errors callers see; ``models`` -- the ORM tables;
+  ``database`` -- URLs, engines, SQLite settings and checkpoints, Alembic and the checks that a
+  database is duyun's; ``auth`` -- name and password rules, hashing, tokens, the rate limit;
+- ``base`` -- :class:`~duyun.server.store.base.StoreCore`: transactions, the clock, the house,
+  locking accounts and moving coins, reading (and fencing) match and hand rows;
+- ``accounts`` (guests, register, login, tokens, account reads), ``ledger`` (grants, ledger,
+  audits), ``matches`` (matches, seats, hands, settlement), ``events`` (appending hands' event
+  logs), ``records`` (history, hand logs, specs), ``leases`` (claims, restore, renewals,
+  routing) -- each a class over ``StoreCore``; ``store`` puts them together as :class:`Store`
+  and opens the database; ``cluster`` -- functions over a :class:`Store` for several processes.
+
+Why a class per concern that :class:`Store` inherits from, not a facade over repositories: the
+methods keep their names, signatures and docstrings in one place with no forwarding layer to
+keep in step, and callers that reach the store's transaction (``store._session()`` in
+``cluster`` and tests) or patch a step (``Store._mark_finished``) still find it. The classes are
+typed over ``StoreCore``, whose attributes mypy --strict checks in every concern; where one
+concern reads through another (the ledger and records check an account exists, restoring a
+match reads its records) it inherits that class, so the dependency is in the class line, not an
+untyped assumption. The modules import downwards only (``store`` -> concerns -> ``base`` ->
+``database``, ``auth``, ``models``, ``types``); ``tests/server/test_store_imports.py`` fails
+on a cycle.
 """
 
 from __future__ import annotations

@@ -37,8 +37,9 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from duyun.server.store.database import alembic_config
 from duyun.server.store.models import Base, MatchRow, MatchSeatRow
-from duyun.server.store.store import Store, alembic_config
+from duyun.server.store.store import Store
 from duyun.server.store.types import StoreError
 
 #: seconds after its last heartbeat a process counts as gone (leases last 30 s too)

@@ -1,0 +1,60 @@
+"""Start a ``duyun serve`` process for a benchmark (load.py, pace.py): on a free loopback
+port, from this checkout's sources, its output in a log file, returned once ``/healthz``
+answers -- or a clear exit with the log's tail when it dies or never becomes healthy."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def start_server(
+    database_url: str, log_path: Path, extra: list[str] | None = None, port: int | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """The server and its base URL; ``extra`` are more ``duyun serve`` options."""
+    port = port or free_port()
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    command = [
+        sys.executable,
+        "-c",
+        "from duyun.cli.main import main; main()",
+        "serve",
+        "--port",
+        str(port),
+        "--database-url",
+        database_url,
+        "--log-level",
+        "warning",
+        *(extra or []),
+    ]
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        if process.poll() is not None:
+            raise SystemExit(f"server exited: {log_path.read_text()[-2000:]}")
+        try:
+            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                return process, url
+        except httpx.TransportError:
+            pass
+        time.sleep(0.05)  # polling the readiness endpoint of a separate process
+    process.kill()
+    raise SystemExit("server did not become healthy within 60 s")

@@ -1,0 +1,261 @@
+"""The store's shared core: what every concern of :class:`~duyun.server.store.Store` stands on.
+
+:class:`StoreCore` holds the engine, the session factory, the clock, the config, the house's id
+and the token signer, and the writes every concern shares: one transaction
+(:meth:`StoreCore._session`), locking accounts, moving coins between them, reading a match or a
+hand row (fenced by its lease when writing). The module's functions check arguments and turn
+rows into the frozen dataclasses callers get. Coin moves live here, not in the ledger, because
+creating an account (its starting balance) and settling a hand move coins as well as a grant.
+
+Each public method of the concerns is one short transaction. Writes that move coins lock the
+accounts they touch (``SELECT ... FOR UPDATE`` on PostgreSQL; on SQLite every transaction starts
+with ``BEGIN IMMEDIATE``, which takes the database's write lock up front) and update balances
+with ``balance = balance + :delta``, so two processes settling hands with the same accounts
+never lose an update.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any, TypeVar, cast
+
+from sqlalchemy import Engine, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from duyun.server.store import auth
+from duyun.server.store.database import Checkpointer, is_file_sqlite
+from duyun.server.store.models import AccountRow, CoinRowModel, HandRow, MatchRow
+from duyun.server.store.types import (
+    Account,
+    AccountKind,
+    CoinKind,
+    CoinRow,
+    ConflictError,
+    Lease,
+    LeaseLostError,
+    NotFoundError,
+    StoreConfig,
+    StoreError,
+)
+
+HOUSE_NAME = "house"
+_Row = TypeVar("_Row", MatchRow, HandRow)
+LIVE_STATUSES = ("open", "playing")
+MATCH_END_REASONS = ("completed", "dissolved")
+MAX_SEED = 2**63 - 1
+#: ids are INTEGER columns (32-bit on PostgreSQL): a larger one can name no row, and the
+#: drivers overflow on it
+MAX_ID = 2**31 - 1
+#: the most rows one listing returns
+MAX_LIMIT = 1_000_000
+
+
+def aware(moment: datetime | None) -> datetime | None:
+    """SQLite hands back naive datetimes; every time the store writes is UTC."""
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=UTC)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def clip_text(value: object, limit: int) -> str:
+    text_value = str(value)
+    return text_value if len(text_value) <= limit else text_value[: limit - 1] + "…"
+
+
+def account_of(row: AccountRow) -> Account:
+    return Account(
+        id=row.id,
+        name=row.name,
+        kind=cast(AccountKind, row.kind),
+        balance=int(row.balance),
+        created=cast(datetime, aware(row.created)),
+    )
+
+
+def coin_row_of(row: CoinRowModel) -> CoinRow:
+    return CoinRow(
+        id=row.id,
+        payer=row.payer_id,
+        payee=row.payee_id,
+        coins=int(row.coins),
+        requested=int(row.requested),
+        cut=int(row.cut),
+        kind=cast(CoinKind, row.kind),
+        rule=row.rule,
+        note=row.note,
+        hand_id=row.hand_id,
+        created=cast(datetime, aware(row.created)),
+    )
+
+
+def check_int(name: str, value: object, low: int, high: int | None = None) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise StoreError(f"{name} must be an integer, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bound = f"{low}..{high}" if high is not None else f">= {low}"
+        raise StoreError(f"{name} must be {bound}, got {value}")
+    return value
+
+
+def fence(match_id: int, lease: Lease | None, owner: str | None, epoch: int) -> None:
+    """:class:`LeaseLostError` unless the match row (read in the writing transaction) still
+    names ``lease``'s owner and epoch; no ``lease`` means an unfenced write (tools, tests)."""
+    if lease is not None and (owner != lease.owner or epoch != lease.epoch):
+        raise LeaseLostError(
+            f"match {match_id} is no longer this process's (lease {lease.owner!r} epoch "
+            f"{lease.epoch}; stored {owner!r} epoch {epoch}): another process adopted it"
+        )
+
+
+def get_row(session: Session, model: type[_Row], what: str, row_id: int, lock: bool) -> _Row:
+    """The row of ``model`` with id ``row_id`` (locked for this transaction on PostgreSQL when
+    ``lock``); :class:`NotFoundError` naming ``what`` when there is none."""
+    check_int(f"{what} id", row_id, 1)
+    if row_id > MAX_ID:  # no row has it; PostgreSQL would refuse to compare it with an INTEGER
+        raise NotFoundError(f"no {what} with id {row_id}")
+    query = select(model).where(model.id == row_id)
+    if lock and session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update()
+    row = session.scalar(query)
+    if row is None:
+        raise NotFoundError(f"no {what} with id {row_id}")
+    return row
+
+
+class StoreCore:
+    """The state and the shared writes of the store; the concerns extend it."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        config: StoreConfig,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._engine = engine
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self.config = config
+        #: epoch-seconds clock for the rate limit and leases (tests move it)
+        self.clock = clock
+        self._hashing = auth.PasswordHashing(config.argon2_time_cost, config.argon2_memory_cost)
+        self._postgres = engine.dialect.name == "postgresql"
+        self._house_id: int | None = None
+        self._signer: auth.TokenSigner | None = None
+        self._checkpointer: Checkpointer | None = None
+        if is_file_sqlite(engine):
+            self._checkpointer = Checkpointer(engine)
+        # SQLite has one writer, and every transaction here starts with BEGIN IMMEDIATE. Left
+        # to SQLite, threads of this process that find the lock taken sleep in its busy
+        # handler (1, 2, 5, ... up to 100 ms per try) even when the lock is free again a
+        # millisecond later: under load that sleep, not the work, was the round trip's p99.
+        # A lock in the process hands the database over the moment it is released; the busy
+        # timeout remains for another process on the same file. PostgreSQL needs none.
+        self._serial: contextlib.AbstractContextManager[Any] = (
+            contextlib.nullcontext() if self._postgres else threading.RLock()
+        )
+
+    @contextlib.contextmanager
+    def _session(self) -> Iterator[Session]:
+        """One transaction: committed on success, rolled back on any exception."""
+        with self._serial, self._sessions() as session, session.begin():
+            yield session
+
+    @property
+    def _house(self) -> int:
+        assert self._house_id is not None  # set by open()
+        return self._house_id
+
+    def _lock_accounts(self, session: Session, ids: Sequence[int]) -> dict[int, AccountRow]:
+        """Rows of ``ids``, locked for this transaction (PostgreSQL FOR UPDATE, in id order so
+        two transactions cannot deadlock; SQLite holds the database write lock already)."""
+        wanted = sorted(set(ids))
+        query = select(AccountRow).where(AccountRow.id.in_(wanted)).order_by(AccountRow.id)
+        if self._postgres:
+            query = query.with_for_update()
+        rows = {row.id: row for row in session.scalars(query)}
+        missing = [i for i in wanted if i not in rows]
+        if missing:
+            raise NotFoundError(f"no account with id {missing[0]}")
+        return rows
+
+    def _move(
+        self,
+        session: Session,
+        payer: int,
+        payee: int,
+        coins: int,
+        requested: int,
+        kind: CoinKind,
+        rule: str,
+        note: str,
+        hand_id: int | None = None,
+        seats: tuple[int, int] | None = None,
+        deltas: dict[int, int] | None = None,
+    ) -> CoinRowModel:
+        """Write one coin row and apply it to both balances atomically (balance + delta).
+
+        With ``deltas`` the balance changes are added up there instead, for the caller to
+        apply with :meth:`_apply_deltas` once per account: a hand's settlement writes one
+        UPDATE per player rather than two per ledger row."""
+        row = CoinRowModel(
+            payer_id=payer,
+            payee_id=payee,
+            coins=coins,
+            requested=requested,
+            cut=requested - coins,
+            kind=kind,
+            rule=clip_text(rule, 32),
+            note=clip_text(note, 255),
+            hand_id=hand_id,
+            payer_seat=seats[0] if seats else None,
+            payee_seat=seats[1] if seats else None,
+            created=utcnow(),
+        )
+        session.add(row)
+        if coins and payer != payee:
+            pending = {} if deltas is None else deltas
+            pending[payer] = pending.get(payer, 0) - coins
+            pending[payee] = pending.get(payee, 0) + coins
+            if deltas is None:
+                self._apply_deltas(session, pending)
+        return row
+
+    @staticmethod
+    def _apply_deltas(session: Session, deltas: dict[int, int]) -> None:
+        for account_id, delta in sorted(deltas.items()):
+            if delta:
+                session.execute(
+                    update(AccountRow)
+                    .where(AccountRow.id == account_id)
+                    .values(balance=AccountRow.balance + delta)
+                    .execution_options(synchronize_session=False)
+                )
+
+    @classmethod
+    def _get_live_match(
+        cls, session: Session, match_id: int, lock: bool = False, lease: Lease | None = None
+    ) -> MatchRow:
+        """:meth:`_get_match`, :class:`ConflictError` when the match is over and
+        :class:`LeaseLostError` when ``lease`` is no longer the match's. A fenced read locks
+        the row (PostgreSQL; SQLite holds the write lock already), so no adoption can commit
+        between the check and the write."""
+        match = cls._get_match(session, match_id, lock or lease is not None)
+        fence(match_id, lease, match.lease_owner, match.lease_epoch)
+        if match.status not in LIVE_STATUSES:
+            raise ConflictError(f"match {match_id} is over")
+        return match
+
+    @staticmethod
+    def _get_match(session: Session, match_id: int, lock: bool = False) -> MatchRow:
+        return get_row(session, MatchRow, "match", match_id, lock)
+
+    @staticmethod
+    def _get_hand(session: Session, hand_id: int, lock: bool = False) -> HandRow:
+        return get_row(session, HandRow, "hand", hand_id, lock)
