@@ -22,11 +22,12 @@ from typing import Any
 import httpx
 import websockets
 from sqlalchemy import create_engine, text
-from test_multiprocess import CONFIG, ServeProcess
+from test_multiprocess import CONFIG
 from test_play_graces import settled_once
 
 from duyun.server.store import Store
 from duyun.server.store.database import normalize_url
+from serve_process import ServeProcess
 
 GRACE = 3.0
 
@@ -87,10 +88,13 @@ def test_a_killed_owners_players_are_seated_again_by_the_adopter_r45(
     config.write_text(
         CONFIG.replace("reconnect_grace = 10.0", f"reconnect_grace = {GRACE}"), encoding="utf-8"
     )
-    owner = ServeProcess(fresh_postgres_url, config, "proc-a")
-    url_a = owner.wait_healthy()
-    adopter = ServeProcess(fresh_postgres_url, config, "proc-b")
-    url_b = adopter.wait_healthy()
+    owner, adopter = (
+        ServeProcess(fresh_postgres_url, config=config, owner=name, log_level="info")
+        for name in ("proc-a", "proc-b")
+    )
+    for process in (owner, adopter):  # the adopter starts once the owner is up, as before
+        process.start().wait_ready()
+    url_a, url_b = owner.url, adopter.url
     try:
         sessions = [httpx.post(f"{url_a}/api/guest", timeout=10).json() for _ in range(3)]
         created = httpx.post(

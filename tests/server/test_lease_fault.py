@@ -25,11 +25,12 @@ from typing import Any
 import pytest
 import websockets
 from sqlalchemy import func, select
-from test_multiprocess import CONFIG, ServeProcess, _post
+from test_multiprocess import CONFIG, _post
 
 from duyun.server.app import WS_MAX_FRAME
 from duyun.server.store import Store
 from duyun.server.store.models import CoinRowModel, HandRow, MatchRow
+from serve_process import ServeProcess
 
 ROOM = """
 [[rooms]]
@@ -49,10 +50,13 @@ def owner_and_adopter(
 ) -> Iterator[tuple[str, ServeProcess, ServeProcess]]:
     config = tmp_path / "serve.toml"
     config.write_text(CONFIG + ROOM, encoding="utf-8")
-    processes = [ServeProcess(fresh_postgres_url, config, o) for o in ("proc-a", "proc-b")]
+    processes = [
+        ServeProcess(fresh_postgres_url, config=config, owner=o).start()
+        for o in ("proc-a", "proc-b")
+    ]
     try:
         for process in processes:
-            process.wait_healthy()
+            process.wait_ready()
         yield fresh_postgres_url, processes[0], processes[1]
     finally:
         for process in processes:
@@ -72,7 +76,7 @@ def test_paused_owner_resumed_after_takeover_cannot_write_and_the_match_finishes
     play: Callable[..., Any],
 ) -> None:
     database_url, owner, adopter = owner_and_adopter
-    url_a, url_b = owner.url(), adopter.url()
+    url_a, url_b = owner.url, adopter.url
     ann = _post(url_a, "/api/guest")
     store = Store.open(database_url)
 

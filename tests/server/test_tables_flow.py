@@ -20,6 +20,8 @@ from duyun.engine.scenario import parse_scenario
 from duyun.rules import RuleSet
 from duyun.server.config import ServerConfig
 from duyun.server.protocol import ProtocolError
+from duyun.server.store import Account
+from duyun.server.tables import Table
 from duyun.server.tables.flow import (
     BroadcastTable,
     CancelTimer,
@@ -44,9 +46,10 @@ CONFIG = ServerConfig(claim_window=4.0, claim_beat=0.6, turn_timer=15.0)
 class Watcher:
     """A connected client as far as the flow can tell (it only asks whether there is one)."""
 
-    account = None
-    table = None
-    spectating = None
+    def __init__(self) -> None:
+        self.account: Account | None = None
+        self.table: Table | None = None
+        self.spectating: Table | None = None
 
     def send(self, message: dict[str, Any]) -> None:
         raise AssertionError("the flow never sends: its shell does")
@@ -205,7 +208,9 @@ def answer_obviously(shell: Shell, seat: int) -> None:
         return
     legal = [a for a in game.legal_actions(seat) if a.kind is ActionKind.DISCARD]
     drawn = game.drawn_tile
-    chosen = next((a for a in legal if a.tile == drawn), None) or max(legal, key=lambda a: a.tile)
+    chosen = next((a for a in legal if a.tile == drawn), None) or max(
+        legal, key=lambda a: a.tile or 0
+    )
     shell.act(seat, chosen)
 
 

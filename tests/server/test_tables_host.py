@@ -208,7 +208,7 @@ def test_a_search_bot_thinks_off_the_event_loop(store: Store, monkeypatch: Any) 
                 return message
 
     def is_turn(message: dict[str, Any]) -> bool:
-        return message["type"] == "prompt" and message["kind"] == "turn"
+        return bool(message["type"] == "prompt" and message["kind"] == "turn")
 
     def discard_by(seats: set[int]) -> Callable[[dict[str, Any]], bool]:
         def check(message: dict[str, Any]) -> bool:
@@ -241,5 +241,5 @@ def test_a_search_bot_thinks_off_the_event_loop(store: Store, monkeypatch: Any) 
     played = asyncio.run(play())
     discard = next(e for e in played["events"] if e["type"] == "discard" and e["seat"] != 0)
     assert chosen and chosen[0].kind is ActionKind.DISCARD
-    assert discard["tile"] == tile_to_str(chosen[0].tile)
+    assert chosen[0].tile is not None and discard["tile"] == tile_to_str(chosen[0].tile)
     assert searched_on and not set(searched_on) & loop_threads
