@@ -26,7 +26,7 @@ from duyun.server.dbthread import MOVES, OTHER
 from duyun.server.metrics import Metrics
 from duyun.server.store import Account, Store
 from duyun.server.tables import Table, TableOptions
-from duyun.server.tables.inbox import ClientMessage, Join
+from duyun.server.tables.inbox import ClientMessage, Join, Stop
 from duyun.server.writer import EventWriter
 from duyun.tiles import tile_to_str
 
@@ -136,7 +136,7 @@ def test_a_table_plays_a_match_under_a_fake_host(store: Store) -> None:
             act = protocol.Act(type="act", prompt=message["id"], **pick)
             table.post(ClientMessage(person, act))
         await asyncio.wait_for(host.dropped.wait(), timeout=5)
-        table.post("stop")
+        table.post(Stop())
         assert table.task is not None
         await asyncio.wait_for(table.task, timeout=5)
         return host, person, message
@@ -235,7 +235,7 @@ def test_a_search_bot_thinks_off_the_event_loop(store: Store, monkeypatch: Any) 
         gate.set()
         played = await expect(ann, discard_by({1, 2, 3}))  # 大師's move
         for table in (searching, waiting):
-            table.post("stop")
+            table.post(Stop())
         return played
 
     played = asyncio.run(play())

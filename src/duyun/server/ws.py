@@ -31,6 +31,7 @@ from duyun.server.protocol import PROTOCOL_VERSION, ProtocolError, error_message
 from duyun.server.state import ServerState
 from duyun.server.store import Account, AuthError
 from duyun.server.tables import Table, dumps
+from duyun.server.tables.inbox import ClientMessage, Unspectate
 
 log = logging.getLogger("duyun.server")
 
@@ -277,7 +278,7 @@ def to_table(state: ServerState, conn: Connection, message: protocol._Message) -
     table = conn.table or (conn.spectating if isinstance(message, protocol.Reaction) else None)
     if table is None:
         raise ProtocolError("not_seated", "sit at a table first")
-    table.post("message", conn, message)
+    table.post(ClientMessage(conn, message))
 
 
 async def dispatch(state: ServerState, conn: Connection, message: protocol._Message) -> None:
@@ -297,7 +298,7 @@ async def dispatch(state: ServerState, conn: Connection, message: protocol._Mess
         await join_or_spectate(state, conn, message)
     elif isinstance(message, protocol.Unspectate):
         if conn.spectating is not None:
-            conn.spectating.post("unspectate", conn)
+            conn.spectating.post(Unspectate(conn))
     else:
         to_table(state, conn, message)
 

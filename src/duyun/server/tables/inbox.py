@@ -84,23 +84,3 @@ class Stop:
 #: what the run loop hands to ``Table._handle`` (everything but ``Stop``, which ends it)
 Work = Join | Attach | Detach | Spectate | Unspectate | ClientMessage | TimerFired | Call
 InboxMessage = Work | Stop
-
-_BY_NAME: dict[str, Callable[..., InboxMessage]] = {
-    "join": Join,
-    "attach": Attach,
-    "detach": Detach,
-    "spectate": Spectate,
-    "unspectate": Unspectate,
-    "message": ClientMessage,
-    "call": Call,
-    "stop": Stop,
-}
-
-
-def from_name(kind: str, *args: Any) -> InboxMessage:
-    """The typed message for the older ``table.post("join", client, None)`` spelling, which
-    the websocket endpoint and the cluster still use; an unknown kind is a bug, named."""
-    make = _BY_NAME.get(kind)
-    if make is None:
-        raise ValueError(f"unknown table inbox message {kind!r}; known: {', '.join(_BY_NAME)}")
-    return make(*args)

@@ -56,7 +56,6 @@ from duyun.server.tables.inbox import (
     TimerFired,
     Unspectate,
     Work,
-    from_name,
 )
 from duyun.server.tables.restore import restore_table
 from duyun.server.tables.seats import (
@@ -247,10 +246,10 @@ class Table:
         if self.options.kind == "private" and self.status == "waiting":
             self.set_timer("idle", PRIVATE_TABLE_IDLE)
 
-    def post(self, item: InboxMessage | str, *args: Any) -> None:
-        """Queue ``item`` for the table's task; ``post("join", client, None)`` is the older
-        spelling of ``post(Join(client, None))``, still accepted."""
-        self.inbox.put_nowait(from_name(item, *args) if isinstance(item, str) else item)
+    def post(self, item: InboxMessage) -> None:
+        """Queue ``item`` for the table's task: everything that changes a table runs there, in
+        the order it arrived."""
+        self.inbox.put_nowait(item)
 
     async def _run(self) -> None:
         while True:
