@@ -196,14 +196,7 @@ class Cluster:
                 raise ProtocolError("draining", "this server is draining; try another one")
             await manager.quick_match(client, room_id)
             return
-        account = manager._check_free(client)
-        fresh = await self._db(self.store.account, account.id)
-        client.account = fresh
-        if fresh.balance < room.entry:
-            raise ProtocolError(
-                "insufficient_balance",
-                f"{room.name} needs {room.entry} coins to sit down; you have {fresh.balance}",
-            )
+        fresh = await manager.admit(client, room)
         local_free = {
             t.code: t.free_seats - t.pending_joins
             for t in manager.tables.values()

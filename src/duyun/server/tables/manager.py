@@ -181,19 +181,26 @@ class TableManager:
             )
         return account
 
-    async def quick_match(self, client: Client, room_id: str) -> None:
-        room: Room | None = self.config.room(room_id)
-        if room is None:
-            known = ", ".join(r.id for r in self.config.rooms)
-            raise ProtocolError("unknown_room", f"unknown room {room_id!r}; rooms: {known}")
+    async def admit(self, client: Client, room: Room) -> Account:
+        """The client's account, fresh from the store, if it may sit down in ``room``: not
+        seated elsewhere and holding the room's entry (the one check of every quick match,
+        this process's queue or the shared one of several processes)."""
         account = self._check_free(client)
-        fresh = await self.store_call(self.store.account, account.id)
+        fresh: Account = await self.store_call(self.store.account, account.id)
         client.account = fresh
         if fresh.balance < room.entry:
             raise ProtocolError(
                 "insufficient_balance",
                 f"{room.name} needs {room.entry} coins to sit down; you have {fresh.balance}",
             )
+        return fresh
+
+    async def quick_match(self, client: Client, room_id: str) -> None:
+        room: Room | None = self.config.room(room_id)
+        if room is None:
+            known = ", ".join(r.id for r in self.config.rooms)
+            raise ProtocolError("unknown_room", f"unknown room {room_id!r}; rooms: {known}")
+        fresh = await self.admit(client, room)
         table = next(
             (
                 t
