@@ -375,3 +375,32 @@ def test_a_bot_that_thinks_apart_is_handed_its_move_on_a_copy() -> None:
     assert all(claim for _, claim in shell.decided_on_loop)
     assert shell.received[None] == events_for(shell.game.events, None)
     assert len(shell.windows) == shell.held()
+
+
+def test_a_dropped_person_is_not_waited_for_in_natural_pace() -> None:
+    """Issue 21 item 1: at a natural table the pause after a discard is the short beat unless
+    a connected person may claim. Seat 2 may pong the dealer's 5p but its person has dropped:
+    the table does not hold the claim window for them, and the pong is passed when it ends."""
+    seats = seats_for(people=(0, 2))
+    dropped = seats[2]
+    assert dropped is not None
+    dropped.client = None
+    shell = Shell(stacked([DEALER, PLAIN1, PAIR, PLAIN3]), seats)
+    shell.act(0, discard(0, "5p"))
+    assert 2 in shell.game.to_act  # the pong was there to make
+    assert shell.windows == [CONFIG.claim_beat]
+    assert shell.advance() == "window"
+    assert shell.game.melds[2] == [] and shell.game.current == 1
+
+
+def test_a_person_who_never_answers_a_claim_is_passed_when_the_window_ends() -> None:
+    """Issue 21 item 1: a connected person offered a claim is waited for up to the claim
+    timer, no longer; an unanswered claim is a pass and the hand goes on."""
+    shell = Shell(stacked([DEALER, PLAIN1, PAIR, PLAIN3]), seats_for(people=(0, 2)))
+    shell.act(0, discard(0, "5p"))
+    opened = shell.now
+    assert shell.windows == [CONFIG.claim_window]
+    assert shell.advance() == "window"
+    assert shell.now >= opened + CONFIG.claim_window
+    assert 2 not in shell.flow.prompts
+    assert shell.game.melds[2] == [] and shell.game.current == 1
