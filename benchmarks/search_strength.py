@@ -153,7 +153,9 @@ def time_summary(times: list[tuple[float, bool, bool]]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--walls", type=int, default=150)
+    parser.add_argument(
+        "--walls", type=int, default=150, help="play walls --start .. WALLS-1 (an end, not a count)"
+    )
     parser.add_argument("--start", type=int, default=0, help="first wall (to resume a run)")
     parser.add_argument("--seed", type=int, default=2026123)
     parser.add_argument("--out", type=Path, default=Path("search_strength.jsonl"))
