@@ -25,6 +25,7 @@ import math
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from duyun.bots import make_bot
 from duyun.bots.base import Bot
@@ -112,7 +113,7 @@ def _interval(values: list[float]) -> tuple[float, float]:
     return mean / 4, 1.96 * sd / math.sqrt(n) / 4 if n > 1 else math.inf
 
 
-def summarise(rows: list[dict[str, int | str]]) -> str:
+def summarise(rows: list[dict[str, Any]]) -> str:
     lines = []
     for opponents in OPPONENTS:
         mine = [r for r in rows if r["opponents"] == opponents]
@@ -176,19 +177,25 @@ def main() -> int:
                     baseline[(old["unit"], old["opponents"])] = old["strong"]
     if args.summarise is not None:
         text = args.summarise.read_text().splitlines()
-        print(summarise([json.loads(line) for line in text if line]))
+        read = [json.loads(line) for line in text if line]
+        print(summarise(read))
+        timed = [(t / 1000, bool(s), bool(c)) for r in read for t, s, c in r.get("times", [])]
+        print(time_summary(timed))
         return 0
-    rows: list[dict[str, int | str]] = []
+    rows: list[dict[str, Any]] = []
     times: list[tuple[float, bool, bool]] = []
     with args.out.open("a") as out:
         for unit in range(args.start, args.walls):
             for opponents in lineups:
-                row: dict[str, int | str] = {
+                row: dict[str, Any] = {
                     "unit": unit,
                     "seed": args.seed,
                     "opponents": opponents,
                 }
+                first = len(times)
                 row["search"] = wall_points("search", opponents, args.seed, unit, times, settings)
+                # the search bot's decisions on this wall: [CPU ms, searched, replaced]
+                row["times"] = [[round(1000 * t, 2), int(s), int(c)] for t, s, c in times[first:]]
                 known = baseline.get((unit, opponents))
                 row["strong"] = (
                     known

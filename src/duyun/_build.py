@@ -30,6 +30,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "duyun.analysis.win",
     "duyun.bots.evaluation",
     "duyun.bots.expectation",
+    "duyun.bots.rollout",
     "duyun.engine.copying",
     "duyun.engine.ledger",
     "duyun.engine.phases",

@@ -8,7 +8,8 @@ import random
 from dataclasses import replace
 
 from duyun.bots import bot_for_difficulty, make_bot
-from duyun.bots.search import SearchBot, _keep_score, fast_action, rollout
+from duyun.bots.rollout import fast_action, keep_score, rollout
+from duyun.bots.search import SearchBot
 from duyun.bots.strong import StrongBot
 from duyun.engine import ActionKind, new_round, sample_round
 from duyun.rules import DUYUN
@@ -165,10 +166,10 @@ def test_the_rooms_rules_reach_the_search_bot() -> None:
 def test_keep_score_values_pairs_and_neighbours_over_isolated_tiles() -> None:
     counts = to_counts(parse_tiles("1m55m78p9s"))
     one_m, five_m, seven_p, nine_s = parse_tiles("1m5m7p9s")
-    assert _keep_score(counts, five_m, -1) > _keep_score(counts, one_m, -1)
-    assert _keep_score(counts, seven_p, -1) > _keep_score(counts, nine_s, -1)
-    assert _keep_score(counts, one_m, -1) == _keep_score(counts, nine_s, -1) == 0
-    assert _keep_score(counts, seven_p, 0) < _keep_score(counts, one_m, 0)  # off a manzu flush
+    assert keep_score(counts, five_m, -1) > keep_score(counts, one_m, -1)
+    assert keep_score(counts, seven_p, -1) > keep_score(counts, nine_s, -1)
+    assert keep_score(counts, one_m, -1) == keep_score(counts, nine_s, -1) == 0
+    assert keep_score(counts, seven_p, 0) < keep_score(counts, one_m, 0)  # off a manzu flush
 
 
 def test_the_value_aware_rollout_keeps_a_flush_suit_r20() -> None:

@@ -36,12 +36,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import replace
 
-from duyun.analysis import shanten
 from duyun.bots.evaluation import HandEvaluator, unseen_counts
+from duyun.bots.rollout import rollout
 from duyun.bots.strong import StrongBot
 from duyun.engine.actions import Action, ActionKind
 from duyun.engine.determinize import sample_round
-from duyun.engine.phases import Phase
 from duyun.engine.round import Round
 from duyun.engine.view import SeatView
 from duyun.rules import DUYUN, RuleSet
@@ -181,7 +180,7 @@ class SearchBot:
         if offered is None:  # never for a legal action of the view; never chosen
             return -math.inf
         game.apply_logged(offered)
-        return rollout(game, seat, value_aware=self.VALUE_ROLLOUTS)
+        return rollout(game, seat, self.VALUE_ROLLOUTS)
 
 
 def _paired(values: Sequence[float], base: Sequence[float]) -> tuple[float, float]:
@@ -210,157 +209,3 @@ def _offered(game: Round, action: Action) -> Action | None:
         if offered == action:
             return offered
     return None
-
-
-# ---------------------------------------------------------------------- the rollout policy
-
-
-def rollout(game: Round, seat: int, *, value_aware: bool = False) -> int:
-    """Play ``game`` to its end with :func:`fast_action` for every seat; ``seat``'s points.
-    With ``value_aware`` that seat plays the value-aware variant (the bot's own later turns),
-    the others the efficient rules it believes they play."""
-    while game.phase is not Phase.ENDED:
-        actor = game.to_act[0]
-        game.apply_logged(fast_action(game, actor, value_aware=value_aware and actor == seat))
-    assert game.result is not None
-    return game.result.totals[seat]
-
-
-def fast_action(game: Round, seat: int, *, value_aware: bool = False) -> Action:
-    """The efficient bot's rules on the round's own counts (no view built): win when allowed,
-    discard for the lowest shanten (報聽 with it when allowed), kong or pong when it does not
-    slow the hand. Among the discards tied at the lowest shanten the least connected tile goes
-    (:func:`_keep_score`, a cheap stand-in for the efficient bot's count of live useful tiles).
-
-    ``value_aware`` adds what a hand is worth, cheaply: a hand with ten or more tiles of one
-    suit keeps that suit (清一色, R20) among the tied discards, and facing an opponent's 報聽
-    (R25, R26) a hand two or more steps from ready discards a tile that opponent has let pass
-    since declaring, when one keeps the shanten low: dealing in to a 報聽 hand costs its
-    pattern + 6 fan (R21), more than a slow hand is likely to win."""
-    legal = game.legal_actions(seat).actions
-    if len(legal) == 1:
-        return legal[0]
-    counts = game.counts[seat]
-    if game.phase is Phase.CLAIMS:
-        window = game.claims
-        assert window is not None
-        tile = window.tile
-        pass_action = legal[-1]
-        kinds = {a.kind: a for a in legal}
-        if ActionKind.HU in kinds:
-            return kinds[ActionKind.HU]
-        now = shanten(counts)
-        if ActionKind.KONG in kinds:
-            counts[tile] -= 3
-            kong_shanten = shanten(counts)
-            counts[tile] += 3
-            if kong_shanten <= now:
-                return kinds[ActionKind.KONG]
-        if ActionKind.PONG in kinds:
-            counts[tile] -= 2
-            best = _best_discard_shanten(counts)
-            counts[tile] += 2
-            if best <= now:
-                return kinds[ActionKind.PONG]
-        return pass_action
-    after: dict[int, int] = {}
-    others: list[Action] = []
-    discard_actions: dict[int, Action] = {}
-    for action in legal:
-        kind = action.kind
-        if kind is ActionKind.HU:
-            return action
-        if kind is ActionKind.DISCARD:
-            discard = action.tile
-            assert discard is not None
-            counts[discard] -= 1
-            after[discard] = shanten(counts)
-            counts[discard] += 1
-            discard_actions[discard] = action
-        else:
-            others.append(action)
-    best_value = min(after.values())
-    tied = [t for t in sorted(after) if after[t] == best_value]
-    flush_suit = _flush_suit(game, seat) if value_aware else -1
-    chosen = min(tied, key=lambda t: (_keep_score(counts, t, flush_suit), t))
-    if value_aware and best_value >= 2:
-        safe = _safe_against_baoting(game, seat)
-        if safe and chosen not in safe:
-            guarded = [t for t in sorted(after) if t in safe and after[t] <= best_value + 1]
-            if guarded:
-                chosen = min(guarded, key=lambda t: (after[t], _keep_score(counts, t, -1), t))
-    best_action = discard_actions[chosen]
-    for action in others:
-        meld_tile = action.tile
-        assert meld_tile is not None
-        if action.kind is ActionKind.BAOTING and meld_tile == best_action.tile:
-            return action
-        if action.kind is ActionKind.CONCEALED_KONG:
-            counts[meld_tile] -= 4
-            kong_after = shanten(counts)
-            counts[meld_tile] += 4
-            if kong_after <= best_value:
-                return action
-        elif action.kind is ActionKind.ADDED_KONG:
-            counts[meld_tile] -= 1
-            kong_after = shanten(counts)
-            counts[meld_tile] += 1
-            if kong_after <= best_value:
-                return action
-    return best_action
-
-
-def _keep_score(counts: Sequence[int], tile: int, flush_suit: int) -> int:
-    """How much ``tile`` is worth keeping for its shape: its other copies (pairs and pungs,
-    which are also the 對對胡 and 七對 routes) and its neighbours in the suit (runs). A tile off
-    the suit a flush is being built in (``flush_suit``, -1 for none) is worth nothing."""
-    suit, rank = divmod(tile, 9)
-    if flush_suit >= 0 and suit != flush_suit:
-        return -1
-    score = 3 * (counts[tile] - 1)
-    for step, weight in ((1, 2), (2, 1)):
-        if rank - step >= 0 and counts[tile - step]:
-            score += weight
-        if rank + step <= 8 and counts[tile + step]:
-            score += weight
-    return score
-
-
-def _flush_suit(game: Round, seat: int) -> int:
-    """The suit a 清一色 (R20) is worth steering to: ten or more of the hand's tiles (melds
-    counted as three) in it, and every meld in it; -1 when none is."""
-    counts = game.counts[seat]
-    melds = game.melds[seat]
-    meld_suits = {m.tile // 9 for m in melds}
-    if len(meld_suits) > 1:
-        return -1
-    for suit in range(3):
-        if meld_suits and suit not in meld_suits:
-            continue
-        held = sum(counts[suit * 9 : suit * 9 + 9]) + 3 * len(melds)
-        if held >= 10:
-            return suit
-    return -1
-
-
-def _safe_against_baoting(game: Round, seat: int) -> set[int]:
-    """Tiles no opponent in 報聽 can be waiting on (R26: its discards after declaring did not
-    win), or nothing when no opponent still in the hand has declared."""
-    safe: set[int] | None = None
-    for other in range(4):
-        if other == seat or not game.baoting[other] or game.won[other]:
-            continue
-        passed = set(game.rivers[other][1:])
-        safe = passed if safe is None else safe & passed
-    return safe or set()
-
-
-def _best_discard_shanten(counts: list[int]) -> int:
-    best = 99
-    for tile in range(len(counts)):
-        if counts[tile]:
-            counts[tile] -= 1
-            value = shanten(counts)
-            counts[tile] += 1
-            best = min(best, value)
-    return best
