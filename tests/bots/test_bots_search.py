@@ -11,7 +11,7 @@ from duyun.bots import bot_for_difficulty, make_bot
 from duyun.bots.rollout import fast_action, keep_score, rollout
 from duyun.bots.search import SearchBot
 from duyun.bots.strong import StrongBot
-from duyun.engine import ActionKind, new_round, sample_round
+from duyun.engine import ActionKind, SeatView, new_round, sample_round
 from duyun.rules import DUYUN
 from duyun.sim import SimConfig, Summary, run
 from duyun.sim.runner import _bots_for
@@ -158,6 +158,72 @@ def test_the_rooms_rules_reach_the_search_bot() -> None:
     config = SimConfig(("search", "efficient", "efficient", "efficient"), 1, rules=bloody)
     searchers = [b for b in _bots_for(config, 0, 0) if isinstance(b, SearchBot)]
     assert len(searchers) == 1 and searchers[0].rules is bloody
+
+
+def close_decisions(count: int) -> list[tuple[SeatView, SearchBot]]:
+    """Views of seat 0 that a search bot searches, each with a fresh bot of the same seed
+    that has seen the hand's earlier views (the strong bot keeps a memory of the hand)."""
+    found: list[tuple[SeatView, SearchBot]] = []
+    for seed in range(20):
+        game = new_round(seed)
+        others = [make_bot("efficient", seat) for seat in range(4)]
+        while not game.is_over and len(found) < count:
+            seat = game.to_act[0]
+            view = game.view(seat)
+            if seat == 0:
+                probe = SearchBot(seed)
+                advice = probe.strong.choose(view)
+                no_win = all(a.kind is not ActionKind.HU for a in view.legal)
+                if no_win and len(probe.candidates(view, advice)) >= 2:
+                    found.append((view, SearchBot(seed)))
+            game.apply(others[seat].choose(view))
+        if len(found) >= count:
+            break
+    return found
+
+
+class TickingClock:
+    """A clock that moves on by one each time it is read: a deadline of N lets the search
+    read it N times, whatever the machine's speed."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        self.now += 1.0
+        return self.now
+
+
+def test_a_search_stops_at_its_deadline_and_decides_on_the_samples_it_has() -> None:
+    """Issue 23 (the timing tell): at a table the search must end by the end of the bot's
+    think time. With a deadline the race stops before the first sampled hand after it, so
+    each search plays out at most the hands started before the deadline; a deadline already
+    past plays none and the strong bot's choice stands."""
+    for view, bot in close_decisions(6):
+        clock = TickingClock()
+        bot.clock = clock
+        advice = StrongBot(bot.seed).choose(view)
+        # deadline 3: the clock reads 1 and 2 before two samples, 3 stops the race
+        choice = bot.choose(view, deadline=3.0)
+        assert choice in view.legal
+        assert bot.cut == 1 and clock.reads == 3
+        candidates = len(bot.candidates(view, advice))
+        assert 0 < bot.rollouts <= 2 * candidates
+        late = SearchBot(bot.seed)
+        late.clock = TickingClock()
+        assert late.choose(view, deadline=0.0) == advice
+        assert late.rollouts == 0 and late.cut == 1
+
+
+def test_a_far_deadline_changes_nothing() -> None:
+    """A deadline the search never reaches gives the same choices and rollouts as none: the
+    deterministic bot of self-play is the table's bot when the machine keeps up."""
+    for view, bot in close_decisions(4):
+        twin = SearchBot(bot.seed)
+        assert bot.choose(view, deadline=float("inf")) == twin.choose(view)
+        assert bot.rollouts == twin.rollouts > 0 and bot.cut == 0
 
 
 # ---------------------------------------------------------------------- the rollout policy

@@ -66,17 +66,20 @@ def test_master_bots_answer_claims_without_searching_so_the_pause_tells_nothing_
     searched: list[bool] = []
     original = SearchBot.search
 
-    def recording(self: SearchBot, view: Any, candidates: Any, advice: Any) -> Any:
+    def recording(
+        self: SearchBot, view: Any, candidates: Any, advice: Any, deadline: Any = None
+    ) -> Any:
         searched.append(view.claim_tile is not None)
-        return original(self, view, candidates, advice)
+        assert deadline is not None  # a table's search always stops by the think time's end
+        return original(self, view, candidates, advice, deadline)
 
     monkeypatch.setattr(SearchBot, "search", recording)
     claim_answers: list[bool] = []
     original_choose = SearchBot.choose
 
-    def choosing(self: SearchBot, view: Any) -> Any:
+    def choosing(self: SearchBot, view: Any, deadline: Any = None) -> Any:
         claim_answers.append(view.claim_tile is not None)
-        return original_choose(self, view)
+        return original_choose(self, view, deadline)
 
     monkeypatch.setattr(SearchBot, "choose", choosing)
     server = live_server(claim_beat=0.05)

@@ -23,6 +23,7 @@ from duyun.server.protocol import ProtocolError
 from duyun.server.store import Account
 from duyun.server.tables import Table
 from duyun.server.tables.flow import (
+    THINK_SLACK,
     BroadcastTable,
     CancelTimer,
     Effect,
@@ -375,6 +376,34 @@ def test_a_bot_that_thinks_apart_is_handed_its_move_on_a_copy() -> None:
     assert all(claim for _, claim in shell.decided_on_loop)
     assert shell.received[None] == events_for(shell.game.events, None)
     assert len(shell.windows) == shell.held()
+
+
+def test_a_search_bots_think_time_counts_from_its_turn_and_bounds_its_search() -> None:
+    """Issue 23's timing tell: a bot thinking apart (大師) gets its think time from the start
+    of its turn, and its search is told to stop THINK_SLACK (at most a quarter of the think
+    time) before the timer that plays its move fires; so the move never waits for a search,
+    and when it comes says nothing of how close the decision was."""
+    shell = Shell(deal_setup(13), seats_for(tuoguan=(0,)), thinks_apart=True)
+    checked = 0
+    for _ in range(400):
+        if shell.finished:
+            break
+        before = len(shell.effects)
+        shell.advance()
+        for index, effect in enumerate(shell.effects[before:], start=before):
+            if not isinstance(effect, Think):
+                continue
+            timer = next(
+                e
+                for e in shell.effects[index:]
+                if isinstance(e, SetTimer) and e.args == ("bot", effect.seat)
+            )
+            assert timer.since == shell.now  # counted from the turn, not the move before
+            slack = min(THINK_SLACK, timer.delay / 4)
+            assert effect.deadline == pytest.approx(shell.now + timer.delay - slack)
+            assert CONFIG.bot_delay <= timer.delay <= max(CONFIG.bot_delay, CONFIG.bot_delay_max)
+            checked += 1
+    assert shell.finished and checked >= 5
 
 
 def test_a_dropped_person_is_not_waited_for_in_natural_pace() -> None:

@@ -166,7 +166,8 @@ def test_no_store_call_bypasses_the_one_route() -> None:
 def test_a_search_bot_thinks_off_the_event_loop(store: Store, monkeypatch: Any) -> None:
     """While a 大師 (search) bot's turn move is being computed at one table, another table's
     person is answered at once (issue 22 item 3, item 5): the search runs in a thread started
-    when its think time starts, and the move it chose is the one played. The search is held
+    when its think time starts, and the move it chose is the one played, even when it comes
+    after the think time (counted as a late thought). The search is held
     at a gate until the other table has answered, so a search on the event loop would stall
     that answer, and the test fail, whatever the machine's speed."""
     thinking = threading.Event()
@@ -176,12 +177,13 @@ def test_a_search_bot_thinks_off_the_event_loop(store: Store, monkeypatch: Any) 
     searched_on: list[int] = []
     search = SearchBot.choose
 
-    def gated(self: SearchBot, view: SeatView) -> Action:
+    def gated(self: SearchBot, view: SeatView, deadline: float | None = None) -> Action:
         searched_on.append(threading.get_ident())
+        assert deadline is not None  # the search stops by the end of the think time
         thinking.set()
         if not gate.wait(timeout=30):
             raise AssertionError("the gate never opened")
-        action = search(self, view)
+        action = search(self, view, deadline)
         chosen.append(action)
         return action
 
@@ -232,6 +234,14 @@ def test_a_search_bot_thinks_off_the_event_loop(store: Store, monkeypatch: Any) 
         waiting.post(ClientMessage(bob, protocol.Act(type="act", prompt=prompt["id"], **pick)))
         await expect(bob, discard_by({0}))
         assert not chosen  # answered while the search was still held
+        # the think time (at most 0.01 s here) ends while the search is held: that thought is
+        # late, counted, and waited for rather than decided again
+        metrics = searching.host.metrics.registry
+        for _ in range(1000):
+            if metrics.get_sample_value("duyun_late_thoughts_total"):
+                break
+            await asyncio.sleep(0.01)
+        assert metrics.get_sample_value("duyun_late_thoughts_total") == 1
         gate.set()
         played = await expect(ann, discard_by({1, 2, 3}))  # 大師's move
         for table in (searching, waiting):

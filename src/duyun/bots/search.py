@@ -24,7 +24,13 @@ budget. The strong bot's choice stands unless another candidate beats it on the 
 by more than the noise (a margin in points and a number of standard errors of the paired
 difference): a search that sees no clear difference changes nothing.
 
-The bot sees only its view and is deterministic given its seed. Given the room's rules
+A caller that must answer by a given time (a table's think time, where a move that comes late
+would tell the table the bot faced a close decision) passes ``deadline``: the race stops when
+the clock passes it and decides on the samples played so far, by the same rule (with few
+samples the strong bot's choice stands). Without a deadline, as in self-play, the bot is
+deterministic given its seed; with one, how far the search gets depends on the machine.
+
+The bot sees only its view. Given the room's rules
 (``make_bot(..., rules=...)``), a 血戰 room (R53) is played out to the end of the hand; without
 them the bot learns the room from the first win (until then rollouts end at it).
 """
@@ -33,7 +39,8 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from duyun.bots.evaluation import HandEvaluator, unseen_counts
@@ -75,8 +82,13 @@ class SearchBot:
         self.failed = 0  # searches given up (DeterminizeError, EngineError): the advice played
         self.rollouts = 0  # rollouts played, for measurement
         self.changed = 0  # searched decisions where another candidate replaced the advice
+        self.cut = 0  # searches stopped by their deadline
+        #: the clock deadlines are read on (``time.monotonic``; a test may drive its own)
+        self.clock: Callable[[], float] = time.monotonic
 
-    def choose(self, view: SeatView) -> Action:
+    def choose(self, view: SeatView, deadline: float | None = None) -> Action:
+        """The move for ``view``; a search stops at ``deadline`` (a :attr:`clock` reading)
+        when one is given (module docstring)."""
         legal = view.legal
         advice = self.strong.choose(view)  # also keeps the strong bot's memory of the hand
         if len(legal) == 1:
@@ -89,7 +101,7 @@ class SearchBot:
             return advice
         self.searched += 1
         try:
-            return self.search(view, candidates, advice)
+            return self.search(view, candidates, advice, deadline)
         except ValueError:  # a view the sampler cannot complete: never stop the game for it
             self.failed += 1
             return advice
@@ -128,7 +140,13 @@ class SearchBot:
 
     # ------------------------------------------------------------------ search
 
-    def search(self, view: SeatView, candidates: Sequence[Action], advice: Action) -> Action:
+    def search(
+        self,
+        view: SeatView,
+        candidates: Sequence[Action],
+        advice: Action,
+        deadline: float | None = None,
+    ) -> Action:
         """The candidate with the best mean points over sampled hands, if it beats ``advice``
         (``candidates[0]``) by more than the noise: its mean paired difference from the advice
         over the same samples must exceed ``MARGIN`` points and ``Z`` standard errors.
@@ -138,7 +156,12 @@ class SearchBot:
         each batch a candidate whose gain over the advice cannot plausibly reach the margin
         (its mean plus ``DROP_Z`` standard errors is below it) leaves the race: a decision
         where the advice dominates ends after one or two batches, and the rollouts go to the
-        candidates that are still close."""
+        candidates that are still close.
+
+        At ``deadline`` the race stops between two sampled hands, and the rule above decides
+        on the hands played out by then: a candidate needs two of them to have an error at
+        all, so a search cut short keeps the advice unless the samples already say clearly
+        otherwise."""
         seat = view.seat
         rules = self.rules or DUYUN
         if any(view.won) and not rules.bloody_battle:  # only a 血戰 hand goes on after a win
@@ -146,13 +169,20 @@ class SearchBot:
         values: list[list[float]] = [[] for _ in candidates]
         alive = list(range(len(candidates)))
         spent = 0
-        while len(alive) > 1 and spent + len(alive) <= self.BUDGET:
+        out_of_time = False
+        while len(alive) > 1 and spent + len(alive) <= self.BUDGET and not out_of_time:
             for _ in range(self.BATCH):
+                if deadline is not None and self.clock() >= deadline:
+                    out_of_time = True
+                    self.cut += 1
+                    break
                 world = sample_round(view, rng=self.rng, rules=rules)
                 for index in alive:
                     values[index].append(self._play(world, candidates[index], seat))
                 spent += len(alive)
             samples = len(values[0])
+            if out_of_time or not samples:
+                break
             if samples < self.MIN_SAMPLES:
                 continue
             keep = [0]
@@ -162,7 +192,7 @@ class SearchBot:
                     keep.append(index)
             alive = keep
         best, best_gain = 0, 0.0
-        for index in alive[1:]:
+        for index in alive[1:] if len(values[0]) >= 2 else ():
             gain, error = _paired(values[index], values[0])
             if not math.isfinite(gain):
                 continue

@@ -93,6 +93,12 @@ class Metrics:
             "Clients told that their table lives on another process",
             registry=self.registry,
         )
+        self.late_thoughts = Counter(
+            "duyun_late_thoughts",
+            "Search bots' (大師) turn moves not ready when their think time ended, so played "
+            "late: the search stops before then, so a count that grows means a starved CPU",
+            registry=self.registry,
+        )
 
     def watch(self, read: Callable[[], dict[str, Any]]) -> None:
         """Publish the live gauges that ``read`` returns at every scrape."""

@@ -49,6 +49,11 @@ from duyun.tiles import tile_to_str
 CLAIM_SETTLE = 0.02
 #: the one timer a hand runs: the claim window, a person's turn, or a bot's think time
 DECISION = "decision"
+#: how long before its think time ends a bot thinking apart must stop searching (at most a
+#: quarter of the think time): the thread hands its move back and the loop takes it before
+#: the timer fires, so no move waits for a search (issue 23: a late move would say the bot
+#: faced a close decision)
+THINK_SLACK = 0.05
 
 #: a botted seat's move: ``decide(seat, view, claim)``; the table provides it (its bots)
 BotDecide = Callable[[int, SeatView, bool], Action]
@@ -120,11 +125,14 @@ class SettleUntil:
 class Think:
     """Choose ``seat``'s turn move off the event loop, on ``game`` (a copy of the round when
     the think time starts, ``logged`` events long), and hand it back with
-    :meth:`HandFlow.thought` before the bot's timer fires into :meth:`HandFlow.on_timer`."""
+    :meth:`HandFlow.thought` before the bot's timer fires into :meth:`HandFlow.on_timer`:
+    the search stops at ``deadline`` (``time.monotonic()``), a little before the timer, so the
+    move is played when the think time ends however long the search would have taken."""
 
     seat: int
     logged: int
     game: Round
+    deadline: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +207,7 @@ class HandFlow:
     #: whether anyone spectates the table (their events are folded only then)
     spectated: Callable[[], bool] = lambda: False
     #: whether a seat's bot chooses its turn moves off the event loop (the search bot, whose
-    #: search takes up to 200 ms and would stall every table of the process): :class:`Think`
+    #: search takes up to a second and would stall every table of the process): :class:`Think`
     thinks_apart: Callable[[int], bool] = lambda index: False
     #: events stored, and released (sent), so far: a prefix of ``game.events``
     stored: int = 0
@@ -535,14 +543,17 @@ class HandFlow:
             # decided now and played when the think time is over (counted from the move before
             # it), so that how long the bot computed (which depends on its hand) is hidden
             # inside the think time
+            think = self._think_time()
             if self.thinks_apart(index):
+                # a search bot's think time counts from its turn (the claim pause before it
+                # would leave the search little time), and the search stops before it ends
                 self.bot_moves.pop(index, None)
-                self._out.append(Think(index, len(game.events), game.copy()))
+                deadline = now + think - min(THINK_SLACK, think / 4)
+                self._out.append(Think(index, len(game.events), game.copy(), deadline))
+                self._out.append(SetTimer(DECISION, think, ("bot", index), since=now))
             else:
                 self.bot_moves[index] = (len(game.events), self._bot_choice(index))
-            self._out.append(
-                SetTimer(DECISION, self._think_time(), ("bot", index), since=self.moved_at)
-            )
+                self._out.append(SetTimer(DECISION, think, ("bot", index), since=self.moved_at))
             return
         prompt = Prompt(
             "turn",

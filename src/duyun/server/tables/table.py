@@ -162,26 +162,33 @@ class Table:
         return seat.bot
 
     def _thinks_apart(self, index: int) -> bool:
-        """The search bot (大師) chooses its turn moves in a thread: its search, about 70 ms
-        and up to 200, would otherwise stall every table of the process."""
+        """The search bot (大師) chooses its turn moves in a thread: its search, about 80 ms
+        and up to a second, would otherwise stall every table of the process."""
         return isinstance(self._bot(index), SearchBot)
 
-    async def _think(self, index: int, logged: int, game: Round) -> tuple[int, Action]:
+    async def _think(
+        self, index: int, logged: int, game: Round, deadline: float
+    ) -> tuple[int, Action]:
         bot = self._bot(index)
+        assert isinstance(bot, SearchBot)
         lock = self._bot_locks.setdefault(index, threading.Lock())
 
         def choose() -> Action:
             with lock:
-                return bot.choose(game.view(index))
+                return bot.choose(game.view(index), deadline=deadline)
 
         return logged, await asyncio.to_thread(choose)
 
     async def _collect_thought(self, hand: HandFlow, index: int) -> None:
         """Hand the bot's thought to the flow when its think time ends; a thought not done
-        yet is waited for (a bot that is late plays late; it never decides twice)."""
+        yet is waited for (a bot that is late plays late; it never decides twice). The search
+        stops before the think time ends (:class:`~duyun.server.tables.flow.Think`), so a late
+        thought means the process is short of CPU: it is counted."""
         entry = self._thoughts.pop(index, None)
         if entry is None or entry[0] is not hand:
             return
+        if not entry[1].done():
+            self.host.metrics.late_thoughts.inc()
         try:
             logged, action = await entry[1]
         except Exception:  # the flow then decides on the loop, as for any other bot
@@ -228,8 +235,8 @@ class Table:
                 case SettleUntil(at=at):
                     await asyncio.sleep(max(0.0, at - time.monotonic()))
                     await self.run_effects(hand.pump(time.monotonic()))
-                case Think(seat=index, logged=logged, game=game):
-                    task = asyncio.create_task(self._think(index, logged, game))
+                case Think(seat=index, logged=logged, game=game, deadline=deadline):
+                    task = asyncio.create_task(self._think(index, logged, game, deadline))
                     task.add_done_callback(_retrieve)
                     self._thoughts[index] = (hand, task)
                 case FinishHand():
