@@ -132,6 +132,28 @@ def summarise(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def compare(rows: list[dict[str, Any]], other: list[dict[str, Any]]) -> str:
+    """The search rows of ``rows`` minus those of ``other`` on the walls both played (the
+    same seed, wall and opponents): two versions of the search bot, paired."""
+    theirs = {(r["seed"], r["unit"], r["opponents"]): float(r["search"]) for r in other}
+    lines = []
+    for opponents in OPPONENTS:
+        diffs = [
+            float(r["search"]) - theirs[key]
+            for r in rows
+            if r["opponents"] == opponents
+            and (key := (r["seed"], r["unit"], r["opponents"])) in theirs
+        ]
+        if len(diffs) < 2:
+            continue
+        mean, half = _interval(diffs)
+        lines.append(
+            f"three {opponents}, this - the other file: {len(diffs)} walls  {mean:+.2f} points "
+            f"per hand  95% CI [{mean - half:+.2f}, {mean + half:+.2f}]"
+        )
+    return "\n".join(lines) or "no wall in common"
+
+
 def time_summary(times: list[tuple[float, bool, bool]]) -> str:
     if not times:
         return "no decisions timed"
@@ -162,6 +184,12 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("search_strength.jsonl"))
     parser.add_argument("--every", type=int, default=10)
     parser.add_argument("--summarise", type=Path)
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="with --summarise: the paired difference of the search rows from FILE's (two "
+        "versions of the search bot on the same seed and walls)",
+    )
     parser.add_argument("--baseline", type=Path, help="take the strong bot's rows from FILE")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--opponents", choices=OPPONENTS, action="append")
@@ -181,6 +209,9 @@ def main() -> int:
         print(summarise(read))
         timed = [(t / 1000, bool(s), bool(c)) for r in read for t, s, c in r.get("times", [])]
         print(time_summary(timed))
+        if args.against is not None:
+            other = [json.loads(line) for line in args.against.read_text().splitlines() if line]
+            print(compare(read, other))
         return 0
     rows: list[dict[str, Any]] = []
     times: list[tuple[float, bool, bool]] = []

@@ -182,6 +182,22 @@ def close_decisions(count: int) -> list[tuple[SeatView, SearchBot]]:
     return found
 
 
+def test_without_discard_search_only_kongs_baoting_and_claims_are_weighed() -> None:
+    """SEARCH_DISCARDS off (an experiment's switch): a turn's candidates are the strong bot's
+    choice, declining its 報聽 (R25) and the legal kongs and 報聽; no other plain discard."""
+    for view, bot in close_decisions(8):
+        bot.SEARCH_DISCARDS = False
+        advice = bot.strong.choose(view)
+        candidates = bot.candidates(view, advice)
+        assert candidates[0] == advice
+        if view.claim_tile is not None:
+            assert set(candidates) == set(view.legal)
+            continue
+        for action in candidates[1:]:
+            declined = advice.kind is ActionKind.BAOTING and action.tile == advice.tile
+            assert action.kind is not ActionKind.DISCARD or declined
+
+
 class TickingClock:
     """A clock that moves on by one each time it is read: a deadline of N lets the search
     read it N times, whatever the machine's speed."""

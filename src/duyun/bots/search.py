@@ -72,6 +72,10 @@ class SearchBot:
     # A candidate leaves the race once its gain plus DROP_Z standard errors is below MARGIN.
     DROP_Z = 1.0
     VALUE_ROLLOUTS = True  # the bot's own seat plays the value-aware rollout policy
+    # Whether a plain discard may replace the strong bot's plain discard. Off, the search
+    # weighs only kongs, 報聽 (and declining it) and claims, where the rollouts' efficient
+    # play after the decision matters least (an experiment's switch: docs/simulate.md).
+    SEARCH_DISCARDS = True
 
     def __init__(self, seed: int = 0, rules: RuleSet | None = None) -> None:
         self.seed = seed
@@ -114,6 +118,12 @@ class SearchBot:
         chosen: list[Action] = [advice]
         if view.claim_tile is not None:
             chosen += [a for a in legal if a not in chosen]
+            return chosen
+        if not self.SEARCH_DISCARDS:
+            if advice.kind is ActionKind.BAOTING:  # declining 報聽: the same tile, plain
+                plain = Action(view.seat, ActionKind.DISCARD, advice.tile)
+                chosen += [plain] if plain in legal else []
+            chosen += [a for a in legal if a.kind in _TURN_KINDS and a not in chosen]
             return chosen
         counts = to_counts(view.hand)
         evaluator = HandEvaluator(counts)
