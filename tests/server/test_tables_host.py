@@ -14,6 +14,7 @@ import json
 import re
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,7 @@ class FakeHost:
         self.store = store
         self.owner: str | None = None
         self.metrics = Metrics()
+        self.search_pool = ThreadPoolExecutor(2, thread_name_prefix="search")
         self.deal: Callable[[int, int, int, int], Setup] | None = None
         self.calls: list[tuple[str, int]] = []
         self.asked: list[str] = []
@@ -179,6 +181,7 @@ def test_a_search_bot_thinks_off_the_event_loop(store: Store, monkeypatch: Any) 
 
     def gated(self: SearchBot, view: SeatView, deadline: float | None = None) -> Action:
         searched_on.append(threading.get_ident())
+        assert threading.current_thread().name.startswith("search")  # not the default pool
         assert deadline is not None  # the search stops by the end of the think time
         thinking.set()
         if not gate.wait(timeout=30):

@@ -10,6 +10,7 @@ fake host without a manager (tests/server/test_tables_host.py).
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any, Protocol
 
 from duyun.engine import Setup
@@ -54,6 +55,12 @@ class TableHost(Protocol):
 
     @property
     def deal(self) -> DealOverride | None: ...
+
+    @property
+    def search_pool(self) -> Executor:
+        """Where the 大師 bots' searches run (threads of their own, not the default pool that
+        store calls take)."""
+        ...
 
     async def store_call(
         self, function: Callable[..., Any], *args: Any, priority: int = OTHER

@@ -14,6 +14,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,12 @@ from duyun.server.tables.table import Table
 from duyun.server.writer import EventWriter
 
 log = logging.getLogger("duyun.server")
+
+#: 大師 searches that may run at once in one process. They hold the GIL (engine and rollouts
+#: are compiled, not released), so more threads would only take turns with the event loop; a
+#: search that waits for a thread starts late and is cut at its deadline all the same
+#: (server/tables/flow.py ``Think``), so a crowd of searches never delays a move.
+SEARCH_THREADS = 2
 
 
 @dataclass(slots=True)
@@ -54,6 +61,11 @@ class TableManager:
     route: StoreRoute = field(init=False)
     #: GET /metrics (issue 24 item 4)
     metrics: Metrics = field(default_factory=Metrics)
+    #: the 大師 bots' searches: threads of their own, so that a busy hour of searches never
+    #: queues the store calls (PostgreSQL's route, logins' hashing) of the default pool
+    search_pool: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(SEARCH_THREADS, thread_name_prefix="search")
+    )
 
     def __post_init__(self) -> None:
         self.route = StoreRoute(self.store.dialect)
@@ -433,3 +445,4 @@ class TableManager:
         if tasks:
             await asyncio.wait(tasks, timeout=5)
         self.route.shutdown()
+        self.search_pool.shutdown(wait=False, cancel_futures=True)

@@ -177,7 +177,8 @@ class Table:
             with lock:
                 return bot.choose(game.view(index), deadline=deadline)
 
-        return logged, await asyncio.to_thread(choose)
+        loop = asyncio.get_running_loop()
+        return logged, await loop.run_in_executor(self.host.search_pool, choose)
 
     async def _collect_thought(self, hand: HandFlow, index: int) -> None:
         """Hand the bot's thought to the flow when its think time ends; a thought not done
