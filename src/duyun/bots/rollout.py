@@ -92,19 +92,20 @@ def fast_action(game: Round, seat: int, value_aware: bool = False) -> Action:
         assert meld_tile is not None
         if action.kind is ActionKind.BAOTING and meld_tile == best_action.tile:
             return action
-        if action.kind is ActionKind.CONCEALED_KONG:
-            counts[meld_tile] -= 4
-            kong_after = shanten(counts)
-            counts[meld_tile] += 4
-            if kong_after <= best_value:
-                return action
-        elif action.kind is ActionKind.ADDED_KONG:
-            counts[meld_tile] -= 1
-            kong_after = shanten(counts)
-            counts[meld_tile] += 1
-            if kong_after <= best_value:
+        if action.kind is ActionKind.CONCEALED_KONG or action.kind is ActionKind.ADDED_KONG:
+            copies = 4 if action.kind is ActionKind.CONCEALED_KONG else 1
+            if _shanten_without(counts, meld_tile, copies) <= best_value:
                 return action
     return best_action
+
+
+def _shanten_without(counts: list[int], tile: int, copies: int) -> int:
+    """Shanten once ``copies`` of ``tile`` leave the concealed hand (a kong or a pong);
+    ``counts`` is restored."""
+    counts[tile] -= copies
+    value = shanten(counts)
+    counts[tile] += copies
+    return value
 
 
 def _claim_answer(game: Round, legal: tuple[Action, ...], counts: list[int]) -> Action:
@@ -124,12 +125,8 @@ def _claim_answer(game: Round, legal: tuple[Action, ...], counts: list[int]) -> 
     if win is not None:
         return win
     now = shanten(counts)
-    if kong is not None:
-        counts[tile] -= 3
-        kong_shanten = shanten(counts)
-        counts[tile] += 3
-        if kong_shanten <= now:
-            return kong
+    if kong is not None and _shanten_without(counts, tile, 3) <= now:
+        return kong
     if pong is not None:
         counts[tile] -= 2
         best = min(HandEvaluator(counts).discard_shanten().values())
