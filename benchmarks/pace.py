@@ -16,6 +16,7 @@ with the machine's load average, so a figure can be read against how busy the ma
 
     python benchmarks/pace.py              # 4 hands
     python benchmarks/pace.py --hands 2    # what `make bench` runs
+    python benchmarks/pace.py --bot search # a 大師 table
 
 A benchmark, not a test: it exits 0 whether or not the targets are met (it fails only when
 the play itself goes wrong), and says which were.
@@ -39,6 +40,7 @@ from typing import Any
 import httpx
 import websockets
 
+from duyun.bots import BOT_NAMES
 from server_process import start_server
 
 #: how long the person takes over every decision, and over the settlement
@@ -56,9 +58,15 @@ class Figures:
     errors: list[str] = field(default_factory=list)
 
 
-def _start_server(workdir: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """``duyun serve`` with no config file (the defaults), ready when ``/healthz`` answers."""
-    return start_server(f"sqlite:///{workdir / 'pace.db'}", workdir / "server.log")
+def _start_server(workdir: Path, bot: str | None) -> tuple[subprocess.Popen[bytes], str]:
+    """``duyun serve`` with the default config (only the quick match's bots changed when
+    ``bot`` is given), ready when ``/healthz`` answers."""
+    extra: list[str] = []
+    if bot is not None:
+        config = workdir / "pace.toml"
+        config.write_text(f"default_bot = {json.dumps(bot)}\n", encoding="utf-8")
+        extra = ["--config", str(config)]
+    return start_server(f"sqlite:///{workdir / 'pace.db'}", workdir / "server.log", extra)
 
 
 def _choose(prompt: dict[str, Any], drawn: str | None) -> dict[str, Any]:
@@ -133,10 +141,11 @@ async def _play(url: str, hands: int, figures: Figures) -> None:
                     break
 
 
-def _report(figures: Figures, hands: int) -> None:
+def _report(figures: Figures, hands: int, bot: str) -> None:
     load = os.getloadavg()
     print(
-        f"pace: 1 person (answers after {THINK:g} s) + 3 bots, default config, {hands} hands; "
+        f"pace: 1 person (answers after {THINK:g} s) + 3 bots ({bot}), default config, "
+        f"{hands} hands; "
         f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs"
     )
     values = {
@@ -164,12 +173,18 @@ def _report(figures: Figures, hands: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hands", type=int, default=4, help="hands to play (default 4)")
+    parser.add_argument(
+        "--bot",
+        choices=BOT_NAMES,
+        help="the bots quick match seats (default: the config's default_bot, strong); "
+        "search (大師) thinks from the start of its turn, so its table is slower",
+    )
     args = parser.parse_args(argv)
     if args.hands < 1:
         parser.error("--hands must be at least 1")
     figures = Figures()
     with tempfile.TemporaryDirectory(prefix="duyun-pace-") as tmp:
-        process, url = _start_server(Path(tmp))
+        process, url = _start_server(Path(tmp), args.bot)
         try:
             asyncio.run(_play(url, args.hands, figures))
         except (TimeoutError, websockets.ConnectionClosed) as error:
@@ -181,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-    _report(figures, args.hands)
+    _report(figures, args.hands, args.bot or "default")
     return 1 if figures.errors or not figures.hands else 0
 
 

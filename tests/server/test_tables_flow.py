@@ -379,10 +379,11 @@ def test_a_bot_that_thinks_apart_is_handed_its_move_on_a_copy() -> None:
 
 
 def test_a_search_bots_think_time_counts_from_its_turn_and_bounds_its_search() -> None:
-    """Issue 23's timing tell: a bot thinking apart (大師) gets its think time from the start
-    of its turn, and its search is told to stop THINK_SLACK (at most a quarter of the think
-    time) before the timer that plays its move fires; so the move never waits for a search,
-    and when it comes says nothing of how close the decision was."""
+    """Issue 23's timing tell: a bot thinking apart (大師) gets what is left of its think
+    time but at least ``bot_delay`` from the start of its turn, and its search is told to stop
+    THINK_SLACK (at most a quarter of that) before the timer that plays its move fires; so the
+    move never waits for a search, and when it comes says nothing of how close the decision
+    was."""
     shell = Shell(deal_setup(13), seats_for(tuoguan=(0,)), thinks_apart=True)
     checked = 0
     for _ in range(400):

@@ -545,12 +545,14 @@ class HandFlow:
             # inside the think time
             think = self._think_time()
             if self.thinks_apart(index):
-                # a search bot's think time counts from its turn (the claim pause before it
-                # would leave the search little time), and the search stops before it ends
+                # a search bot's turn lasts what is left of its think time, but at least
+                # bot_delay from the start of its turn (the claim pause before it would often
+                # leave the search no time at all), and the search stops before it ends
                 self.bot_moves.pop(index, None)
-                deadline = now + think - min(THINK_SLACK, think / 4)
+                delay = max(think - (now - self.moved_at), self.config.bot_delay)
+                deadline = now + delay - min(THINK_SLACK, delay / 4)
                 self._out.append(Think(index, len(game.events), game.copy(), deadline))
-                self._out.append(SetTimer(DECISION, think, ("bot", index), since=now))
+                self._out.append(SetTimer(DECISION, delay, ("bot", index), since=now))
             else:
                 self.bot_moves[index] = (len(game.events), self._bot_choice(index))
                 self._out.append(SetTimer(DECISION, think, ("bot", index), since=self.moved_at))
