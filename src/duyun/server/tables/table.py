@@ -175,7 +175,10 @@ class Table:
 
         def choose() -> Action:
             with lock:
-                return bot.choose(game.view(index), deadline=deadline)
+                searched, cut = bot.searched, bot.cut
+                action = bot.choose(game.view(index), deadline=deadline)
+                self.host.metrics.searches(bot.searched - searched, bot.cut - cut)
+                return action
 
         loop = asyncio.get_running_loop()
         return logged, await loop.run_in_executor(self.host.search_pool, choose)
