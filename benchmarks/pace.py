@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         "--bot",
         choices=BOT_NAMES,
         help="the bots quick match seats (default: the config's default_bot, strong); "
-        "search (大師) thinks from the start of its turn, so its table is slower",
+        "search (大師) takes at least bot_delay after the claim pause, so its table is slower",
     )
     args = parser.parse_args(argv)
     if args.hands < 1:

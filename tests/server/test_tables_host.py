@@ -179,9 +179,6 @@ def test_a_search_bot_thinks_off_the_event_loop(store: Store, monkeypatch: Any) 
     searched_on: list[int] = []
     search = SearchBot.choose
 
-    searches: list[int] = []
-    registries: list[Any] = []
-
     def gated(self: SearchBot, view: SeatView, deadline: float | None = None) -> Action:
         searched_on.append(threading.get_ident())
         assert threading.current_thread().name.startswith("search")  # not the default pool
@@ -189,9 +186,7 @@ def test_a_search_bot_thinks_off_the_event_loop(store: Store, monkeypatch: Any) 
         thinking.set()
         if not gate.wait(timeout=30):
             raise AssertionError("the gate never opened")
-        before = self.searched
         action = search(self, view, deadline)
-        searches.append(self.searched - before)
         chosen.append(action)
         return action
 
@@ -245,7 +240,6 @@ def test_a_search_bot_thinks_off_the_event_loop(store: Store, monkeypatch: Any) 
         # the think time (at most 0.01 s here) ends while the search is held: that thought is
         # late, counted, and waited for rather than decided again
         metrics = searching.host.metrics.registry
-        registries.append(metrics)
         for _ in range(1000):
             if metrics.get_sample_value("duyun_late_thoughts_total"):
                 break
@@ -260,13 +254,5 @@ def test_a_search_bot_thinks_off_the_event_loop(store: Store, monkeypatch: Any) 
     played = asyncio.run(play())
     discard = next(e for e in played["events"] if e["type"] == "discard" and e["seat"] != 0)
     assert chosen and chosen[0].kind is ActionKind.DISCARD
-    # held past its deadline, a searched move was cut (and counted so), never run in full
-    outcomes = {
-        outcome: registries[0].get_sample_value(
-            "duyun_search_decisions_total", {"outcome": outcome}
-        )
-        for outcome in ("full", "cut")
-    }
-    assert outcomes["full"] == 0 and outcomes["cut"] == searches[0]
     assert chosen[0].tile is not None and discard["tile"] == tile_to_str(chosen[0].tile)
     assert searched_on and not set(searched_on) & loop_threads

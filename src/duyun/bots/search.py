@@ -180,7 +180,7 @@ class SearchBot:
         alive = list(range(len(candidates)))
         spent = 0
         out_of_time = False
-        while len(alive) > 1 and spent + len(alive) <= self.BUDGET and not out_of_time:
+        while len(alive) > 1 and spent + len(alive) <= self.BUDGET:
             for _ in range(self.BATCH):
                 if deadline is not None and self.clock() >= deadline:
                     out_of_time = True
@@ -190,9 +190,9 @@ class SearchBot:
                 for index in alive:
                     values[index].append(self._play(world, candidates[index], seat))
                 spent += len(alive)
-            samples = len(values[0])
-            if out_of_time or not samples:
+            if out_of_time:
                 break
+            samples = len(values[0])
             if samples < self.MIN_SAMPLES:
                 continue
             keep = [0]

@@ -93,24 +93,12 @@ class Metrics:
             "Clients told that their table lives on another process",
             registry=self.registry,
         )
-        self.search_decisions = Counter(
-            "duyun_search_decisions",
-            "大師 bots' searched turn moves: run to the end (full) or stopped by their deadline "
-            "(cut); a high share cut means the search has too little CPU or time",
-            ["outcome"],
-            registry=self.registry,
-        )
         self.late_thoughts = Counter(
             "duyun_late_thoughts",
             "Search bots' (大師) turn moves not ready when their think time ended, so played "
             "late: the search stops before then, so a count that grows means a starved CPU",
             registry=self.registry,
         )
-
-    def searches(self, searched: int, cut: int) -> None:
-        """A 大師 turn: whether it was searched, and whether its deadline cut the search."""
-        self.search_decisions.labels("full").inc(searched - cut)
-        self.search_decisions.labels("cut").inc(cut)
 
     def watch(self, read: Callable[[], dict[str, Any]]) -> None:
         """Publish the live gauges that ``read`` returns at every scrape."""

@@ -175,10 +175,7 @@ class Table:
 
         def choose() -> Action:
             with lock:
-                searched, cut = bot.searched, bot.cut
-                action = bot.choose(game.view(index), deadline=deadline)
-                self.host.metrics.searches(bot.searched - searched, bot.cut - cut)
-                return action
+                return bot.choose(game.view(index), deadline=deadline)
 
         loop = asyncio.get_running_loop()
         return logged, await loop.run_in_executor(self.host.search_pool, choose)
