@@ -98,6 +98,9 @@ def test_r16_serve_bad_database_url(tmp_path: Path, url: str, named: str) -> Non
         (b"login_attempts = 0\n", "login_attempts"),
         (b"login_window = 0\n", "login_window"),
         (b"secret_key = 'short'\n", "secret_key"),
+        (b"metrics_token = 'short'\n", "metrics_token"),
+        (b"metrics_token = 'sixteen chars with spaces'\n", "metrics_token"),
+        (b"metrics_token = 12345678901234567890\n", "metrics_token"),
         (b"starting_balance = 100000000000000000000\n", "starting_balance"),
         (b"starting_balance = 9223372036854775807\n", "starting_balance"),
         (b"turn_timer = nan\n", "turn_timer"),
@@ -135,11 +138,22 @@ def test_r16_serve_port_in_use_is_found_before_the_database_is_created(tmp_path:
         (("--owner", " "), "--owner"),
         (("--owner", "x" * 200), "--owner"),
         (("--port", "70000"), "--port"),
+        (("--metrics-token", "guessable"), "metrics_token"),
     ],
 )
 def test_r16_serve_bad_options(tmp_path: Path, args: tuple[str, ...], named: str) -> None:
     status, err = serve(tmp_path, *args)
     assert_clean_error(status, err, named)
+
+
+def test_serve_never_echoes_a_refused_metrics_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a token one character short, from the environment as docs/deploy.md advises
+    monkeypatch.setenv("DUYUN_METRICS_TOKEN", "nearly-secret-1")
+    status, err = serve(tmp_path)
+    assert_clean_error(status, err, "metrics_token")
+    assert "nearly-secret-1" not in err
 
 
 def test_r17_owner_made_up_on_postgresql_is_unique_and_none_on_sqlite() -> None:
@@ -429,6 +443,7 @@ def test_r41_audit_reports_coin_rows_of_a_hand_not_finished(duyun_db: tuple[str,
                     "argon2_time_cost",
                     "argon2_memory_cost",
                     "secret_key",
+                    "metrics_token",
                     "rate_burst",
                 ]
             ),

@@ -375,11 +375,16 @@ def test_quick_pick_sends_a_second_process_to_the_first_ones_waiting_table(
 # ---------------------------------------------------------------- one process: operations
 
 
+METRICS_TOKEN = "scrape-" + "x" * 24
+
+
 def test_metrics_and_readyz(live_server: Callable[..., Any]) -> None:
-    server = live_server()
+    server = live_server(metrics_token=METRICS_TOKEN)
     ready = server.http.get("/readyz")
     assert ready.status_code == 200 and ready.json() == {"ready": True}
-    text = server.http.get("/metrics").text
+    scraped = server.http.get("/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+    assert scraped.status_code == 200
+    text = scraped.text
     for name in (
         "duyun_tables",
         "duyun_connections",
@@ -390,6 +395,43 @@ def test_metrics_and_readyz(live_server: Callable[..., Any]) -> None:
     ):
         assert name in text, name
     assert re.search(r'^duyun_tables\{status="waiting"\} 0\.0$', text, re.MULTILINE)
+
+
+@pytest.mark.parametrize("token", [None, METRICS_TOKEN])
+def test_metrics_are_the_operators_only(tmp_path: Path, token: str | None) -> None:
+    """Off without metrics_token, else only with it as the bearer token: a person's claim pass
+    moves the counters, which would tell anybody polling them that a seat held a pair."""
+    from fastapi.testclient import TestClient
+
+    from duyun.server.app import create_app
+    from duyun.server.config import ServerConfig
+
+    app = create_app(
+        ServerConfig(metrics_token=token),
+        f"sqlite:///{tmp_path}/metrics.db",
+        store_config=StoreConfig(argon2_time_cost=1, argon2_memory_cost=8),
+    )
+    with TestClient(app) as client:
+        player = client.post("/api/guest").json()["token"]
+        refusals = [
+            {},
+            {"Authorization": f"Bearer {player}"},  # a player's own token is not the operator's
+            {"Authorization": f"Bearer {METRICS_TOKEN[:-1]}X"},
+            {"Authorization": f"Bearer {METRICS_TOKEN}{METRICS_TOKEN}"},
+            {"Authorization": f"Basic {METRICS_TOKEN}"},
+            {"Authorization": "Bearer 口令".encode()},
+        ]
+        for headers in refusals:
+            answer = client.get("/metrics", headers=headers)
+            assert answer.status_code == (404 if token is None else 401), headers
+            error = answer.json()["error"]
+            assert error["code"] == ("not_found" if token is None else "unauthorized")
+            assert "metrics" in error["message"].lower() and "duyun_" not in answer.text
+        scrape = client.get("/metrics", headers={"Authorization": f"bearer  {METRICS_TOKEN}"})
+        if token is None:
+            assert scrape.status_code == 404
+        else:
+            assert scrape.status_code == 200 and "duyun_decisions_total" in scrape.text
 
 
 def test_json_logs_are_one_object_per_line_with_extra_fields_and_traceback() -> None:
@@ -432,7 +474,7 @@ def test_draining_process_opens_no_table_and_is_not_ready(tmp_path: Path) -> Non
     from duyun.server.config import ServerConfig
 
     app = create_app(
-        ServerConfig(public_url="http://127.0.0.1:1"),
+        ServerConfig(public_url="http://127.0.0.1:1", metrics_token=METRICS_TOKEN),
         f"sqlite:///{tmp_path}/drain.db",
         owner="web-1",
         store_config=StoreConfig(argon2_time_cost=1, argon2_memory_cost=8),
@@ -447,4 +489,5 @@ def test_draining_process_opens_no_table_and_is_not_ready(tmp_path: Path) -> Non
         assert answer.status_code == 503 and answer.json()["reason"] == "draining"
         refused = client.post("/api/tables", json={}, headers=auth)
         assert refused.status_code == 503 and refused.json()["error"]["code"] == "draining"
-        assert "duyun_draining 1.0" in client.get("/metrics").text
+        scrape = {"Authorization": f"Bearer {METRICS_TOKEN}"}
+        assert "duyun_draining 1.0" in client.get("/metrics", headers=scrape).text

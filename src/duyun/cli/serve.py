@@ -72,6 +72,17 @@ def serve(
             "other processes send clients of its tables here (with --owner, docs/deploy.md)",
         ),
     ] = None,
+    metrics_token: Annotated[
+        str | None,
+        typer.Option(
+            "--metrics-token",
+            envvar="DUYUN_METRICS_TOKEN",
+            show_envvar=True,
+            help="Turn GET /metrics on for scrapers sending 'Authorization: Bearer TOKEN' "
+            "(16+ characters). Prefer the environment variable or the config file's "
+            "metrics_token: a command line is visible to every user of the machine",
+        ),
+    ] = None,
     log_level: Annotated[
         str, typer.Option("--log-level", help=f"Log level: {', '.join(LOG_LEVELS)}")
     ] = "info",
@@ -95,6 +106,8 @@ def serve(
         settings = load_config(config)
         if public_url is not None:
             settings = settings.with_overrides(public_url=public_url)
+        if metrics_token is not None:
+            settings = settings.with_overrides(metrics_token=metrics_token)
     except ConfigError as error:
         fail(str(error))
     if forwarded_allow_ips is not None:

@@ -58,6 +58,8 @@ MAX_SECONDS = 24 * 3600.0
 #: item 1): ``natural`` waits only for a person who was offered a claim (else one short beat),
 #: ``fixed`` keeps one uniform window after every discard
 CLAIM_PAUSES = ("natural", "fixed")
+#: a metrics token's length: short ones can be guessed, long ones only waste header space
+MIN_METRICS_TOKEN, MAX_METRICS_TOKEN = 16, 256
 #: (lowest, highest) of the whole-number settings a typo could make nonsensical
 _RANGES: dict[str, tuple[int, int]] = {
     "starting_balance": (0, MAX_STARTING_BALANCE),
@@ -154,6 +156,10 @@ class ServerConfig:
     allowed_origins: tuple[str, ...] = ()
     #: token signing key; None = the store generates one and keeps it in the database
     secret_key: str | None = None
+    #: the bearer token ``GET /metrics`` asks for; None = /metrics is off (404). The numbers
+    #: are the operator's: counted per process, a person's claim answers and refusals would
+    #: tell anybody polling them that a seat was offered a claim (docs/deploy.md "Monitoring")
+    metrics_token: str | None = None
     #: this process's address as browsers reach it (https://s1.play.example): other processes
     #: send clients of this process's tables here (issue 24; ``duyun serve --public-url``)
     public_url: str | None = None
@@ -206,6 +212,15 @@ class ServerConfig:
                 raise ConfigError(f"{name} must be a whole number {low}..{high}, got {value!r}")
         if self.secret_key is not None and len(self.secret_key) < 16:
             raise ConfigError("secret_key must be at least 16 characters")
+        if self.metrics_token is not None and not (
+            MIN_METRICS_TOKEN <= len(self.metrics_token) <= MAX_METRICS_TOKEN
+            and all(33 <= ord(c) <= 126 for c in self.metrics_token)
+        ):
+            raise ConfigError(
+                f"metrics_token must be {MIN_METRICS_TOKEN}..{MAX_METRICS_TOKEN} printable ASCII "
+                "characters without spaces (it travels in an HTTP header), for example "
+                "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
+            )
         if self.rate_limit <= 0:
             raise ConfigError("rate_limit must be positive")
         for name in (
@@ -355,7 +370,7 @@ def config_from_mapping(data: dict[str, Any]) -> ServerConfig:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError("allowed_origins must be a list of strings")
             values[key] = tuple(value)
-        elif key in ("default_bot", "secret_key", "public_url"):
+        elif key in ("default_bot", "secret_key", "public_url", "metrics_token"):
             if not isinstance(value, str):
                 raise ConfigError(f"{key} must be a string")
             values[key] = value

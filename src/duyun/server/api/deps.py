@@ -80,12 +80,20 @@ def client_address(request: Request) -> str | None:
 ClientAddress = Annotated[str | None, Depends(client_address)]
 
 
+def presented_bearer(request: Request) -> str | None:
+    """The token of ``Authorization: Bearer TOKEN``, or None when there is none: the players'
+    routes (:func:`bearer_token`) and the operator's /metrics read the header the same way."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
 def bearer_token(request: Request) -> str:
     """The token of ``Authorization: Bearer TOKEN`` (``401 unauthorized`` without one)."""
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not token:
+    token = presented_bearer(request)
+    if token is None:
         raise ApiError(401, "unauthorized", "send 'Authorization: Bearer TOKEN'")
-    return token.strip()
+    return token
 
 
 BearerToken = Annotated[str, Depends(bearer_token)]
@@ -128,6 +136,7 @@ __all__ = [
     "get_state",
     "get_store",
     "optional_account",
+    "presented_bearer",
     "run_db",
     "run_hashing",
 ]

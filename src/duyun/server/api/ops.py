@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import hmac
+
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from duyun.server.api.deps import Manager, State, run_db
+from duyun.server.api.deps import Manager, State, presented_bearer, run_db
+from duyun.server.api.errors import ApiError
 from duyun.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from duyun.server.store import cluster as shared
 
@@ -21,8 +24,28 @@ async def healthz(state: State) -> JSONResponse:
 
 
 @router.get("/metrics", include_in_schema=False)
-async def metrics(manager: Manager) -> Response:
-    """Prometheus text format (issue 24 item 4; docs/deploy.md "Monitoring")."""
+async def metrics(request: Request, state: State, manager: Manager) -> Response:
+    """Prometheus text format (issue 24 item 4; docs/deploy.md "Monitoring"), for the operator
+    only: off unless ``metrics_token`` is set, and then only with that bearer token.
+
+    The counters move with single people's moves: on a quiet process, polling
+    ``duyun_decisions_total`` would show a seat's pass on a claim nobody else was offered, which
+    says it holds a pair of the tile. Loopback is not trusted instead of a token: behind a proxy
+    on the same host that does not send X-Forwarded-For, every stranger comes from 127.0.0.1."""
+    expected = state.config.metrics_token
+    if expected is None:
+        raise ApiError(
+            404,
+            "not_found",
+            "metrics are off on this server; the operator turns them on with metrics_token",
+        )
+    given = presented_bearer(request)
+    if given is None or not hmac.compare_digest(
+        given.encode("utf-8", "replace"), expected.encode("ascii")
+    ):
+        raise ApiError(
+            401, "unauthorized", "GET /metrics needs 'Authorization: Bearer METRICS_TOKEN'"
+        )
     return Response(manager.metrics.render(), media_type=METRICS_CONTENT_TYPE)
 
 
