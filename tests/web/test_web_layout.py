@@ -100,7 +100,8 @@ SHOW_SCENE = """async (scene) => {
     app.table = {code: '123456', kind: 'room', room: 'r1', stake: 1, hands: 8, hand_index: 3,
         status: 'playing', you: 0, host: 0, rules: {}, seats: [
             seat('長名字的玩家小明', 'human', 1234), seat('bot:efficient', 'bot', null),
-            seat('bot:efficient', 'bot', null), seat('bot:efficient', 'bot', null)]};
+            {...seat('阿梅', 'human', 800), connected: false},
+            seat('bot:efficient', 'bot', null)]};
     app.seat = 0;
     app.hand = foldEvents(scene.events);
     app.handId = 1;
@@ -210,6 +211,21 @@ def test_table_layout_at_five_sizes_has_no_overlaps_and_large_enough_tiles(
         assert "tiles left" in labels and "s" in labels, labels
     else:
         assert "剩" in labels and "秒" in labels, labels
+    # the seat winds read in the page's language: E S W N in English, 東南西北 in Chinese
+    badges = page.eval_on_selector_all("#compass .wind", "els => els.map(e => e.textContent)")
+    seat_badges = page.eval_on_selector_all(".seat-wind", "els => els.map(e => e.textContent)")
+    winds = ["E", "S", "W", "N"] if english else ["東", "南", "西", "北"]
+    assert sorted(badges) == sorted(winds), badges
+    assert len(seat_badges) == 4 and set(seat_badges) == set(winds), seat_badges
+    # a dropped person is marked in the page's language, never in English on a Chinese page
+    tags = page.eval_on_selector_all(".plate .tag", "els => els.map(e => e.textContent)")
+    assert ("⚡offline" if english else "⚡斷線") in tags, tags
+    # letters stay upright (a W turned to the far seat reads M); characters face their seats
+    turns = page.eval_on_selector_all(
+        "#compass .wind", "els => els.map(e => getComputedStyle(e).transform)"
+    )
+    upright = [t == "none" or t.startswith("matrix(1, 0, 0, 1,") for t in turns]
+    assert all(upright) if english else upright.count(True) == 1, turns
     # melds of three seats (the own included) and the 報聽 mark are drawn on screen
     assert len(m["melds"]) >= 3 and all(_inside(b, screen) for b in m["melds"])
     assert m["baoting"] and all(_inside(b, screen) for b in m["baoting"])

@@ -99,15 +99,20 @@ function wonBadge(won) {
   return `<span class="badge won" data-order="${won.order}">${label}</span>`;
 }
 
+// A seat's wind as [badge, name]: the badge is one character (東 in Chinese, E in English),
+// the name its tooltip; the dealer sits East.
+function seatWind(seat, dealer) {
+  const w = (seat - dealer + 4) % 4;
+  return [t("wind_badges").split(",")[w], t("seat_names").split(",")[w]];
+}
+
 function compass(st, base, tb) {
-  const winds = t("seat_names").split(",");
-  const windZh = ["東", "南", "西", "北"];
   let html = "";
   for (let s = 0; s < 4; s++) {
-    const w = (s - st.dealer + 4) % 4;
+    const [badge, wind] = seatWind(s, st.dealer);
     const cur = st.started && st.phase === "turn" && st.current === s;
     const won = st.phase !== "ended" && st.won?.[s];
-    html += `<span class="wind pos-${posOf(s, base)} ${cur ? "current" : ""} ${won ? "won" : ""}" title="${winds[w]}">${won ? t("won_badge") : windZh[w]}</span>`;
+    html += `<span class="wind pos-${posOf(s, base)} ${cur ? "current" : ""} ${won ? "won" : ""}" title="${wind}">${won ? t("won_badge") : badge}</span>`;
     if (cur) html += `<span class="turn-bar pos-${posOf(s, base)}"></span>`;
   }
   let timerAt = null;
@@ -153,7 +158,7 @@ function plate(tb, st, seat, base) {
   const active = st.started && st.phase === "turn" && st.current === seat;
   const tags = [];
   if (info?.tuoguan) tags.push(`<span class="tag tg">${t("tuoguan")}</span>`);
-  if (info && info.connected === false) tags.push(`<span class="tag">⚡offline</span>`);
+  if (info && info.connected === false) tags.push(`<span class="tag" title="${t("offline_help")}">⚡${t("offline")}</span>`);
   if (st.beans[seat]) tags.push(`<span class="tag bean" title="${t("has_bean_help")}">${t("has_bean")}</span>`);
   if (st.left?.[seat]) tags.push(`<span class="tag left">${t("left_table")}</span>`);
   if (tb.status === "waiting" || tb.status === "between") {
@@ -185,7 +190,7 @@ function plate(tb, st, seat, base) {
           ${st.baoting[seat] ? `<span class="badge bt">${t("baoting_mark")}</span>` : ""}
           ${won ? wonBadge(won) : ""}
         </div>
-        <div class="who"><span class="name">${st.started ? `<span class="seat-wind" title="${t("seat_names").split(",")[(seat - st.dealer + 4) % 4]}">${"東南西北"[(seat - st.dealer + 4) % 4]}</span>` : ""}${esc(name)}${seat === app.seat ? ` (${t("you")})` : ""}</span>
+        <div class="who"><span class="name">${st.started ? `<span class="seat-wind" title="${seatWind(seat, st.dealer)[1]}">${seatWind(seat, st.dealer)[0]}</span>` : ""}${esc(name)}${seat === app.seat ? ` (${t("you")})` : ""}</span>
           <span class="money">${balance != null ? `<span>${COIN}${balance}</span>` : ""}${points}</span></div>
       </div>
       ${tags.length ? `<div class="tags">${tags.join("")}</div>` : ""}
