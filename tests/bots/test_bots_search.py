@@ -7,15 +7,29 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from duyun.analysis.shanten import shanten_standard
 from duyun.bots import bot_for_difficulty, make_bot
-from duyun.bots.rollout import fast_action, keep_score, rollout
+from duyun.bots.rollout import (
+    ROUTE_FAST,
+    ROUTE_FLUSH,
+    ROUTE_PAIRS,
+    ROUTE_PUNGS,
+    fast_action,
+    hand_route,
+    keep_score,
+    pungs_shanten,
+    rollout,
+)
 from duyun.bots.search import SearchBot
 from duyun.bots.strong import StrongBot
 from duyun.engine import ActionKind, SeatView, new_round, sample_round
 from duyun.rules import DUYUN
 from duyun.sim import SimConfig, Summary, run
 from duyun.sim.runner import _bots_for
-from duyun.tiles import parse_tiles, to_counts
+from duyun.tiles import full_set, parse_tiles, to_counts
 from scenario_helpers import setup_game
 
 
@@ -275,3 +289,84 @@ def test_the_value_aware_rollout_stays_off_a_baoting_hand_when_far_from_ready_r2
     nine_s = parse_tiles("9s")[0]
     assert fast_action(game, 0).tile != nine_s
     assert fast_action(game, 0, value_aware=True).tile == nine_s
+
+
+# ---------------------------------------------------------------------- pattern routes
+
+
+def test_the_pungs_reading_counts_sets_pairs_and_the_eye_r20() -> None:
+    # the seed's 對對胡 111222444m33399p is complete; without its 9p eye tile it is ready
+    assert pungs_shanten(melds=0, pungs=4, pairs=1) == -1
+    assert pungs_shanten(melds=0, pungs=4, pairs=0) == 0
+    assert pungs_shanten(melds=0, pungs=3, pairs=1) == 1  # 111222m333p99p5s: 9p, then 5s
+    assert pungs_shanten(melds=2, pungs=0, pairs=3) == 1  # [111m][222m]33p44p55p6s
+    assert pungs_shanten(melds=0, pungs=0, pairs=0) == 8
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.randoms(use_true_random=False), st.integers(0, 3), st.booleans())
+def test_a_pungs_reading_is_never_nearer_than_the_standard_shanten_r10(
+    rng: random.Random, melds: int, drawn: bool
+) -> None:
+    """Every 對對胡 is a standard hand (R10): its reading can only be as far or further.
+    (Four of a kind is read as a pung and a single that no tile can pair: left out.)"""
+    tiles = full_set()
+    rng.shuffle(tiles)
+    counts = to_counts(tiles[: 13 - 3 * melds + drawn])
+    assume(max(counts) < 4)
+    pungs = sum(c >= 3 for c in counts)
+    pairs = sum(c == 2 for c in counts)
+    assert pungs_shanten(melds, pungs, pairs) >= shanten_standard(counts)
+
+
+def test_a_hand_steers_to_the_pattern_it_is_close_to_r20() -> None:
+    def route(hand: str) -> int:
+        return hand_route(setup_game([hand, None, None, None], dealer=0, drawn=True), 0)
+
+    assert route("1455578999m8p457s") == ROUTE_FLUSH  # ten manzu
+    assert route("1155m3399p2288s47s") == ROUTE_PAIRS  # six pairs, no meld
+    assert route("111m444p77s88s5p [999s]") == ROUTE_PUNGS  # a pong, two pungs, two pairs
+    assert route("123m456p789s2468s5m") == ROUTE_FAST
+
+
+def test_a_seven_pairs_route_lets_a_single_go_and_refuses_pongs_r20() -> None:
+    """Five pairs and 2m3m4m: on the 七對 route a single goes, and a pong (which ends 七對,
+    R10) is passed where the efficient rules take it (it does not slow the standard hand)."""
+    game = setup_game(["1155m3399p22s234m6s", None, None, None], dealer=0, drawn=True)
+    chosen = fast_action(game, 0, value_aware=True, routes=True)
+    assert chosen.kind is ActionKind.DISCARD and chosen.tile is not None
+    assert game.counts[0][chosen.tile] == 1
+    claim = setup_game(["1155m3399p22s234m", "5m123456789p1234s", None, None], dealer=1, drawn=True)
+    claim.apply(next(a for a in claim.legal_actions(1) if a.tile == parse_tiles("5m")[0]))
+    legal = claim.legal_actions(0)
+    assert any(a.kind is ActionKind.PONG for a in legal)
+    assert fast_action(claim, 0, value_aware=True).kind is not ActionKind.PASS
+    assert fast_action(claim, 0, value_aware=True, routes=True).kind is ActionKind.PASS
+
+
+def test_a_pungs_route_takes_a_pong_r20() -> None:
+    """A pong, a concealed pung and three pairs: one step from a 對對胡 (3 fan, R20), which
+    wins on a discard without a bean (R17); the route takes the pong of a pair."""
+    claim = setup_game(
+        ["111m44m77s88s5p [999s]", "4m123456789p1234s", None, None], dealer=1, drawn=True
+    )
+    four_m = parse_tiles("4m")[0]
+    claim.apply(next(a for a in claim.legal_actions(1) if a.tile == four_m))
+    assert hand_route(claim, 0) == ROUTE_PUNGS
+    taken = fast_action(claim, 0, value_aware=True, routes=True)
+    assert taken.kind is ActionKind.PONG and claim.claims is not None
+    assert claim.claims.tile == four_m
+
+
+def test_a_flush_route_lets_off_suit_tiles_go_and_passes_their_pongs_r20() -> None:
+    """Ten manzu: an off-suit tile goes, and a pong of an off-suit tile, which would end
+    清一色 (R20), is passed where the efficient rules take it (it does not slow the hand)."""
+    game = setup_game(["1234567m999m77p13s", None, None, None], dealer=0, drawn=True)
+    chosen = fast_action(game, 0, value_aware=True, routes=True)
+    assert chosen.tile is not None and chosen.tile // 9 != 0
+    claim = setup_game(["1234567m999m77p1s", "7p123456789s1234m", None, None], dealer=1, drawn=True)
+    seven_p = parse_tiles("7p")[0]
+    claim.apply(next(a for a in claim.legal_actions(1) if a.tile == seven_p))
+    assert hand_route(claim, 0) == ROUTE_FLUSH
+    assert fast_action(claim, 0, value_aware=True).kind is ActionKind.PONG
+    assert fast_action(claim, 0, value_aware=True, routes=True).kind is ActionKind.PASS

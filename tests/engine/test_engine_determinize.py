@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from duyun.analysis import waits
 from duyun.bots import make_bot
+from duyun.bots.opponent_model import developed_hands
 from duyun.engine import ActionKind, Round, new_round
 from duyun.engine.determinize import DeterminizeError, sample_round, unseen_pool
 from duyun.rules import RuleSet
@@ -50,8 +51,9 @@ def test_the_seat_cannot_tell_a_sample_from_the_real_hand(
     seat = game.to_act[0]
     view = game.view(seat)
     rng = random.Random(seed)
-    for source in (game, view):
-        sample = sample_round(source, seat, rng, rules=game.rules)
+    # uniform from the round and from the view; and with the search bot's model of the hands
+    for source, model in ((game, None), (view, None), (view, developed_hands(view))):
+        sample = sample_round(source, seat, rng, rules=game.rules, hand_model=model)
         assert sample.view(seat) == view
         assert sample.tile_total() == 108  # R1
         kinds = [0] * NUM_KINDS
@@ -147,6 +149,31 @@ def test_errors_name_what_is_wrong() -> None:
     with pytest.raises(ValueError, match="seat 1 given for the view of seat 0"):
         sample_round(view, 1)
     assert issubclass(DeterminizeError, ValueError)
+
+
+def test_a_hand_model_may_only_exchange_tiles_with_the_wall() -> None:
+    """A behavioural model reshapes the hidden hands; a model that makes or loses a tile would
+    deal a hand of 107 or 109 tiles (R1), and is named instead."""
+    view = position(3, 30, False).view(0)
+
+    def drops_a_tile(seat: int, hand: list[int], wall: list[int], rng: random.Random) -> None:
+        wall.pop()
+
+    def doubles_a_tile(seat: int, hand: list[int], wall: list[int], rng: random.Random) -> None:
+        hand[0] = hand[1]
+
+    for model in (drops_a_tile, doubles_a_tile):
+        with pytest.raises(DeterminizeError, match="added or dropped tiles"):
+            sample_round(view, rng=random.Random(1), hand_model=model)
+    asked: list[int] = []
+
+    def records(seat: int, hand: list[int], wall: list[int], rng: random.Random) -> None:
+        asked.append(seat)
+        hand[0], wall[0] = wall[0], hand[0]
+
+    sample = sample_round(view, rng=random.Random(1), hand_model=records)
+    assert sorted(asked) == [s for s in view.opponents() if not view.baoting[s]]
+    assert sample.view(0) == view
 
 
 def test_a_sample_is_reproducible_from_its_seed() -> None:

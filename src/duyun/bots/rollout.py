@@ -18,20 +18,28 @@ from duyun.engine.actions import Action, ActionKind
 from duyun.engine.phases import Phase
 from duyun.engine.round import Round
 
+# The patterns the bot's own seat may steer to in a rollout (hand_route, SearchBot.ROUTES)
+ROUTE_FAST = 0  # no pattern: the efficient rules
+ROUTE_FLUSH = 1  # 清一色 (R20): ten or more tiles of one suit, every meld in it
+ROUTE_PAIRS = 2  # 七對 (R20): no meld, five or more pairs
+ROUTE_PUNGS = 3  # 對對胡 (R20): every set a pung, at most one step from ready that way
 
-def rollout(game: Round, seat: int, value_aware: bool = False) -> int:
+
+def rollout(game: Round, seat: int, value_aware: bool = False, routes: bool = False) -> int:
     """Play ``game`` to its end with :func:`fast_action` for every seat; ``seat``'s points.
     With ``value_aware`` that seat plays the value-aware variant (the bot's own later turns),
-    the others the efficient rules it believes they play."""
+    the others the efficient rules it believes they play; ``routes`` adds the value-aware
+    variant's pattern routes (:func:`route_discard`)."""
     while game.phase is not Phase.ENDED:
         actor = game.to_act[0]
-        game.apply_logged(fast_action(game, actor, value_aware and actor == seat))
+        own = value_aware and actor == seat
+        game.apply_logged(fast_action(game, actor, own, own and routes))
     result = game.result
     assert result is not None
     return result.totals[seat]
 
 
-def fast_action(game: Round, seat: int, value_aware: bool = False) -> Action:
+def fast_action(game: Round, seat: int, value_aware: bool = False, routes: bool = False) -> Action:
     """The efficient bot's rules on the round's own counts (no view built): win when allowed,
     discard for the lowest shanten (報聽 with it when allowed), kong or pong when it does not
     slow the hand. Among the discards tied at the lowest shanten the least connected tile goes
@@ -41,13 +49,18 @@ def fast_action(game: Round, seat: int, value_aware: bool = False) -> Action:
     suit keeps that suit (清一色, R20) among the tied discards, and facing an opponent's 報聽
     (R25, R26) a hand two or more steps from ready discards a tile that opponent has let pass
     since declaring, when one keeps the shanten low: dealing in to a 報聽 hand costs its
-    pattern + 6 fan (R21), more than a slow hand is likely to win."""
+    pattern + 6 fan (R21), more than a slow hand is likely to win.
+
+    ``routes`` (with ``value_aware``) plays a pattern the hand is close to as a player would
+    (:func:`hand_route`): off-suit tiles out of a 清一色 hand first, singles out of a 七對 or
+    對對胡 hand, pongs taken for 對對胡 and refused for 七對."""
     legal = game.legal_actions(seat).actions
     if len(legal) == 1:
         return legal[0]
     counts = game.counts[seat]
+    route = hand_route(game, seat) if routes else ROUTE_FAST
     if game.phase is Phase.CLAIMS:
-        return _claim_answer(game, legal, counts)
+        return _claim_answer(game, seat, legal, counts, route)
     discard_shanten = HandEvaluator(counts).discard_shanten()
     after: dict[int, int] = {}
     others: list[Action] = []
@@ -65,14 +78,9 @@ def fast_action(game: Round, seat: int, value_aware: bool = False) -> Action:
             others.append(action)
     best_value = min(after.values())
     flush = flush_suit(game, seat) if value_aware else -1
-    chosen = -1
-    chosen_score = 0
-    for tile in sorted(after):  # the lowest tile wins a tie of keep scores
-        if after[tile] != best_value:
-            continue
-        score = keep_score(counts, tile, flush)
-        if chosen < 0 or score < chosen_score:
-            chosen, chosen_score = tile, score
+    chosen = least_connected(counts, after, best_value, flush)
+    if route != ROUTE_FAST:
+        chosen = route_discard(counts, after, best_value, route, flush, chosen)
     if value_aware and best_value >= 2:
         safe = safe_against_baoting(game, seat)
         if safe and chosen not in safe:
@@ -92,6 +100,8 @@ def fast_action(game: Round, seat: int, value_aware: bool = False) -> Action:
         assert meld_tile is not None
         if action.kind is ActionKind.BAOTING and meld_tile == best_action.tile:
             return action
+        if route == ROUTE_PAIRS:  # a kong breaks the pairs (four of a kind stay two)
+            continue
         if action.kind is ActionKind.CONCEALED_KONG or action.kind is ActionKind.ADDED_KONG:
             copies = 4 if action.kind is ActionKind.CONCEALED_KONG else 1
             if _shanten_without(counts, meld_tile, copies) <= best_value:
@@ -108,8 +118,12 @@ def _shanten_without(counts: list[int], tile: int, copies: int) -> int:
     return value
 
 
-def _claim_answer(game: Round, legal: tuple[Action, ...], counts: list[int]) -> Action:
-    """A claim window: win when allowed, kong or pong when it does not slow the hand."""
+def _claim_answer(
+    game: Round, seat: int, legal: tuple[Action, ...], counts: list[int], route: int = ROUTE_FAST
+) -> Action:
+    """A claim window: win when allowed, kong or pong when it does not slow the hand; on a
+    route (:func:`hand_route`) a 對對胡 hand takes every pong, a 七對 hand none, a 清一色
+    hand none off its suit."""
     window = game.claims
     assert window is not None
     tile = window.tile
@@ -124,6 +138,13 @@ def _claim_answer(game: Round, legal: tuple[Action, ...], counts: list[int]) -> 
             pong = action
     if win is not None:
         return win
+    if route == ROUTE_PAIRS or (route == ROUTE_FLUSH and tile // 9 != flush_suit(game, seat)):
+        return pass_action
+    if route == ROUTE_PUNGS:
+        if kong is not None:
+            return kong
+        if pong is not None:
+            return pong
     now = shanten(counts)
     if kong is not None and _shanten_without(counts, tile, 3) <= now:
         return kong
@@ -134,6 +155,83 @@ def _claim_answer(game: Round, legal: tuple[Action, ...], counts: list[int]) -> 
         if best <= now:
             return pong
     return pass_action
+
+
+def hand_route(game: Round, seat: int) -> int:
+    """The pattern a hand is close enough to for a player to steer to it (its ``ROUTE_*``):
+    each pays at least three times a 平胡 and may win on a discard without a bean (R17), where
+    the efficient rules would often end ready with a 平胡 that only a self-draw can win."""
+    if flush_suit(game, seat) >= 0:
+        return ROUTE_FLUSH
+    counts = game.counts[seat]
+    melds = len(game.melds[seat])
+    pairs = 0
+    pungs = 0
+    seven = 0  # 七對's pairs: four of a kind is two (R10)
+    for count in counts:
+        seven += count >> 1
+        if count >= 3:
+            pungs += 1
+        elif count == 2:
+            pairs += 1
+    if not melds and seven >= 5:
+        return ROUTE_PAIRS
+    if pungs_shanten(melds, pungs, pairs) <= 1 and (melds or pungs >= 2):
+        return ROUTE_PUNGS
+    return ROUTE_FAST
+
+
+def pungs_shanten(melds: int, pungs: int, pairs: int) -> int:
+    """Shanten of a 對對胡 reading (every set a pung or a meld, R20) of a 3k + 1 or 3k + 2
+    hand with ``melds`` melds and ``pungs`` / ``pairs`` concealed triplets and pairs: each
+    missing set costs two steps, one less for a pair that may grow into it, and one pair is
+    the eye (the usual 8 - 2 sets - partial sets - eye, read for pungs only)."""
+    missing = 4 - melds - min(pungs, 4 - melds)
+    if pairs > missing:
+        return missing - 1
+    if pairs:
+        return 2 * missing - pairs
+    return 2 * missing
+
+
+def route_discard(
+    counts: list[int], after: dict[int, int], best: int, route: int, flush: int, chosen: int
+) -> int:
+    """The discard of a hand on ``route`` (:func:`hand_route`); ``chosen`` is the efficient
+    rules' tie-break at the ``best`` shanten, kept when the route has nothing better.
+
+    清一色: the least connected off-suit tile. 七對 and 對對胡: the least connected single (no
+    copy held), which never undoes a pair or pung; for 對對胡 the fastest such single first.
+    A tile that costs more than one step is never let go for a route."""
+    pick = -1
+    pick_key = (0, 0)
+    for tile in sorted(after):
+        if after[tile] > best + 1:
+            continue
+        if route == ROUTE_FLUSH:
+            if tile // 9 == flush:
+                continue
+        elif counts[tile] != 1:
+            continue
+        key = (after[tile] if route == ROUTE_PUNGS else 0, keep_score(counts, tile, -1))
+        if pick < 0 or key < pick_key:
+            pick, pick_key = tile, key
+    return pick if pick >= 0 else chosen
+
+
+def least_connected(counts: list[int], after: dict[int, int], best: int, flush: int) -> int:
+    """The tile to let go among those whose discard leaves the ``best`` shanten (``after``:
+    tile -> shanten after discarding it): the lowest :func:`keep_score`, then the lowest
+    tile."""
+    chosen = -1
+    chosen_score = 0
+    for tile in sorted(after):
+        if after[tile] != best:
+            continue
+        score = keep_score(counts, tile, flush)
+        if chosen < 0 or score < chosen_score:
+            chosen, chosen_score = tile, score
+    return chosen
 
 
 def keep_score(counts: list[int], tile: int, flush: int) -> int:

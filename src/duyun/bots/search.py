@@ -2,16 +2,20 @@
 
 At a decision where the options are close, the bot deals several complete hands consistent
 with its view (:func:`~duyun.engine.determinize.sample_round`: the other hands and the wall
-sampled uniformly over the tiles it cannot see, a 報聽 hand conditioned on being ready), plays
-each candidate action in each of them and then the rest of the hand with a fast policy, and
-takes the candidate with the best mean result in points. The other seats play the policy it
-believes they play (win when allowed, discard for the lowest shanten and then the least
-connected tile, 報聽 and melds that do not slow the hand -- the ``efficient`` bot's rules);
-its own seat plays the same rules with a little of what a hand is worth (a 清一色 suit kept,
-a 報聽 opponent's passed tiles discarded when far from ready), so that a candidate is not
-judged by a later play the bot would not make. Every candidate is played out on the same
-sampled hands (common random numbers: the rollout policy is deterministic, so two candidates
-differ only by what they change), which cuts the variance of their difference.
+sampled uniformly over the tiles it cannot see, a 報聽 hand conditioned on being ready; with
+``MODEL_OPPONENTS`` every other hand is developed as far towards ready as what the bot sees
+of that seat suggests, :mod:`duyun.bots.opponent_model`, an experiment that measured no
+gain), plays each candidate action in each of them and then the rest of the hand with a fast
+policy, and takes the candidate with the best mean result in points. The other seats play
+the policy it believes they play (win when allowed, discard for the lowest shanten and then
+the least connected tile, 報聽 and melds that do not slow the hand -- the ``efficient`` bot's
+rules); its own seat plays the same rules with a little of what a hand is worth (a 清一色 suit
+kept, a 報聽 opponent's passed tiles discarded when far from ready; with ``ROUTES``, another
+experiment that measured no gain, the pattern its hand is close to played out), so that a
+candidate is not judged by a later play the bot would not make. Every candidate is played
+out on the same sampled hands (common random numbers: the rollout policy is deterministic,
+so two candidates differ only by what they change), which cuts the variance of their
+difference.
 
 Time goes only where it may change the choice: a decision with one legal action, a win the
 engine offers (always taken) and a claim the strong bot would not consider are not searched;
@@ -44,6 +48,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from duyun.bots.evaluation import HandEvaluator, unseen_counts
+from duyun.bots.opponent_model import developed_hands
 from duyun.bots.rollout import rollout
 from duyun.bots.strong import StrongBot
 from duyun.engine.actions import Action, ActionKind
@@ -72,10 +77,20 @@ class SearchBot:
     # A candidate leaves the race once its gain plus DROP_Z standard errors is below MARGIN.
     DROP_Z = 1.0
     VALUE_ROLLOUTS = True  # the bot's own seat plays the value-aware rollout policy
+    # With VALUE_ROLLOUTS, the bot's own seat also steers to a pattern its hand is close to
+    # (清一色, 七對, 對對胡: duyun/bots/rollout.py hand_route) in the rollouts. Off: on 200
+    # fresh walls against three efficient bots it played no better than without (-0.28
+    # [-1.18, +0.61] points per hand, paired; docs/simulate.md).
+    ROUTES = False
     # Whether a plain discard may replace the strong bot's plain discard. Off, the search
     # weighs only kongs, 報聽 (and declining it) and claims, where the rollouts' efficient
     # play after the decision matters least (an experiment's switch: docs/simulate.md).
     SEARCH_DISCARDS = True
+    # The others' hands in the samples are developed as far from ready as their turn suggests
+    # (duyun/bots/opponent_model.py) instead of left as random hands. Off: on 1,000 fresh
+    # walls against three strong bots it changed nothing measurable (+0.02 [-0.39, +0.43]
+    # points per hand, paired) for 16 ms more per decision (docs/simulate.md).
+    MODEL_OPPONENTS = False
 
     def __init__(self, seed: int = 0, rules: RuleSet | None = None) -> None:
         self.seed = seed
@@ -176,6 +191,7 @@ class SearchBot:
         rules = self.rules or DUYUN
         if any(view.won) and not rules.bloody_battle:  # only a 血戰 hand goes on after a win
             rules = replace(rules, bloody_battle=True)
+        model = developed_hands(view) if self.MODEL_OPPONENTS else None
         values: list[list[float]] = [[] for _ in candidates]
         alive = list(range(len(candidates)))
         spent = 0
@@ -186,7 +202,7 @@ class SearchBot:
                     out_of_time = True
                     self.cut += 1
                     break
-                world = sample_round(view, rng=self.rng, rules=rules)
+                world = sample_round(view, rng=self.rng, rules=rules, hand_model=model)
                 for index in alive:
                     values[index].append(self._play(world, candidates[index], seat))
                 spent += len(alive)
@@ -220,7 +236,7 @@ class SearchBot:
         if offered is None:  # never for a legal action of the view; never chosen
             return -math.inf
         game.apply_logged(offered)
-        return rollout(game, seat, self.VALUE_ROLLOUTS)
+        return rollout(game, seat, self.VALUE_ROLLOUTS, self.ROUTES)
 
 
 def _paired(values: Sequence[float], base: Sequence[float]) -> tuple[float, float]:

@@ -23,7 +23,11 @@ order of the live wall. The sample is conditioned on:
 It is *not* conditioned on the other seats' past behaviour: that they did not pong, kong or win
 when they could have, which tiles they chose to discard, how fast they played. Nor on their
 private facts (R9 blocks, refused wins), which the sample clears. A search that wants a
-behavioural model weights or filters samples itself.
+behavioural model weights or filters samples itself, or passes a ``hand_model``: a function
+that may exchange tiles between each other seat's dealt hand and the live wall before the
+round is assembled (the search bot develops the hands as far as the turn suggests,
+``duyun/bots/opponent_model.py``). The sample is then no longer uniform, by design; it stays
+consistent with the view, since only tiles the seat cannot see move.
 
 From a view alone a few public counters the view does not carry are reconstructed: how many
 discards each seat made (only "none, one, several" matters: R20, R25), how the current seat
@@ -35,7 +39,8 @@ not in a view either: points never depend on it.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 
 from duyun.analysis import waits
 from duyun.engine.actions import ActionKind, as_seat
@@ -50,6 +55,12 @@ from duyun.tiles import COPIES, NUM_KINDS, TOTAL_TILES
 SEATS = 4
 FULL_WALL = TOTAL_TILES - 14 - 3 * 13  # the live wall after the deal (R4)
 BEAN_RULE = "R12"
+
+
+#: ``hand_model(seat, hand, wall, rng)``: called for every other seat still in the hand and not
+#: in 報聽 with its dealt concealed tiles and the live wall in draw order (lists of kinds); it
+#: may exchange tiles between the two in place, never add or drop one (checked).
+HandModel = Callable[[int, list[int], list[int], random.Random], None]
 
 
 class DeterminizeError(ValueError):
@@ -73,12 +84,14 @@ def sample_round(
     *,
     rules: RuleSet | None = None,
     max_tries: int = 4000,
+    hand_model: HandModel | None = None,
 ) -> Round:
     """A complete hand, dealt at random, that ``seat`` cannot tell from the real one.
 
     ``source`` is the real :class:`Round` (then ``seat`` names the seat) or that seat's
     :class:`SeatView` (``seat`` may be omitted; ``rules`` default to Duyun's). ``rng`` makes
-    it reproducible. See the module docstring for what the sample keeps and conditions on.
+    it reproducible. See the module docstring for what the sample keeps and conditions on,
+    and for ``hand_model`` (:data:`HandModel`).
     """
     rng = rng if rng is not None else random.Random()
     if isinstance(source, Round):
@@ -97,14 +110,20 @@ def sample_round(
         game = _round_from_view(view, rules if rules is not None else DUYUN)
     else:
         raise TypeError(f"sample_round needs a Round or a SeatView, not {type(source).__name__}")
-    _redeal(game, view, rng, max_tries)
+    _redeal(game, view, rng, max_tries, hand_model)
     return game
 
 
 # ---------------------------------------------------------------------- the deal
 
 
-def _redeal(game: Round, view: SeatView, rng: random.Random, max_tries: int) -> None:
+def _redeal(
+    game: Round,
+    view: SeatView,
+    rng: random.Random,
+    max_tries: int,
+    hand_model: HandModel | None = None,
+) -> None:
     """Replace every tile ``view.seat`` cannot see in ``game`` by a uniform draw of the unseen
     multiset (conditioned as the module docstring says), and clear what depended on them."""
     me = view.seat
@@ -147,6 +166,8 @@ def _redeal(game: Round, view: SeatView, rng: random.Random, max_tries: int) -> 
             hands[other] = tiles[position : position + size]
             position += size
     wall = tiles[position:]
+    if hand_model is not None:
+        _apply_model(hand_model, view, hands, wall, rng)
     for other in others:
         counts = [0] * NUM_KINDS
         for tile in hands[other]:
@@ -164,6 +185,35 @@ def _redeal(game: Round, view: SeatView, rng: random.Random, max_tries: int) -> 
     if game.phase is Phase.CLAIMS:
         _reopen_claims(game, view)
     _clear_caches(game)
+
+
+def _apply_model(
+    hand_model: HandModel,
+    view: SeatView,
+    hands: dict[int, list[int]],
+    wall: list[int],
+    rng: random.Random,
+) -> None:
+    """Let ``hand_model`` reshape the free hands (not 報聽: those are conditioned already) with
+    the wall; a model that changes the tiles in play is a bug, named here."""
+    before = Counter(wall)
+    sizes = {}
+    for other, hand in hands.items():
+        if not view.baoting[other]:
+            before.update(hand)
+            sizes[other] = len(hand)
+    length = len(wall)
+    for other in sizes:
+        hand_model(other, hands[other], wall, rng)
+    after = Counter(wall)
+    for other in sizes:
+        after.update(hands[other])
+    if (
+        after != before
+        or len(wall) != length
+        or any(len(hands[other]) != size for other, size in sizes.items())
+    ):
+        raise DeterminizeError("the hand model added or dropped tiles instead of exchanging them")
 
 
 def _ready_hand(
