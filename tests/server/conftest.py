@@ -328,10 +328,16 @@ async def autoplay(
     timeout: float = 60.0,
 ) -> dict[str, Any]:
     """Answer every prompt (a win when offered, else a seeded random legal action) until a
-    message of type ``until`` arrives; returns it."""
+    message of type ``until`` arrives; returns it.
+
+    Each answer names its prompt and carries a rid ``autoplay-N``, as the browser client does:
+    a claim window can close before a loaded machine answers, and the server must then refuse
+    the late answer as ``too_late`` instead of taking it for a later decision. Tests that check
+    a client's errors tell these apart by their rid."""
     import random
 
     rng = random.Random(seed)
+    answered = 0
     while True:
         message = await client.expect(
             where=lambda m: m.get("type") in ("prompt", until), timeout=timeout
@@ -344,7 +350,8 @@ async def autoplay(
         else:
             wins = [a for a in legal if a["action"] == "hu"]
             action = wins[0] if wins else rng.choice(legal)
-        await client.send(type="act", **action)
+        answered += 1
+        await client.send(type="act", prompt=message["id"], rid=f"autoplay-{answered}", **action)
 
 
 @pytest.fixture

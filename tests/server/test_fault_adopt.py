@@ -119,8 +119,11 @@ def test_a_killed_owners_players_are_seated_again_by_the_adopter_r45(
             await clients[0].send(type="add_bot", seat=3)
             for client in clients:
                 await client.send(type="ready")
+            # hand 0 is on: its deal reaches every seat as a snapshot once it is stored (a
+            # prompt would not do: with the others idle, a bot's pong can keep a seat's first
+            # turn beyond any wait)
             for client in clients:
-                await client.expect("prompt")  # hand 0 is on
+                await client.expect("snapshot")
             # the owner dies under its seated players; their next connections reach the other
             # process
             killed_at = time.monotonic()

@@ -116,8 +116,11 @@ def test_bad_messages_during_a_match_change_nothing(
 
     a, b, end = asyncio.run(main())
     assert end["reason"] == "completed"
-    # errors went only to the client that caused them
-    assert {m.get("rid") for m in a.of_type("error")} == {"a1", "a2"}
+    # errors went only to the client that caused them; autoplay's answers may come after a
+    # 30 ms claim window closed, and are then refused as too late, never taken for another
+    autoplay_errors = [m for m in a.of_type("error") if str(m.get("rid")).startswith("autoplay-")]
+    assert all(m["code"] == "too_late" for m in autoplay_errors)
+    assert {m.get("rid") for m in a.of_type("error") if m not in autoplay_errors} == {"a1", "a2"}
     assert all(m.get("rid") != "a1" for m in b.of_type("error"))
     assert server.store.audit().ok
 
