@@ -8,6 +8,7 @@ sleep). pytest puts this folder on ``sys.path`` (``tests/conftest.py`` lives her
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import socket
@@ -21,6 +22,7 @@ from pathlib import Path
 import httpx
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+TESTS = Path(__file__).resolve().parent
 
 
 def free_port() -> int:
@@ -44,7 +46,11 @@ class ServeProcess:
         log_level: str = "warning",
         extra: Sequence[str] = (),
         preexec_fn: Callable[[], None] | None = None,
+        deal: str | None = None,
     ) -> None:
+        """``deal`` (``"module:function"``, a module of tests/ or tests/server) deals every hand
+        through the manager's test-only hook (:func:`serve_with_deal`), for a test that must
+        not depend on the luck of a random deal; as an operator runs it otherwise."""
         self.database_url = database_url
         self.config, self.owner = config, owner
         self.port = free_port()
@@ -53,7 +59,9 @@ class ServeProcess:
         self.command = [
             sys.executable,
             "-c",
-            "from duyun.cli.main import main; main()",
+            "from duyun.cli.main import main; main()"
+            if deal is None
+            else f"from serve_process import serve_with_deal; serve_with_deal({deal!r})",
             "serve",
             "--port",
             str(self.port),
@@ -74,7 +82,9 @@ class ServeProcess:
     def start(self) -> ServeProcess:
         env = {
             **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+            "PYTHONPATH": os.pathsep.join(
+                [str(SRC), str(TESTS), str(TESTS / "server"), os.environ.get("PYTHONPATH", "")]
+            ),
         }
         self.process = subprocess.Popen(
             self.command,
@@ -139,3 +149,22 @@ class ServeProcess:
         """Every line the process wrote is in ``lines`` once it has exited."""
         if self._reader is not None:
             self._reader.join(timeout=10)
+
+
+def serve_with_deal(spec: str) -> None:
+    """``duyun serve`` (its arguments from ``sys.argv``) with every table's hands dealt by the
+    function ``spec`` names (``"module:function"``): run in the subprocess, before the server
+    makes its manager, so that a restart deals as the first boot did."""
+    from duyun.cli.main import main
+    from duyun.server.tables.manager import TableManager
+
+    module, _, name = spec.partition(":")
+    deal = getattr(importlib.import_module(module), name)
+    made = TableManager.__post_init__
+
+    def with_deal(manager: TableManager) -> None:
+        made(manager)
+        manager.deal = deal
+
+    TableManager.__post_init__ = with_deal  # type: ignore[method-assign]
+    main()

@@ -93,6 +93,8 @@ class Player:
         self.redirects: list[dict[str, Any]] = []
         self.reader: asyncio.Task[None] | None = None
         self.code: str | None = None
+        #: whether :meth:`play` returned on ``match_end``
+        self.saw_end = False
 
     async def connect(self, url: str) -> dict[str, Any]:
         await self.close()
@@ -166,15 +168,23 @@ class Player:
         raise AssertionError(f"{self.name} never got back to table {self.code}")
 
     async def play(self, until: str, rng: random.Random, stop_after: int | None = None) -> int:
-        """Answer prompts until ``until`` (or ``stop_after`` answers); returns answers given."""
+        """Answer prompts until ``until`` (or ``stop_after`` answers); returns answers given.
+
+        Each answer names its prompt, as the browser client does: an answer to a 0.02 s claim
+        window that arrives after the window closed is then refused as ``too_late``, never
+        taken for this seat's next decision (where it would be an illegal action)."""
         answered = 0
         while stop_after is None or answered < stop_after:
             message = await self.expect("prompt", until, timeout=90)
             if message["type"] == until:
+                self.saw_end = until == "match_end"
                 return answered
             wins = [a for a in message["legal"] if a["action"] == "hu"]
-            await self.send(type="act", **(wins[0] if wins else rng.choice(message["legal"])))
+            move = wins[0] if wins else rng.choice(message["legal"])
             answered += 1
+            await self.send(
+                type="act", prompt=message["id"], rid=f"{self.name}-{answered}", **move
+            )
         return answered
 
     async def close(self) -> None:
@@ -258,6 +268,7 @@ def test_four_processes_redirect_shared_room_sigkill_resume_and_audit_r41(
         await asyncio.gather(
             *(p.play("match_end", random.Random(i), 6) for i, p in enumerate(players))
         )
+        assert not any(p.saw_end for p in players), "the match ended before the kill"
         owner_url = (
             players[order[0]].redirects[0]["origin"] if players[order[0]].redirects else None
         )

@@ -37,8 +37,10 @@ class _Server(ServeProcess):
     operator would restart it: under the same ``--owner``, as docs/deploy.md asks (without
     one, a process on PostgreSQL makes up a new name and waits for its old leases to expire)."""
 
-    def __init__(self, database_url: str, tmp_path: Path) -> None:
-        super().__init__(database_url, config=tmp_path / "server.toml", owner="fault-test")
+    def __init__(self, database_url: str, tmp_path: Path, deal: str) -> None:
+        super().__init__(
+            database_url, config=tmp_path / "server.toml", owner="fault-test", deal=deal
+        )
 
     def boot(self, claim_window: float = 0.02, grace: float = 60.0) -> None:
         """Write the config and start; ready when /healthz answers."""
@@ -77,8 +79,10 @@ def test_sigkill_mid_hand_then_restart_resumes_the_hand(
     database_url: str, tmp_path: Path, ws_client: Any, play: Any, moment: str
 ) -> None:
     """``turn``: killed while a player's turn is pending; ``claim_window``: killed inside the
-    claim window after a discard (the engine has already gone on when nobody could claim)."""
-    server = _Server(database_url, tmp_path)
+    claim window after a discard (the engine has already gone on when nobody could claim).
+    The slow deal keeps every hand four steps from ready, so the hand is still on at ann's
+    fifth decision whatever the random bots do."""
+    server = _Server(database_url, tmp_path, "stacked_deals:slow")
     url, ws_url = server.url, server.ws_url
     try:
         server.boot(claim_window=30.0 if moment == "claim_window" else 0.02)
@@ -158,10 +162,11 @@ def test_sigkill_after_a_win_in_a_bloody_room_resumes_with_the_winner_out_of_pla
     a hand that already has a winner. Killed while the hand waits for ann's turn after a win,
     the restarted server resumes that hand with the winner still out of play (their hand open,
     never prompted) and finishes the match with every balance equal to its ledger."""
-    server = _Server(database_url, tmp_path)
+    # the kill needs a hand in which somebody other than ann won while ann plays on: ann
+    # deals the first hand and discards 5p to seat 1's 報聽 (a forced win, R26), then seats
+    # 2 and 3 draw and it is ann's turn
+    server = _Server(database_url, tmp_path, "stacked_deals:forced_win")
     url, ws_url = server.url, server.ws_url
-    # the kill needs a hand in which somebody other than ann won while ann plays on; a 血戰
-    # hand without a win is rare (about 1 in 20) and ann wins first in about one in four
     hands = 6
     try:
         server.boot()
@@ -181,8 +186,9 @@ def test_sigkill_after_a_win_in_a_bloody_room_resumes_with_the_winner_out_of_pla
             won_in: set[int] = set()  # hands in which somebody has won
             while True:
                 message = await ann.expect(
-                    where=lambda m: m["type"] in ("prompt", "events"), timeout=60
+                    where=lambda m: m["type"] in ("prompt", "events", "hand_end"), timeout=60
                 )
+                assert message["type"] != "hand_end", "the first hand ended before ann's turn"
                 if message["type"] == "events" and any(
                     e["type"] == "win" for e in message["events"]
                 ):
@@ -193,7 +199,10 @@ def test_sigkill_after_a_win_in_a_bloody_room_resumes_with_the_winner_out_of_pla
                     legal = message["legal"]
                     move = next(
                         (a for a in legal if a["action"] == "hu"),
-                        next(a for a in legal if a["action"] in ("discard", "pass")),
+                        next(
+                            (a for a in legal if a["action"] == "discard" and a["tile"] == "5p"),
+                            next(a for a in legal if a["action"] in ("discard", "pass")),
+                        ),
                     )
                     await ann.send(type="act", **move)
             hand_id = message["hand_id"]
@@ -241,8 +250,9 @@ def test_a_seat_that_escaped_stays_in_tuoguan_after_a_restart(
 ) -> None:
     """R45 and issue 9 §4/§6: a player who escaped is played by the 托管 bot to the end of the
     match. The restarted server must know it: it neither waits for that player again nor,
-    when they stay away past the grace period, charges them a second escape."""
-    server = _Server(database_url, tmp_path)
+    when they stay away past the grace period, charges them a second escape. The slow deal
+    keeps the first hand on until bob has left (no win before his escape ends it)."""
+    server = _Server(database_url, tmp_path, "stacked_deals:slow")
     url, ws_url = server.url, server.ws_url
     try:
         server.boot()

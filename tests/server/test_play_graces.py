@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any
 
 from sqlalchemy import create_engine, text
+from stacked_deals import slow
 
 from duyun.server.store import Store
 from duyun.server.store.database import normalize_url
@@ -48,6 +49,8 @@ def test_an_escaped_seat_is_watched_to_the_end_but_not_taken_back_r45(
     table, the seat's events keep coming, ``tuoguan off`` and ``act`` answer ``wrong_state``,
     ``join`` elsewhere names the table, and ``leave`` stops watching without a second escape."""
     server = live_server(reconnect_grace=0.3, turn_timer=60.0, claim_window=0.02)
+    # nobody can win before bob's turn, which holds the hand until his grace runs out
+    server.manager.deal = slow
     ann, bob = server.guest(), server.guest()
     code = server.create_table(ann["token"], hands=3, bot="random")
     other = server.create_table(ann["token"], hands=1)

@@ -12,40 +12,14 @@ seat that declared 報聽 waiting on it (a forced win, R26), so hands end in a m
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
 from typing import Any
 
-from duyun.engine import Setup
-from duyun.engine.scenario import parse_scenario
-from duyun.tiles import parse_tiles, tile_to_str
+from stacked_deals import forced_win
 
-DEALER = "1m1m3m7m9m2p2p8p9p1s5s7s9s5p"  # discards 5p first
-DUIDUI = "3m3m3m4p4p4p4s4s4s6m6m6m5p"  # 報聽 on 5p with 大對子: wins the 5p unasked (R26)
-PLAIN1 = "2m4m6m8m1p3p6p8p2s4s6s8s9s"
-PLAIN2 = "2m5m8m3p6p8p2s6s7p9p3s5s7p"
 #: seconds: the page's countdown, the server's limit, and when the person presses 下一局
 COUNTDOWN = 0.05
 LIMIT = 1.2
 PRESS = 0.4
-
-
-def stacked(dealer: int) -> Setup:
-    """The dealer holds DEALER, the next seat DUIDUI after a 報聽 discard; a four-tile wall."""
-    order = [DEALER, DUIDUI, PLAIN1, PLAIN2]
-    hands = [order[(seat - dealer) % 4] for seat in range(4)]
-    waiter = (dealer + 1) % 4
-    used = Counter(t for hand in hands for t in parse_tiles(hand))
-    spare = sorted((t for t in range(27) if tile_to_str(t) != "5p"), key=lambda t: (used[t], t))
-    data: dict[str, Any] = {
-        "dealer": dealer,
-        "hands": hands,
-        "wall": "".join(tile_to_str(t) for t in spare[:4]),
-        "fill": False,
-        "actions": [],
-        "baoting": [seat == waiter for seat in range(4)],
-        "discards": ["2s" if seat == waiter else "" for seat in range(4)],
-    }
-    return parse_scenario(data).setup
 
 
 def _choose(prompt: dict[str, Any]) -> dict[str, Any]:
@@ -65,7 +39,7 @@ def test_next_hand_waits_for_the_person_reading_up_to_the_limit_r26(
     sent_messages: list[tuple[float, int | None, dict[str, Any]]],
 ) -> None:
     server = live_server(next_hand_wait=COUNTDOWN, next_hand_limit=LIMIT, turn_timer=30.0)
-    server.manager.deal = lambda index, seed, dealer, streak: stacked(dealer)
+    server.manager.deal = forced_win
     session = server.guest()
     created = server.http.post(
         "/api/tables", json={"hands": 3, "bot": "efficient"}, headers=server.auth(session["token"])
@@ -127,7 +101,7 @@ def test_bots_and_tuoguan_never_hold_the_next_hand(
 ) -> None:
     """A person in 托管 is not reading: the next hand follows at once, not at the limit."""
     server = live_server(next_hand_wait=30.0, next_hand_limit=60.0, turn_timer=30.0)
-    server.manager.deal = lambda index, seed, dealer, streak: stacked(dealer)
+    server.manager.deal = forced_win
     session = server.guest()
     created = server.http.post(
         "/api/tables", json={"hands": 2, "bot": "efficient"}, headers=server.auth(session["token"])

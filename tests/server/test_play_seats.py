@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from stacked_deals import slow
+
 from duyun.server.protocol import view_to_json
 
 
@@ -95,6 +97,7 @@ def test_reconnect_gets_a_snapshot_equal_to_the_seat_view(live_server: Any, ws_c
 
 def test_turn_timeouts_play_the_obvious_move_then_tuoguan(live_server: Any, ws_client: Any) -> None:
     server = live_server(turn_timer=0.15, claim_window=0.02)
+    server.manager.deal = slow  # the hand is still on at ann's second draw
     ann = server.guest()
     code = server.create_table(ann["token"], hands=1, bot="random")
 
@@ -144,6 +147,8 @@ def test_turn_timeouts_play_the_obvious_move_then_tuoguan(live_server: Any, ws_c
 
 def test_no_reconnect_within_grace_is_an_r45_escape(live_server: Any, ws_client: Any, play: Any):
     server = live_server(reconnect_grace=0.3, turn_timer=60.0, claim_window=0.02)
+    # nobody can win before bob's turn, which holds the hand until his grace runs out
+    server.manager.deal = slow
     ann, bob = server.guest(), server.guest()
     code = server.create_table(ann["token"], hands=2, bot="random")
 
