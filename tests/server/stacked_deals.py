@@ -60,3 +60,35 @@ def forced_win(hand_index: int, seed: int, dealer: int, streak: int) -> Setup:
         "discards": ["2s" if seat == waiter else "" for seat in range(4)],
     }
     return parse_scenario(data).setup
+
+
+#: seat 0 holds five pairs of terminals (and is not ready); each other seat holds two single
+#: terminals its other tiles do not touch (the first tiles an efficient bot lets go), the rest
+#: of its hand in loose pairs of neighbours, far from ready
+CLAIMS_HANDS = (
+    "1m1m9m9m1p1p9p9p1s1s3m6p8s",
+    "1m9p3p4p6p7p4s5s7s8s4m5m7m",
+    "9m1s2p3p5p6p2s3s6s7s2m3m6m",
+    "1p9s3m4m6m7m3p4p7p8p3s4s6s",
+)
+#: the dealer's fourteenth tile, by seat
+CLAIMS_EXTRA = ("5p", "2m", "8p", "5s")
+
+
+def claims(hand_index: int, seed: int, dealer: int, streak: int) -> Setup:
+    """Seat 0 is offered a claim (碰 of a terminal) in the first round of every hand, whoever
+    deals: the others' first discards are single terminals it holds pairs of. The rest of the
+    wall is shuffled by the hand's seed, so hands differ after that."""
+    hands = [
+        CLAIMS_HANDS[seat] + (CLAIMS_EXTRA[seat] if seat == dealer else "") for seat in range(4)
+    ]
+    data: dict[str, Any] = {
+        "dealer": dealer,
+        "streak": streak,
+        "hands": hands,
+        "wall": "",
+        "fill": True,
+        "seed": seed % 2**32,
+        "actions": [],
+    }
+    return parse_scenario(data).setup

@@ -98,6 +98,9 @@ def test_r16_serve_bad_database_url(tmp_path: Path, url: str, named: str) -> Non
         (b"login_attempts = 0\n", "login_attempts"),
         (b"login_window = 0\n", "login_window"),
         (b"secret_key = 'short'\n", "secret_key"),
+        (b"lease_renew_every = 20.0\n", "lease_renew_every"),  # more than half the lease
+        (b"lease_renew_every = 0\n", "lease_renew_every"),
+        (b"lease_seconds = -1\n", "lease_seconds"),
         (b"metrics_token = 'short'\n", "metrics_token"),
         (b"metrics_token = 'sixteen chars with spaces'\n", "metrics_token"),
         (b"metrics_token = 12345678901234567890\n", "metrics_token"),

@@ -46,6 +46,10 @@ bot_fill_wait = 60.0
 turn_timer = 2.0
 reconnect_grace = 120.0
 default_bot = "efficient"
+# a dead process's matches are adopted within seconds, not the production 30 + 10 s; still
+# long enough that a process slowed by a busy machine keeps its own (docs/deploy.md "Leases")
+lease_seconds = 8.0
+lease_renew_every = 1.0
 starting_balance = 1000
 argon2_time_cost = 1
 argon2_memory_cost = 8
@@ -182,9 +186,7 @@ class Player:
             wins = [a for a in message["legal"] if a["action"] == "hu"]
             move = wins[0] if wins else rng.choice(message["legal"])
             answered += 1
-            await self.send(
-                type="act", prompt=message["id"], rid=f"{self.name}-{answered}", **move
-            )
+            await self.send(type="act", prompt=message["id"], rid=f"{self.name}-{answered}", **move)
         return answered
 
     async def close(self) -> None:

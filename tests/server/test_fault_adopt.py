@@ -134,14 +134,14 @@ def test_a_killed_owners_players_are_seated_again_by_the_adopter_r45(
             for tab in tabs:
                 tab.url = url_b
             playing = [asyncio.create_task(tab.run(play)) for tab in tabs[:2]]
-            # p0 and p1 find no table yet (the dead owner's lease runs 30 s): pending
+            # p0 and p1 find no table yet (the dead owner's lease runs 8 s): pending
             await until(
                 lambda: all(any(w["table"] is None for w in t.welcomes) for t in tabs[:2]),
                 playing,
             )
             # the grace, counted from the kill, would now have run out
             await asyncio.sleep(max(0.0, killed_at + GRACE + 0.5 - time.monotonic()))
-            expire_lease(fresh_postgres_url)  # as 30 s later: the adopter takes the match
+            expire_lease(fresh_postgres_url)  # as if it ran out: the adopter takes the match
             await until(lambda: len(tabs[0].seated_at) > 0, playing)
             # p2 comes back within a fresh grace counted from the adoption
             await asyncio.sleep(GRACE / 3)
@@ -185,7 +185,7 @@ async def until(condition: Any, tasks: list[asyncio.Task[Any]], timeout: float =
 
 
 def expire_lease(database_url: str) -> None:
-    """What 30 s without renewal does to a dead owner's lease, at once."""
+    """What ``lease_seconds`` without renewal does to a dead owner's lease, at once."""
     engine = create_engine(normalize_url(database_url))
     try:
         with engine.begin() as connection:

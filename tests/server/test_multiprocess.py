@@ -33,6 +33,10 @@ bot_fill_wait = 0.05
 turn_timer = 10.0
 reconnect_grace = 10.0
 default_bot = "efficient"
+# a dead process's matches are adopted within seconds, not the production 30 + 10 s; still
+# long enough that a process slowed by a busy machine keeps its own (docs/deploy.md "Leases")
+lease_seconds = 8.0
+lease_renew_every = 1.0
 starting_balance = 1000
 argon2_time_cost = 1
 argon2_memory_cost = 8

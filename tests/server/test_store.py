@@ -103,7 +103,7 @@ def test_migrations_from_empty_create_schema_matching_models(
             assert "alembic_version" in tables
             head = connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
             assert head == ScriptDirectory.from_config(alembic_config()).get_current_head()
-            assert head == "0005"  # the newest script is the one that ran
+            assert head == "0006"  # the newest script is the one that ran
             # the models and the migrations describe the same schema
             diff = compare_metadata(MigrationContext.configure(connection), Base.metadata)
             assert diff == []
@@ -443,6 +443,29 @@ def test_forced_tuoguan_is_stored_per_seat_and_read_back_in_the_spec(store: Stor
     store.finish_match(match, "completed")
     with pytest.raises(ConflictError, match="over"):
         store.mark_forced_tuoguan(match, 1)
+
+
+def test_a_seats_tuoguan_is_stored_and_read_back_for_a_restart(store: Store) -> None:
+    """Issue 37: a seat in 托管 stays in 托管 after a restart; switched off, it stays off."""
+    a, b = store.create_guest(), store.create_guest()
+    match = store.create_match(spec([a.id, b.id, None, None]))
+    assert [s.tuoguan for s in store.match_spec(match).seats] == [False] * 4
+    store.set_tuoguan(match, 1, True)
+    assert [s.tuoguan for s in store.match_spec(match).seats] == [False, True, False, False]
+    (live,) = store.live_matches()
+    assert [s.tuoguan for s in live.spec.seats] == [False, True, False, False]
+    store.set_tuoguan(match, 1, False)
+    store.mark_forced_tuoguan(match, 0)  # an escape is 托管 too, for good
+    assert [s.tuoguan for s in store.match_spec(match).seats] == [True, False, False, False]
+    with pytest.raises(StoreError, match="not a player's seat"):
+        store.set_tuoguan(match, 2, True)  # a bot seat
+    with pytest.raises(StoreError, match="true or false"):
+        store.set_tuoguan(match, 1, 1)  # type: ignore[arg-type]
+    with pytest.raises(StoreError, match="seat must be"):
+        store.set_tuoguan(match, 4, True)
+    store.finish_match(match, "completed")
+    with pytest.raises(ConflictError, match="over"):
+        store.set_tuoguan(match, 1, True)
 
 
 def test_balances_of_several_accounts_in_one_read(store: Store) -> None:

@@ -176,6 +176,7 @@ def test_the_package_and_the_old_module_export_what_they_did() -> None:
         "NotFoundError",
         "RateLimitedError",
         "SeatSpec",
+        "SettledHand",
         "Store",
         "StoreConfig",
         "StoreError",

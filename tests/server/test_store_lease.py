@@ -251,3 +251,46 @@ def test_a_cleanly_stopped_owner_releases_its_leases_for_a_restart_under_any_nam
     assert store.match_owner(match) is None
     (restored,) = store.live_matches(owner="host-2-bbbb")  # the restart, at once
     assert restored.lease == Lease("host-2-bbbb", 1)
+
+
+def test_a_process_stopped_inside_a_transaction_does_not_block_the_adoption(
+    fresh_postgres_url: str, make_store: MakeStore
+) -> None:
+    """PostgreSQL: a process stopped (SIGSTOP, a frozen VM) in the middle of a transaction that
+    locked its match row -- a lease renewal's ``FOR UPDATE`` -- would keep the lock as long as
+    it is stopped, and the adopter's claim would wait on it for ever. The store's sessions end
+    a transaction left idle longer than ``IDLE_IN_TRANSACTION_MS``, so the claim goes through
+    soon after the lease ran out."""
+    import threading
+    import time
+
+    from sqlalchemy import text
+
+    from duyun.server.store.database import IDLE_IN_TRANSACTION_MS
+
+    now = [1000.0]
+    paused = make_store(fresh_postgres_url, clock=lambda: now[0])
+    adopter = make_store(fresh_postgres_url, clock=lambda: now[0])
+    match = paused.create_match(_spec(paused.create_guest().id), owner="p1")
+    connection = paused._engine.connect()
+    connection.begin()
+    connection.execute(text("SELECT id FROM matches WHERE id = :id FOR UPDATE"), {"id": match})
+    # p1 is stopped here, its transaction open; its lease runs out
+    now[0] += 31
+    adopted: list[int] = []
+    started = time.monotonic()
+    claim = threading.Thread(
+        target=lambda: adopted.extend(
+            live.match_id for live in adopter.live_matches(owner="p2", include_own=False)
+        ),
+        daemon=True,
+    )
+    claim.start()
+    claim.join(timeout=IDLE_IN_TRANSACTION_MS / 1000 + 30)
+    try:
+        assert not claim.is_alive(), "the adopter still waits on the stopped process's lock"
+        assert adopted == [match]
+        assert time.monotonic() - started >= IDLE_IN_TRANSACTION_MS / 1000 * 0.9
+    finally:
+        connection.invalidate()  # PostgreSQL ended it: nothing to roll back
+        connection.close()

@@ -51,8 +51,8 @@ from duyun.server.ws import (
 log = logging.getLogger("duyun.server")
 STATIC_DIR = Path(__file__).parent / "static"
 
-#: seconds between lease renewals when several processes share one database (leases last 30 s)
-LEASE_RENEW_EVERY = 10.0
+#: seconds between the watchdog's looks for tables that wait for nothing
+WATCHDOG_EVERY = 10.0
 #: gc.set_threshold once the server is ready (see _freeze_gc)
 GC_THRESHOLDS = (10_000, 20, 50)
 
@@ -68,6 +68,7 @@ def live_gauges(tables: TableManager) -> dict[str, Any]:
         "tables": by_status,
         "connections": len(tables.connections),
         "seated": len(tables.seated),
+        "stalled": len(tables.stalled()),
     }
 
 
@@ -94,11 +95,22 @@ def store_settings(config: ServerConfig) -> StoreConfig:
     )
 
 
+async def watchdog(tables: TableManager) -> None:
+    """Look for tables that wait for nothing (``TableManager.watch_stalled``) every
+    ``WATCHDOG_EVERY`` seconds and log each one found once (issue 37)."""
+    while True:
+        await asyncio.sleep(WATCHDOG_EVERY)
+        try:
+            tables.watch_stalled()
+        except Exception:
+            log.exception("the stalled-table watchdog failed")
+
+
 async def renew_leases(tables: TableManager) -> None:
     """Several processes on one database (docs/deploy.md): keep this process's leases,
     give up tables whose lease another process took, adopt matches of dead processes."""
     while True:
-        await asyncio.sleep(LEASE_RENEW_EVERY)
+        await asyncio.sleep(tables.config.lease_renew_every)
         try:
             await tables.renew_leases()
         except Exception:
@@ -162,7 +174,7 @@ def make_lifespan(
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store, tables = await _open(state, database_url, settings, owner)
-        tasks = []
+        tasks = [asyncio.create_task(watchdog(tables))]
         if owner:
             tasks.append(asyncio.create_task(renew_leases(tables)))
             tasks.append(await _join_cluster(state, store, tables, owner))

@@ -181,6 +181,12 @@ class ServerConfig:
     code_lookups_per_minute: int = 30
     #: private tables an account may have open (created, not yet ended) at once (0 = no limit)
     open_tables_per_account: int = 3
+    #: several processes on one database (docs/deploy.md "Leases"): how long a process's
+    #: claim on a match lasts unless renewed, and how often it renews them (and looks for
+    #: matches of dead processes to adopt). A process silent for longer than ``lease_seconds``
+    #: loses its matches to the others; every process of a service must use the same values
+    lease_seconds: float = 30.0
+    lease_renew_every: float = 10.0
     #: proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (uvicorn's
     #: ``forwarded_allow_ips``): comma-separated addresses or networks, "*" = any peer
     forwarded_allow_ips: str = "127.0.0.1"
@@ -200,6 +206,8 @@ class ServerConfig:
             "rate_limit",
             "reaction_interval",
             "hello_timeout",
+            "lease_seconds",
+            "lease_renew_every",
         ):
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
@@ -223,6 +231,12 @@ class ServerConfig:
             )
         if self.rate_limit <= 0:
             raise ConfigError("rate_limit must be positive")
+        if not 0 < self.lease_renew_every <= self.lease_seconds / 2:
+            raise ConfigError(
+                "lease_renew_every must be more than 0 and at most half of lease_seconds "
+                f"({self.lease_seconds:g} s): a lease is renewed at least twice before it "
+                f"expires, got {self.lease_renew_every!r}"
+            )
         for name in (
             "starting_balance",
             "max_message_bytes",

@@ -49,6 +49,12 @@ class _Live(Collector):
             value=now.get("seated", 0),
         )
         yield GaugeMetricFamily(
+            "duyun_tables_stalled",
+            "Tables in play that nothing will move on (no timer, no message queued or being "
+            "handled): always 0; the log names each one found",
+            value=now.get("stalled", 0),
+        )
+        yield GaugeMetricFamily(
             "duyun_draining",
             "1 while this process takes no new tables",
             value=now.get("draining", 0),

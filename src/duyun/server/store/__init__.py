@@ -65,6 +65,7 @@ from duyun.server.store.types import (
     NotFoundError,
     RateLimitedError,
     SeatSpec,
+    SettledHand,
     StoreConfig,
     StoreError,
 )
@@ -89,6 +90,7 @@ __all__ = [
     "NotFoundError",
     "RateLimitedError",
     "SeatSpec",
+    "SettledHand",
     "Store",
     "StoreConfig",
     "StoreError",

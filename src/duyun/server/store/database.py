@@ -129,6 +129,15 @@ def check_revision(engine: Engine, where: str, *, must_exist: bool) -> None:
     judge(where, tables - {"alembic_version"}, revision, must_exist)
 
 
+#: PostgreSQL ends a session that has sat idle inside a transaction this long (milliseconds).
+#: The store's transactions are a few statements long; a process stopped in the middle of one
+#: (SIGSTOP, a frozen VM, a debugger) would otherwise hold its row locks for as long as it is
+#: stopped, and no other process could adopt its matches however long ago their leases ran out
+#: (docs/deploy.md "Leases"). When the process wakes, its transaction is gone: nothing of it
+#: was written, and its next write finds the match adopted.
+IDLE_IN_TRANSACTION_MS = 5000
+
+
 def make_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         memory = make_url(url).database in (None, "", ":memory:")
@@ -160,7 +169,10 @@ def make_engine(url: str) -> Engine:
 
         return engine
     # an unreachable server is an error within seconds, not a hang (a URL's own wins)
-    connect_args = {} if "connect_timeout" in make_url(url).query else {"connect_timeout": 10}
+    query = make_url(url).query
+    connect_args: dict[str, Any] = {} if "connect_timeout" in query else {"connect_timeout": 10}
+    if "options" not in query:
+        connect_args["options"] = f"-c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_MS}"
     return create_engine(
         url, pool_pre_ping=True, pool_size=10, max_overflow=20, connect_args=connect_args
     )

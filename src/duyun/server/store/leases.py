@@ -11,11 +11,19 @@ from __future__ import annotations
 from typing import cast
 
 from sqlalchemy import or_, select, update
+from sqlalchemy.orm import Session
 
-from duyun.server.store.base import LIVE_STATUSES, MAX_ID, check_int
-from duyun.server.store.models import HandEventRow, MatchRow, MatchSeatRow
+from duyun.server.store.base import LIVE_STATUSES, MAX_ID, check_int, coin_row_of
+from duyun.server.store.models import CoinRowModel, HandEventRow, MatchRow, MatchSeatRow
 from duyun.server.store.records import RecordStore
-from duyun.server.store.types import Lease, LiveHand, LiveMatch, MatchStatus
+from duyun.server.store.types import (
+    HandRecord,
+    Lease,
+    LiveHand,
+    LiveMatch,
+    MatchStatus,
+    SettledHand,
+)
 
 
 class LeaseStore(RecordStore):
@@ -112,14 +120,37 @@ class LeaseStore(RecordStore):
                     streak=playing.streak,
                     events=tuple(events),
                 )
+            finished = [r for r in records if r.status == "finished"]
             return LiveMatch(
                 match_id=match_id,
                 spec=self._spec(session, match),
                 status=cast(MatchStatus, match.status),
-                finished_hands=tuple(r for r in records if r.status == "finished"),
+                finished_hands=tuple(finished),
                 hand=hand,
                 lease=Lease(match.lease_owner, match.lease_epoch),
+                settled=self._settled(session, finished[-1]) if hand is None and finished else None,
             )
+
+    def _settled(self, session: Session, record: HandRecord) -> SettledHand:
+        """What showing ``record``'s settlement again needs: its events and coin rows."""
+        assert record.finished is not None
+        events = session.scalars(
+            select(HandEventRow.event)
+            .where(HandEventRow.hand_id == record.hand_id)
+            .order_by(HandEventRow.seq)
+        ).all()
+        rows = session.scalars(
+            select(CoinRowModel)
+            .where(CoinRowModel.hand_id == record.hand_id)
+            .order_by(CoinRowModel.id)
+        ).all()
+        return SettledHand(
+            hand_id=record.hand_id,
+            index=record.index,
+            events=tuple(events),
+            rows=tuple(coin_row_of(row) for row in rows),
+            finished=record.finished,
+        )
 
     def renew_leases(self, owner: str, lease_seconds: float = 30.0) -> list[int]:
         """Extend every lease ``owner`` still holds and return those match ids.

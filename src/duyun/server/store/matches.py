@@ -64,9 +64,11 @@ class MatchStore(StoreCore):
             if row.kind == "house":
                 raise StoreError("the house sits as bots (account_id None), not by id")
 
-    def create_match(self, spec: MatchSpec, owner: str | None = None) -> int:
+    def create_match(
+        self, spec: MatchSpec, owner: str | None = None, lease_seconds: float = 30.0
+    ) -> int:
         """Store a new match (status ``playing``); with ``owner``, that process holds its lease
-        for 30 s (renew with :meth:`renew_leases`)."""
+        for ``lease_seconds`` (renew with :meth:`renew_leases`)."""
         if spec.kind not in ("room", "private"):
             raise StoreError(f"match kind must be room or private, not {spec.kind!r}")
         check_int("stake", spec.stake, 0, 10**9)
@@ -88,7 +90,7 @@ class MatchStore(StoreCore):
                 status="playing",
                 created=utcnow(),
                 lease_owner=owner,
-                lease_expires=self.clock() + 30.0 if owner else None,
+                lease_expires=self.clock() + lease_seconds if owner else None,
             )
             session.add(row)
             session.flush()
@@ -137,6 +139,22 @@ class MatchStore(StoreCore):
             if row is None or row.account_id is None:
                 raise StoreError(f"seat {seat} of match {match_id} is not a player's seat")
             row.forced_tuoguan = True
+
+    def set_tuoguan(self, match_id: int, seat: int, on: bool, lease: Lease | None = None) -> None:
+        """Record that a live match's human seat is (or no longer is) played by its 托管 bot,
+        so a restarted server neither waits for that player's moves and 下一局 nor takes the
+        seat from the bot they left it to (issue 37)."""
+        check_int("seat", seat, 0)
+        if seat >= SEATS:
+            raise StoreError(f"seat must be 0-{SEATS - 1}, not {seat}")
+        if not isinstance(on, bool):
+            raise StoreError(f"on must be true or false, not {on!r}")
+        with self._session() as session:
+            self._get_live_match(session, match_id, lease=lease)
+            row = session.get(MatchSeatRow, (match_id, seat))
+            if row is None or row.account_id is None:
+                raise StoreError(f"seat {seat} of match {match_id} is not a player's seat")
+            row.tuoguan = on
 
     def start_hand(
         self,

@@ -156,6 +156,11 @@ class MatchSeatRow(Base):
     forced_tuoguan: Mapped[bool] = mapped_column(
         Boolean, nullable=False, default=False, server_default=false()
     )
+    #: the seat's 托管 is on (its player's choice, or two turns run out): a restart keeps it
+    #: (migration 0006)
+    tuoguan: Mapped[bool] = mapped_column(
+        Boolean, nullable=False, default=False, server_default=false()
+    )
 
 
 class HandRow(Base):

@@ -50,7 +50,12 @@ class RecordStore(AccountStore):
             stake=int(match.stake),
             hands=match.hands,
             seats=tuple(
-                SeatSpec(account_id=s.account_id, bot=s.bot, forced_tuoguan=s.forced_tuoguan)
+                SeatSpec(
+                    account_id=s.account_id,
+                    bot=s.bot,
+                    forced_tuoguan=s.forced_tuoguan,
+                    tuoguan=s.tuoguan or s.forced_tuoguan,
+                )
                 for s in seats
             ),
             seed=int(match.seed),
@@ -88,6 +93,7 @@ class RecordStore(AccountStore):
                 status=cast(HandStatus, h.status),
                 result=h.result,
                 coins=tuple(coins[h.id]),
+                finished=aware(h.finished),
             )
             for h in hands
         ]

@@ -150,11 +150,14 @@ class SeatSpec:
     """Who sits at a seat: a human account (``account_id``) or a bot (``account_id`` None,
     paying and paid through the house). ``bot`` names the bot kind for bot seats and the 托管
     bot for humans (informational). ``forced_tuoguan``: the player escaped (R45) or left during
-    the match, so the 托管 bot plays the seat to its end; stored so a restart keeps it so."""
+    the match, so the 托管 bot plays the seat to its end; stored so a restart keeps it so.
+    ``tuoguan``: the seat's 托管 is on (which its player may switch off), also kept through a
+    restart."""
 
     account_id: int | None
     bot: str | None = None
     forced_tuoguan: bool = False
+    tuoguan: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +205,23 @@ class HandRecord:
     status: HandStatus
     result: dict[str, Any] | None
     coins: tuple[int, ...]
+    #: when its result was stored (None while playing)
+    finished: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SettledHand:
+    """The last hand of a match that is between hands, as much as showing its settlement again
+    needs (issue 37): its events (the hand is replayed to show it), its coin rows in ledger
+    order (what each payment asked and what was paid, R41) and when its result was stored, from
+    which the wait for the next hand counts (``next_hand_limit``), whatever restarts came since.
+    """
+
+    hand_id: int
+    index: int
+    events: tuple[dict[str, Any], ...]
+    rows: tuple[CoinRow, ...]
+    finished: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +235,8 @@ class LiveMatch:
     hand: LiveHand | None
     #: the lease as read after this process claimed (or, without an owner, found) the match
     lease: Lease = Lease(None, 0)
+    #: between hands (``hand`` None): the hand that ended last, to show its settlement again
+    settled: SettledHand | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,9 +3,12 @@ and letting the players go. Functions of a :class:`~duyun.server.tables.table.Ta
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from duyun.engine import HandResult
+from duyun.engine import Round
+from duyun.server.store import CoinRow
 from duyun.server.tables.seats import SEATS, HandSummary, win_summaries
 
 if TYPE_CHECKING:
@@ -22,24 +25,63 @@ async def finish_hand(table: Table) -> None:
     result = game.result
     end = next(e for e in reversed(game.events) if e["type"] == "end")
     wins = [e for e in game.events if e["type"] == "win"]
-    coins, payments = await _settle(table, hand.hand_id, result, {**end, "wins": wins})
-    table.results.append(
-        HandSummary(
-            hand.hand_id,
-            result.result,
-            list(result.winners),
-            list(result.totals),
-            coins,
-            win_summaries(wins),
-        )
+    rows = await table.host.store_call(
+        table.store.finish_hand,
+        hand.hand_id,
+        list(result.payments),
+        {**end, "wins": wins},
+        table.lease,
     )
-    table.dealer, table.streak = result.next_dealer, result.next_streak
+    await _refresh_balances(table)
     table.hand_index += 1
-    last = table.hand_index >= table.options.hands
-    table.last_hand_end = {
+    summary, hand_end = settlement(table, hand.hand_id, table.hand_index - 1, game, rows)
+    table.results.append(summary)
+    table.last_hand_end = hand_end
+    table.dealer, table.streak = result.next_dealer, result.next_streak
+    # the wait for the next hand counts from here (a restore counts it from the stored end)
+    table.hand_ended_at = time.monotonic()
+    table.send_to_all(hand_end)
+    if table.hand_index >= table.options.hands:
+        await finish_match(table, "completed")
+        return
+    table.status = "between"
+    for _, seat in table.humans():
+        seat.ready = False
+    table.set_timer("next_hand", table.next_hand_limit(), since=table.hand_ended_at)
+    table.broadcast_table()
+    await table.maybe_next_hand()
+
+
+def settlement(
+    table: Table, hand_id: int, hand_index: int, game: Round, rows: Sequence[CoinRow]
+) -> tuple[HandSummary, dict[str, Any]]:
+    """The settlement of ``game``, a finished hand: its summary among the match's results and
+    its ``hand_end`` message. ``rows`` are the hand's coin rows in ledger order, one per engine
+    payment (what each asked and what was paid, R41): as the settlement stored them, or as a
+    restore reads them back, so a table rebuilt after a crash shows the same settlement."""
+    result = game.result
+    assert result is not None
+    end = next(e for e in reversed(game.events) if e["type"] == "end")
+    wins = [e for e in game.events if e["type"] == "win"]
+    coins = [0] * SEATS
+    payments: list[dict[str, Any]] = []
+    for payment, row in zip(result.payments, rows, strict=True):
+        coins[payment.payer] -= row.coins
+        coins[payment.payee] += row.coins
+        payments.append({**payment.to_json(), "coins": row.requested, "paid": row.coins})
+    summary = HandSummary(
+        hand_id,
+        result.result,
+        list(result.winners),
+        list(result.totals),
+        coins,
+        win_summaries(wins),
+    )
+    last = hand_index + 1 >= table.options.hands
+    message = {
         "type": "hand_end",
-        "hand_id": hand.hand_id,
-        "hand_index": table.hand_index - 1,
+        "hand_id": hand_id,
+        "hand_index": hand_index,
         "result": result.result,
         "winners": list(result.winners),
         "win_kind": None if result.win_kind is None else result.win_kind.value,
@@ -56,34 +98,7 @@ async def finish_hand(table: Table) -> None:
         "next_streak": result.next_streak,
         "next_hand_in": None if last else table.config.next_hand_wait,
     }
-    table.send_to_all(table.last_hand_end)
-    if last:
-        await finish_match(table, "completed")
-        return
-    table.status = "between"
-    for _, seat in table.humans():
-        seat.ready = False
-    table.set_timer("next_hand", table.next_hand_limit())
-    table.broadcast_table()
-    await table.maybe_next_hand()
-
-
-async def _settle(
-    table: Table, hand_id: int, result: HandResult, stored_result: dict[str, Any]
-) -> tuple[list[int], list[dict[str, Any]]]:
-    """Store the hand's result and payments; returns the coins each seat won or lost and the
-    payments as ``hand_end`` lists them (the coins asked for and paid, R41)."""
-    rows = await table.host.store_call(
-        table.store.finish_hand, hand_id, list(result.payments), stored_result, table.lease
-    )
-    coins = [0] * SEATS
-    payments: list[dict[str, Any]] = []
-    for payment, row in zip(result.payments, rows, strict=False):
-        coins[payment.payer] -= row.coins
-        coins[payment.payee] += row.coins
-        payments.append({**payment.to_json(), "coins": row.requested, "paid": row.coins})
-    await _refresh_balances(table)
-    return coins, payments
+    return summary, message
 
 
 async def _refresh_balances(table: Table) -> None:

@@ -145,6 +145,14 @@ class BroadcastTable:
     """A seat's state changed (托管): everyone gets the ``table`` message anew."""
 
 
+@dataclass(frozen=True, slots=True)
+class StoreTuoguan:
+    """``seat`` went to 托管 (two turns ran out): the store keeps it, so that a table restored
+    after a crash goes on playing the seat with its bot rather than waiting for its person."""
+
+    seat: int
+
+
 Effect = (
     StoreEvents
     | SendEvents
@@ -156,6 +164,7 @@ Effect = (
     | Think
     | FinishHand
     | BroadcastTable
+    | StoreTuoguan
 )
 
 
@@ -325,6 +334,7 @@ class HandFlow:
         seat.timeouts += 1
         if seat.timeouts >= 2 and not seat.tuoguan:
             seat.tuoguan = True
+            self._out.append(StoreTuoguan(index))
             self._out.append(BroadcastTable())
         self._apply(obvious_move(game, index), now)
         return self._take()

@@ -61,6 +61,8 @@ class TableManager:
     route: StoreRoute = field(init=False)
     #: GET /metrics (issue 24 item 4)
     metrics: Metrics = field(default_factory=Metrics)
+    #: the codes of the stalled tables the watchdog has logged (:meth:`watch_stalled`)
+    stalled_logged: set[str] = field(default_factory=set)
     #: the 大師 bots' searches: threads of their own, so that a busy hour of searches never
     #: queues the store calls (PostgreSQL's route, logins' hashing) of the default pool
     search_pool: ThreadPoolExecutor = field(
@@ -312,6 +314,28 @@ class TableManager:
         if table is not None:
             table.post(Detach(client))
 
+    def stalled(self) -> list[Table]:
+        """The tables whose match nothing will move on (:meth:`Table.waits_for_nothing`)."""
+        return [table for table in self.tables.values() if table.waits_for_nothing()]
+
+    def watch_stalled(self) -> int:
+        """The watchdog's look: log each table newly found waiting for nothing once, by its
+        code and state, so an operator can find it; returns how many there are now."""
+        stalled = self.stalled()
+        codes = {table.code for table in stalled}
+        for table in stalled:
+            if table.code not in self.stalled_logged:
+                log.error(
+                    "table %s (match %s) waits for nothing: status %s, hand %s, no timer, "
+                    "no message queued; its players are stuck",
+                    table.code,
+                    table.match_id,
+                    table.status,
+                    table.hand_index,
+                )
+        self.stalled_logged = codes
+        return len(stalled)
+
     async def renew_leases(self) -> None:
         """One round of keeping this process's leases (several processes on one database):
         renew them, stop the tables whose match another process took, adopt the matches of
@@ -321,7 +345,9 @@ class TableManager:
         stopped such new tables as "moved" and left them to be adopted 30 s later)."""
         assert self.owner is not None
         checked = set(self.by_match)
-        held = set(await self.store_call(self.store.renew_leases, self.owner))
+        held = set(
+            await self.store_call(self.store.renew_leases, self.owner, self.config.lease_seconds)
+        )
         self.lost_leases(held, checked)
         await self.restore(include_own=False)
 
@@ -381,7 +407,9 @@ class TableManager:
             self.stop_moved(table, "this table was lost; reconnect")
             return
         try:
-            live = await self.store_call(self.store.live_match, match_id, self.owner)
+            live = await self.store_call(
+                self.store.live_match, match_id, self.owner, self.config.lease_seconds
+            )
         except Exception:
             log.exception("match %s: could not be reloaded", match_id)
             live = None
@@ -395,10 +423,9 @@ class TableManager:
     async def restore(self, *, include_own: bool = True) -> int:
         """Rebuild every live match of the store (after a restart; with ``include_own`` False,
         matches whose owner died and whose lease expired); returns how many."""
-        if include_own:
-            lives = await self.store_call(self.store.live_matches, self.owner)
-        else:
-            lives = await self.store_call(self.store.live_matches, self.owner, 30.0, include_own)
+        lives = await self.store_call(
+            self.store.live_matches, self.owner, self.config.lease_seconds, include_own
+        )
         lives = [live for live in lives if live.match_id not in self.by_match]
         await self._adopt(lives)
         return len(lives)

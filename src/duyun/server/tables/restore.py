@@ -12,7 +12,8 @@ import time
 from typing import TYPE_CHECKING
 
 from duyun.engine import Round, replay
-from duyun.server.store import LiveMatch
+from duyun.server.store import LiveMatch, SettledHand
+from duyun.server.tables import ending
 from duyun.server.tables.seats import SEATS, HandSummary, Seat, bot_seat, win_summaries
 
 if TYPE_CHECKING:
@@ -34,7 +35,11 @@ async def restore_table(table: Table, live: LiveMatch) -> None:
         if table.hand_index >= table.options.hands:
             await table.finish_match("completed")
             return
-        table.set_timer("next_hand", table.next_hand_limit())
+        if live.settled is not None:
+            _show_settled(table, live.settled)
+        # the wait counts from the hand's stored end, never from this restore: any number of
+        # restarts between two hands adds only their own seconds (issue 37)
+        table.set_timer("next_hand", table.next_hand_limit(), since=table.hand_ended_at)
         return
     events = [dict(e) for e in live.hand.events]
     table.hand_index = live.hand.index
@@ -52,6 +57,22 @@ async def restore_table(table: Table, live: LiveMatch) -> None:
     await table.run_effects(hand.resume(time.monotonic()))
 
 
+def _show_settled(table: Table, settled: SettledHand) -> None:
+    """The last hand as the table showed it when it ended: its view (the hand replayed from
+    its events) and its settlement with the coins as stored, for every client arriving
+    between hands; and when it ended, on this process's clock."""
+    events = [dict(e) for e in settled.events]
+    hand = table.new_hand(replay(events), settled.hand_id)
+    hand.stored = hand.released = len(events)
+    for viewer in hand.seen:
+        hand.seen[viewer] = len(hand.released_events(viewer))
+    _, table.last_hand_end = ending.settlement(
+        table, settled.hand_id, settled.index, hand.game, settled.rows
+    )
+    ago = max(0.0, table.store.clock() - settled.finished.timestamp())
+    table.hand_ended_at = time.monotonic() - ago
+
+
 async def _reseat(table: Table, live: LiveMatch) -> None:
     for index, seat_spec in enumerate(live.spec.seats):
         if seat_spec.account_id is None:
@@ -64,7 +85,7 @@ async def _reseat(table: Table, live: LiveMatch) -> None:
             bot_name=seat_spec.bot or table.options.bot,
             account_id=account.id,
             balance=account.balance,
-            tuoguan=seat_spec.forced_tuoguan,
+            tuoguan=seat_spec.tuoguan or seat_spec.forced_tuoguan,
             forced_tuoguan=seat_spec.forced_tuoguan,
         )
         table.seats[index] = seat

@@ -190,8 +190,11 @@ async def escape(table: Table, index: int) -> None:
 async def set_tuoguan(table: Table, index: int, seat: Seat, on: bool) -> None:
     if not on and seat.forced_tuoguan:
         raise ProtocolError("wrong_state", "your seat escaped: a bot plays it until the match ends")
+    changed = seat.tuoguan != on
     seat.tuoguan = on
     seat.timeouts = 0
+    if changed and table.status in ("playing", "between"):
+        await table.keep_tuoguan(index)
     table.broadcast_table()
     if table.status == "between":
         await table.maybe_next_hand()

@@ -41,6 +41,7 @@ from duyun.server.tables.flow import (
     SetTimer,
     SettleUntil,
     StoreEvents,
+    StoreTuoguan,
     Think,
 )
 from duyun.server.tables.host import TableHost
@@ -101,6 +102,9 @@ class Table:
         self.streak = 0
         self.results: list[HandSummary] = []
         self.last_hand_end: dict[str, Any] | None = None
+        #: when the last hand's end was stored (``time.monotonic()``): the next hand's wait
+        #: counts from it, also for a table restored after a crash (issue 37)
+        self.hand_ended_at: float | None = None
         self.match_end: dict[str, Any] | None = None
         #: the hand being played, or the last one (its view stays shown between hands)
         self.hand: HandFlow | None = None
@@ -117,6 +121,8 @@ class Table:
         self.fill_at: float | None = None
         #: the wait between hands is over but a reconnect grace still runs (``next_hand``)
         self.next_hand_due = False
+        #: the task is handling an inbox message (the watchdog's "something is moving")
+        self.busy = False
 
     # ------------------------------------------------------------------ the hand's state
 
@@ -244,8 +250,21 @@ class Table:
                     await ending.finish_hand(self)
                 case BroadcastTable():
                     self.broadcast_table()
+                case StoreTuoguan(seat=index):
+                    await self.keep_tuoguan(index)
                 case _:
                     assert_never(effect)
+
+    async def keep_tuoguan(self, index: int) -> None:
+        """Store seat ``index``'s 托管 as it is now (a person's seat of a match in play), so a
+        restart neither waits for a player who left their seat to the bot nor takes it back
+        from the bot for them (issue 37)."""
+        seat = self.seats[index]
+        if self.match_id is None or seat is None or seat.account_id is None:
+            return
+        await self.host.store_call(
+            self.store.set_tuoguan, self.match_id, index, seat.tuoguan, self.lease
+        )
 
     # ------------------------------------------------------------------ plumbing
 
@@ -266,6 +285,7 @@ class Table:
                 self.cancel_all_timers()
                 return
             started = time.monotonic()
+            self.busy = True
             try:
                 await self._handle(item)
                 if isinstance(item, ClientMessage) and isinstance(item.message, protocol.Act):
@@ -283,6 +303,8 @@ class Table:
             except Exception:  # a bug must not take the table down for everyone
                 self.host.metrics.error("internal")
                 log.exception("table %s: error handling %s", self.code, type(item).__name__)
+            finally:
+                self.busy = False
 
     async def _handle(self, item: Work) -> None:
         match item:
@@ -329,6 +351,18 @@ class Table:
 
     def has_timer(self, name: str) -> bool:
         return name in self._timers
+
+    def waits_for_nothing(self) -> bool:
+        """A match in play that nothing will move on: no timer (a turn, a claim window, a
+        bot's think time, the next hand, a grace), no message queued and none being handled,
+        or a task that is gone. Always False in a healthy process; the watchdog counts and
+        logs such tables (``/metrics`` ``duyun_tables_stalled``, issue 37), since their
+        players would wait for ever."""
+        if self.status not in ("playing", "between"):
+            return False
+        if self.task is None or self.task.done():
+            return True
+        return not self.busy and self.inbox.empty() and not self._timers
 
     def cancel_all_timers(self) -> None:
         for name in list(self._timers):
@@ -477,7 +511,7 @@ class Table:
             assert self.hand is not None
             self.hand.seen[viewer] = len(snap["events"])  # the next events batch follows on
         if self.status in ("between", "ended") and self.last_hand_end is not None:
-            client.send(self.last_hand_end)
+            client.send(self.hand_end_now())
         if self.status == "ended" and self.match_end is not None:
             client.send(self.match_end)
 
@@ -523,7 +557,9 @@ class Table:
                 "claim_pause": self.options.claim_pause,
             },
         )
-        self.match_id = await self.host.store_call(self.store.create_match, spec, self.host.owner)
+        self.match_id = await self.host.store_call(
+            self.store.create_match, spec, self.host.owner, self.config.lease_seconds
+        )
         self.lease = Lease(self.host.owner, 0)  # a new match's epoch
         self.host.register_match(self.match_id, self)
         self.dealer, self.streak, self.hand_index = 0, 0, 0  # R3
@@ -535,6 +571,7 @@ class Table:
         self.next_hand_due = False
         self.dissolve_votes = None
         self.last_hand_end = None
+        self.hand_ended_at = None
         seed = hand_seed(self.seed, self.hand_index)
         game = Round(self.deal(seed), self.options.rules)
         hand_id = await self.host.store_call(
@@ -561,6 +598,19 @@ class Table:
             return self.host.deal(self.hand_index, seed, self.dealer, self.streak)
         return deal_setup(seed, dealer=self.dealer, streak=self.streak)
 
+    def hand_end_now(self) -> dict[str, Any]:
+        """The last hand's ``hand_end`` for a client arriving between hands (a reconnect, a
+        reload, a restart or an adoption): its ``next_hand_in`` is what is left of the page's
+        countdown, which counts from the hand's end, so the page presses 下一局 when the
+        others' do and the settlement it shows is the one everybody saw."""
+        end = self.last_hand_end
+        assert end is not None
+        if end["next_hand_in"] is None or self.hand_ended_at is None:
+            return end
+        waited = time.monotonic() - self.hand_ended_at
+        left = max(0.0, self.config.next_hand_wait - waited)
+        return {**end, "next_hand_in": round(left, 3)}
+
     def next_hand_limit(self) -> float:
         """The longest the next hand waits for people who have not pressed 下一局 (issue 21
         item 4). Their page presses it by itself when its countdown (``next_hand_wait``) ends,
@@ -584,10 +634,18 @@ class Table:
         person is back, or the seat plays on in 托管 without penalty)."""
         if self.status != "between":
             return
-        if any(name.startswith("grace:") for name in self._timers):
+        if any(self._grace_holds(index) for index in range(SEATS)):
             self.next_hand_due = True
             return
         await self._start_hand()
+
+    def _grace_holds(self, index: int) -> bool:
+        """Whether seat ``index``'s reconnect grace holds the next hand back. A seat whose
+        person was cut off by a failed server process never pays R45 when its grace runs out
+        (``seating.grace_over``), so its grace holds nothing: after a restart the next hand
+        comes when its wait, counted from the hand's stored end, is over (issue 37)."""
+        seat = self.seats[index]
+        return f"grace:{index}" in self._timers and seat is not None and not seat.cut_off_by_server
 
     async def finish_match(self, reason: str) -> None:
         """The match is over (played out, or dissolved between hands, 解散)."""
