@@ -22,7 +22,7 @@ if SKIP_REASON:
     pytest.skip(SKIP_REASON, allow_module_level=True)
 
 from playwright.sync_api import Error as PlaywrightError
-from test_web_client import Tab, assert_no_sideways_scroll, click, shot
+from test_web_client import Tab, assert_no_sideways_scroll, press, shot
 
 from duyun.analysis.shanten import rank_discards
 from duyun.tiles import parse_tiles, tile_from_str, tile_to_str, to_counts
@@ -147,15 +147,14 @@ def play_turn(tab: Tab) -> bool:
     """Own turn: 自摸 when offered, else the discard that keeps the hand closest to ready
     (lowest shanten), so that the own seat wins now and then too."""
     page = tab.page
-    if click(page, "#action-bar [data-action=hu]"):
+    if press(page, "#action-bar [data-action=hu]"):
         return True
-    if page.query_selector("#action-bar [data-do=dismiss]"):
-        click(page, "#action-bar [data-do=dismiss]")  # 過 on kongs and 報聽
+    press(page, "#action-bar [data-do=dismiss]")  # 過 on kongs and 報聽
     tiles = tab.hand_tiles()
     if len(tiles) % 3 != 2:
         return False
     best = tile_to_str(rank_discards(to_counts(tile_from_str(x) for x in tiles))[0].discard)
-    if click(page, f"#hand.can-discard button.tile[data-tile='{best}']:not([aria-disabled])"):
+    if press(page, f"#hand.can-discard button.tile[data-tile='{best}']:not([aria-disabled])"):
         page.wait_for_selector("#hand.can-discard", state="detached", timeout=10_000)
         return True
     return False
@@ -179,7 +178,7 @@ def play_hand(tab: Tab, held: dict[str, Any], screenshots: Path) -> None:
             return
         if page.query_selector("#action-bar [data-action=pass]"):
             # a claim: win when allowed, else pass (a closed hand keeps 自摸 chances)
-            click(page, "#action-bar [data-action=hu]") or click(
+            press(page, "#action-bar [data-action=hu]") or press(
                 page, "#action-bar [data-action=pass]"
             )
         elif page.query_selector(".hand.can-discard, #action-bar [data-action=hu]"):

@@ -87,8 +87,16 @@ class Tab:
         return self.page.evaluate(f"() => {{ const app = window.__duyun; return {expression}; }}")
 
     def guest(self) -> None:
+        """Sign in as a guest and wait until the sign-in's own lobby load has been drawn: it
+        replaces the lobby's parts whose markup changed, and a click landing on a node being
+        replaced is lost."""
+        before = self.app("app.lobbyDrawn")
         self.page.click("#guest-btn")
-        self.page.wait_for_selector("#balance")
+        self.page.wait_for_function(
+            "n => { const app = window.__duyun;"
+            " return !!app.account && app.lobbyLoads === 0 && app.lobbyDrawn > n; }",
+            arg=before,
+        )
 
     def hand_tiles(self) -> list[str]:
         return self.page.eval_on_selector_all(
@@ -112,6 +120,19 @@ def click(page: Any, selector: str) -> bool:
         return False
 
 
+def press(page: Any, selector: str) -> bool:
+    """Click the element if it is on the page, then wait until the page has drawn what the
+    click changed: the part holding the clicked node is drawn anew (the node leaves the DOM)
+    once the client has taken the click (an answer sent, a tile raised, options set aside) or
+    its prompt has ended. The next look at the page then never finds the answered prompt's
+    options still on screen."""
+    node = page.query_selector(selector)
+    if node is None or not click(page, selector):
+        return False
+    page.wait_for_function("node => !node.isConnected", arg=node, timeout=HAND_DEADLINE * 1000)
+    return True
+
+
 def play_until_settlement(tab: Tab, on_claim: Any = None, on_turn: Any = None) -> dict[str, int]:
     """Play the own seat by clicking until the settlement panel shows; count what was done."""
     page = tab.page
@@ -128,24 +149,21 @@ def play_until_settlement(tab: Tab, on_claim: Any = None, on_turn: Any = None) -
             done["claim_screenshot"] += 1
             continue
         for action in ("hu", "kong", "pong", "concealed_kong", "added_kong", "pass"):
-            if page.query_selector(f"#action-bar [data-action={action}]") and click(
-                page, f"#action-bar [data-action={action}]"
-            ):
+            if press(page, f"#action-bar [data-action={action}]"):
                 done[action] += 1
                 break
         else:
-            if bar is not None and page.query_selector("#action-bar [data-do=dismiss]"):
-                click(page, "#action-bar [data-do=dismiss]")  # 過 on the turn's options
-                done["dismiss"] += 1
+            if bar is not None and press(page, "#action-bar [data-do=dismiss]"):
+                done["dismiss"] += 1  # 過 on the turn's options
             if on_turn is not None and page.query_selector("#hand.can-discard"):
                 on_turn(tab, done["discard"])
             drawn = "#hand.can-discard button.tile.drawn:not([aria-disabled])"
             last = "#hand.can-discard button.tile:not([aria-disabled]):last-child"
-            if click(page, drawn) or click(page, last):
+            if press(page, drawn) or press(page, last):
                 if tab.touch:  # the first tap only raised the tile: tap it again
                     page.wait_for_selector("#hand.can-discard button.tile.sel")
                     done["raised"] += 1
-                    click(page, "#hand.can-discard button.tile.sel")
+                    press(page, "#hand.can-discard button.tile.sel")
                 done["discard"] += 1
                 # the click is answered by the server's events; wait for the turn to pass
                 page.wait_for_selector("#hand.can-discard", state="detached", timeout=10_000)
@@ -307,6 +325,10 @@ def test_private_table_two_players_each_see_only_their_own_hand(
     shot(host, screenshots, "private-waiting-desktop.png")
     shot(guest, screenshots, "private-waiting-phone.png")
     host.page.click("#ready-btn")
+    # the host's 準備 redraws the guest's waiting room (the server tells every seat): the
+    # guest clicks once that is on screen, not while it is being replaced
+    ready = host.app("app.seat")
+    guest.page.wait_for_selector(f"#waiting-room .seat-card[data-seat='{ready}'] .ready-yes")
     guest.page.click("#ready-btn")
     for tab in (host, guest):
         tab.page.wait_for_selector("#hand button.tile")
@@ -355,7 +377,7 @@ def test_reload_and_dropped_connection_restore_the_table(
     # play two turns by clicking so that the rivers are not empty
     for _ in range(2):
         before = my_turn_state()
-        click(tab.page, "#hand.can-discard button.tile:not([aria-disabled]):last-child")
+        press(tab.page, "#hand.can-discard button.tile:not([aria-disabled]):last-child")
         tab.page.wait_for_selector("#hand.can-discard", state="detached")
     before = my_turn_state()
     assert any(before["rivers"])
@@ -411,6 +433,14 @@ def test_replay_viewer_steps_through_a_finished_hand(
     # 托管 keeps the settlement on screen while the bot plays the next hand; back to the lobby
     # from it (an escape from that next hand, R45, confirmed in the dialog)
     tab.page.wait_for_selector("#close-settlement")
+    # the panel shows its close button once the table is playing the next hand; that hand's
+    # snapshot, a moment later, may draw the panel again (after an exhaustive draw its 聽 marks
+    # are read from the hand in play): leave once the snapshot is in
+    tab.page.wait_for_function(
+        "first => { const app = window.__duyun;"
+        " return app.handId != null && app.handId !== first && !!app.hand?.started; }",
+        arg=first,
+    )
     tab.page.click("#settlement [data-do=leave]")
     tab.page.wait_for_selector("#history-card details")
     tab.page.click("#history-card details summary")
@@ -468,8 +498,13 @@ def test_replay_viewer_steps_through_a_finished_hand(
     wait_step(0)
     tab.page.select_option("#replay-speed", "4")
     tab.page.click("#replay-play")
+    tab.page.wait_for_selector("#replay-play[aria-pressed=true]")
+    tab.page.evaluate("() => { window.__play = document.querySelector('#replay-play'); }")
     wait_step(3)
+    # the steps redraw only the parts they change, not the play button: it can be pressed
+    assert tab.page.evaluate("() => document.querySelector('#replay-play') === window.__play")
     tab.page.click("#replay-play")  # pause
+    tab.page.wait_for_function("() => window.__duyun.replay.playing === false")
     tab.page.wait_for_selector("#replay-play[aria-pressed=false]")
     paused, _ = position()
     tab.page.wait_for_timeout(600)  # four steps' time at 4×: nothing moves while paused

@@ -45,6 +45,9 @@ def test_client_runs_under_the_policy_and_logout_revokes_the_token(
     summary = tab.page.evaluate(f"() => fetch('/api/tables/{code}').then(r => r.json())")
     assert summary["spectators_allowed"] is True
     tab.page.click("#waiting-room [data-do=leave]")
+    # back in the lobby, which loads itself again: log out once that load is drawn (it
+    # replaces the lobby's changed parts, the logout button's among them)
+    tab.page.wait_for_function("() => window.__duyun.lobbyLoads === 0")
     tab.page.wait_for_selector("[data-do=logout]")
     tab.page.click("[data-do=logout]")
     tab.page.wait_for_selector("#guest-btn")

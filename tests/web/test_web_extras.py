@@ -18,7 +18,7 @@ from web_helpers import DESKTOP, PHONE, SKIP_REASON, WebServer
 if SKIP_REASON:
     pytest.skip(SKIP_REASON, allow_module_level=True)
 
-from test_web_client import Tab
+from test_web_client import Tab, press
 from test_web_layout import SHOW_SCENE, _scene
 
 pytestmark = pytest.mark.slow
@@ -187,3 +187,60 @@ def test_a_turn_that_ran_out_says_so_and_auto_pass_passes_claims_this_hand(
     passes = [m["prompt"] for m in sent if m.get("type") == "act" and m.get("action") == "pass"]
     assert passes == [41, 42], sent
     context.close()
+
+
+#: the own turn's prompt of the scene set aside, a claim offer (id 41) on screen instead
+OFFER_CLAIM = """async () => {
+    const main = await import('/static/js/main.js');
+    const app = main.app;
+    window.__turnLegal = app.prompt.legal;
+    app.prompt = {kind: 'claim', id: 41, claim_tile: '9s', legal: [{action: 'pong', tile: '9s'},
+        {action: 'pass'}], deadline: 10, deadlineAt: performance.now() + 10000};
+    app.promptSent = false;
+    main.renderNow();
+}"""
+#: the server's next messages, handed to the page: its own turn (prompt 42), then the refusal
+#: of the claim's answer (rid 1), which the server sends once the claim window had closed
+TURN_THEN_TOO_LATE = """() => {
+    const app = window.__duyun;
+    app.session.onMessage({type: 'prompt', kind: 'turn', id: 42, hand_id: app.handId,
+        legal: window.__turnLegal, deadline: 20});
+    app.session.onMessage({type: 'error', code: 'too_late', rid: 1,
+        message: 'that prompt has closed'});
+}"""
+
+
+def test_a_late_refusal_of_an_earlier_answer_leaves_the_new_prompt_on_screen(
+    browser: Any, web_server: WebServer
+) -> None:
+    """A claim answered as its window closed is refused (``too_late``, with the answer's rid)
+    after the next prompt, the own turn, has arrived: the turn stays on screen to be played
+    (not left to its timer). A refusal of the answer to the prompt on screen closes it."""
+    tab = Tab(browser, web_server, DESKTOP)
+    tab.goto()
+    tab.guest()
+    page = tab.page
+    page.wait_for_function("() => window.__duyun.status === 'open'")
+    # the page's own session, its socket closed: the test hands it the server's messages and
+    # records what it sends (rids 1, 2, ...)
+    page.evaluate(
+        "() => { const s = window.__duyun.session; s.stop(); window.__sent = [];"
+        " s.send = (m) => (window.__sent.push(m), window.__sent.length); }"
+    )
+    page.evaluate(SHOW_SCENE, _scene())
+    page.evaluate(OFFER_CLAIM)
+    assert press(page, "#action-bar [data-action=pass]")
+    assert tab.app("[app.promptSent, app.promptRid]") == [True, 1]
+    page.evaluate(TURN_THEN_TOO_LATE)
+    assert tab.app("[app.prompt && app.prompt.id, app.promptSent]") == [42, False]
+    page.wait_for_selector("#hand.can-discard")
+    # the turn answered (rid 2) and refused as too late: that prompt is over
+    assert press(page, "#hand.can-discard button.tile:not([aria-disabled]):last-child")
+    sent = page.evaluate("() => window.__sent")
+    assert [(m["action"], m["prompt"]) for m in sent] == [("pass", 41), ("discard", 42)]
+    page.evaluate(
+        "() => window.__duyun.session.onMessage({type: 'error', code: 'too_late', rid: 2,"
+        " message: 'that prompt has closed'})"
+    )
+    assert tab.app("app.prompt") is None
+    tab.close()

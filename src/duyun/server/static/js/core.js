@@ -13,6 +13,10 @@ export const app = {
   reactions: [],
   rooms: [],
   lobbyTables: [],
+  // lobby loads (refreshLobby) in flight, and loads finished and drawn: the lobby's parts are
+  // replaced when a load is drawn, so the browser tests wait for that before they click
+  lobbyLoads: 0,
+  lobbyDrawn: 0,
   history: null,
   route: "lobby",
   status: "idle",
@@ -25,6 +29,7 @@ export const app = {
   events: [], // every event of this hand this client has been sent (the table's log)
   prompt: null,
   promptSent: false,
+  promptRid: null, // the rid of the act that answered the current prompt (its errors carry it)
   handEnd: null,
   matchEnd: null,
   counted: new Set(),
@@ -77,12 +82,15 @@ export function render() {
 
 // ------------------------------------------------------------------ sending
 
+/** Send a message; returns its rid (a positive number: the server's `error` about it echoes
+ * it), or null when the connection is down. */
 export function send(msg) {
-  if (!app.session || app.session.send(msg) == null) {
+  const rid = app.session ? app.session.send(msg) : null;
+  if (rid == null) {
     toast(t("reconnecting"), "info");
-    return false;
+    return null;
   }
-  return true;
+  return rid;
 }
 
 // ------------------------------------------------------------------ the controller's actions

@@ -51,6 +51,7 @@ function resetHand() {
   app.events = [];
   app.prompt = null;
   app.promptSent = false;
+  app.promptRid = null;
   app.selected = null;
   app.btMode = false;
   app.dismissed = false;
@@ -64,6 +65,7 @@ function setPrompt(prompt, fromSnapshot = false) {
   }
   app.prompt = { ...prompt, deadlineAt: performance.now() + Number(prompt.deadline ?? 0) * 1000 };
   app.promptSent = false;
+  app.promptRid = null;
   app.dismissed = false;
   app.btMode = false;
   // which 報聽 discards would leave a hand that wins only by self-draw: the prompt's list, else
@@ -259,9 +261,15 @@ function onMessage(msg) {
       break;
     }
     case "error": {
-      app.promptSent = false;
+      // Only an error about the answer to the prompt on screen (the server echoes the act's
+      // rid) concerns that prompt. A refused answer to an earlier one (a claim clicked as its
+      // window closed, answered `too_late` after the next turn's prompt arrived) must leave
+      // the new prompt alone: clearing it would leave the seat idle until its timer ran out.
+      const ours = msg.rid != null && msg.rid === app.promptRid;
+      // an error without a rid (a dropped message: rate_limited) may have been the answer
+      if (ours || msg.rid == null) app.promptSent = false;
       if (msg.code === "too_late") {
-        app.prompt = null; // the window or timer had closed: nothing was done
+        if (ours) app.prompt = null; // the window or timer had closed: nothing was done
         toast(t("too_late"), "info");
       } else if (msg.code !== "replaced") showError(msg); // `replaced` shows as the banner
       if (app.queueing && ["insufficient_balance", "unknown_room", "already_seated", "table_full", "table_not_found"].includes(msg.code)) {
@@ -318,12 +326,17 @@ export function sendWhenReady(msg, tries = 100) {
 // ------------------------------------------------------------------ account
 
 export async function loadAccount() {
-  if (!getToken()) return false;
+  const token = getToken();
+  if (!token) return false;
   try {
     const me = await api("GET", "/api/me");
+    // signed in as someone else meanwhile (the lobby is on screen while this loads): the newer
+    // account stands, and a late answer must not replace it
+    if (getToken() !== token) return false;
     app.account = me;
     return true;
   } catch (err) {
+    if (getToken() !== token) return false; // nor may its refusal forget the newer token
     if (err.status === 401 || err.status === 403) {
       setToken(null);
       app.account = null;
@@ -342,20 +355,34 @@ export async function signedIn(data) {
 }
 
 export async function refreshLobby() {
-  const tasks = [
-    api("GET", "/api/rooms").then((rooms) => (app.rooms = rooms)),
-    api("GET", "/api/lobby").then((lobby) => (app.lobbyTables = lobby.tables ?? [])),
-  ];
-  if (getToken()) {
-    tasks.push(api("GET", "/api/history?limit=30").then((h) => (app.history = h.matches ?? [])));
-    tasks.push(
-      api("GET", "/api/me").then((me) => (app.account = { ...app.account, ...me })),
-    );
+  // counted at once (a click that starts a load has started it), and as drawn only once its
+  // results are on screen: the browser tests wait for that before they click in the lobby
+  app.lobbyLoads += 1;
+  try {
+    const token = getToken();
+    const [rooms, lobby, history, me] = await Promise.allSettled([
+      api("GET", "/api/rooms"),
+      api("GET", "/api/lobby"),
+      token ? api("GET", "/api/history?limit=30") : null,
+      token ? api("GET", "/api/me") : null,
+    ]);
+    if (rooms.status === "fulfilled") app.rooms = rooms.value;
+    if (lobby.status === "fulfilled") app.lobbyTables = lobby.value.tables ?? [];
+    const answers = [rooms, lobby];
+    // the account's answers belong to the token they were asked with: after a logout (or
+    // another sign-in) meanwhile they would bring the old account back into the lobby
+    if (token && getToken() === token) {
+      if (history.status === "fulfilled") app.history = history.value.matches ?? [];
+      if (me.status === "fulfilled") app.account = { ...app.account, ...me.value };
+      answers.push(history, me);
+    }
+    const failed = answers.find((r) => r.status === "rejected");
+    if (failed) showError(failed.reason);
+    renderNow(); // now, not at the next frame: `lobbyDrawn` below says it is drawn
+  } finally {
+    app.lobbyLoads -= 1;
+    app.lobbyDrawn += 1;
   }
-  const results = await Promise.allSettled(tasks);
-  const failed = results.find((r) => r.status === "rejected");
-  if (failed) showError(failed.reason);
-  render();
 }
 
 export function logout() {

@@ -168,8 +168,7 @@ function plate(tb, st, seat, base) {
   const balance = info?.balance != null ? coinsText(info.balance) : null;
   // the own seat's melds and hand are drawn below the board; a spectator sees every seat here
   const own = seat === app.seat;
-  const fresh = performance.now() < (cueState.freshUntil[seat] ?? 0);
-  const melds = own ? "" : `<div class="melds ${fresh ? "fresh" : ""}">${st.melds[seat].map((m) => meldHTML(m)).join("")}</div>`;
+  const melds = own ? "" : `<div class="melds">${st.melds[seat].map((m) => meldHTML(m)).join("")}</div>`;
   let concealed = "";
   const won = st.won?.[seat];
   if (!own && won && st.phase !== "ended") {
@@ -318,7 +317,7 @@ function myArea(st, legal) {
       ${tpOn && st.started && st.phase !== "ended" ? tingpaiPanel(st, all) : ""}
       <div class="my-row ${stack ? "stack" : ""}" style="--hw:${hw}px">
         ${st.started && st.phase !== "ended" ? `<button class="tp-toggle ${tpOn ? "on" : ""}" data-do="tingpai" id="tingpai-btn" aria-pressed="${tpOn}" title="${t("tingpai_help")}">${t("tingpai")}</button>` : ""}
-        ${melds.length ? `<div class="my-melds ${performance.now() < (cueState.freshUntil[app.seat] ?? 0) ? "fresh" : ""}">${melds.map((m) => meldHTML(m)).join("")}</div>` : ""}
+        ${melds.length ? `<div class="my-melds">${melds.map((m) => meldHTML(m)).join("")}</div>` : ""}
         <div class="hand ${canDiscard ? "can-discard" : ""}" id="hand" role="group" aria-label="hand">${handHTML}</div>
       </div>
     </section>`;
@@ -545,8 +544,22 @@ export function renderTable(root, appState) {
       el.dataset.html = html;
     }
   }
+  markFreshMelds(appState);
   const log = document.getElementById("hand-log");
   if (log) log.scrollTop = log.scrollHeight;
+}
+
+/** A meld that has just arrived moves in (css `.fresh`, an animation that ends by itself). The
+ * class is set on the drawn element, not written into the part's markup: its end then needs no
+ * second drawing of the part, which would rebuild the own hand under a discard being clicked. A
+ * part drawn again while the meld is still new gets the class again (and the motion). */
+function markFreshMelds(appState) {
+  const now = performance.now();
+  for (let s = 0; s < 4; s++) {
+    if (now >= (cueState.freshUntil[s] ?? 0)) continue;
+    const el = s === appState.seat ? document.querySelector("#part-me .my-melds") : document.querySelector(`#plate-${s} .melds`);
+    el?.classList.add("fresh");
+  }
 }
 
 // ------------------------------------------------------------------ cues (issue 21 items 6, 7)
@@ -578,7 +591,6 @@ function cues(appState, st) {
     if (n > (cueState.melds[s] ?? 0)) {
       cueState.freshUntil[s] = performance.now() + 900;
       play("claim");
-      setTimeout(render, 950); // draw it again without the arrival motion
     }
   });
   if (wins > cueState.wins) play("win");
@@ -696,8 +708,10 @@ function act(action, tileName_) {
   // name the prompt answered: a click that arrives after its window or timer closed is then
   // refused (too_late) instead of being taken as an answer to a later prompt
   if (Number.isInteger(app.prompt.id)) msg.prompt = app.prompt.id;
-  if (send(msg)) {
+  const rid = send(msg);
+  if (rid != null) {
     app.promptSent = true;
+    app.promptRid = rid; // an error about this answer echoes it (main.js, "error")
     app.btMode = false;
     render();
   }
