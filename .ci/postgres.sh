@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# Sourced by .ci/run: install Debian's PostgreSQL, start a throwaway cluster on a free loopback
-# port (data and socket in a temporary directory, so it never touches a system cluster), create
-# a test database and export DUYUN_TEST_POSTGRES_URL for the store and server tests.
+# Sourced by .ci/run: install Debian's PostgreSQL (unless installed already), start a throwaway
+# cluster on a free loopback port (data and socket in a temporary directory, so it never
+# touches a system cluster), create a test database and export DUYUN_TEST_POSTGRES_URL for the
+# store and server tests.
 # Call duyun_pg_stop when done (.ci/run does it on EXIT). Works as root on a fresh Debian machine
 # with no stdin (CI=true); as another user it needs sudo for apt-get only.
 
@@ -14,8 +15,11 @@ duyun_pg_start() {
     local sudo=""
     [ "$(id -u)" = 0 ] || sudo="sudo -n"
     export DEBIAN_FRONTEND=noninteractive
-    $sudo apt-get update -q </dev/null
-    $sudo apt-get install -y -q postgresql </dev/null
+    if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+        # not installed by the caller (.ci/run installs it with its other packages)
+        $sudo apt-get update -q </dev/null
+        $sudo apt-get install -y -q postgresql </dev/null
+    fi
     DUYUN_PG_BIN=$(find /usr/lib/postgresql -maxdepth 2 -name bin -type d | sort -V | tail -n 1)
     if [ -z "$DUYUN_PG_BIN" ] || [ ! -x "$DUYUN_PG_BIN/initdb" ]; then
         echo "postgres.sh: no initdb under /usr/lib/postgresql after installing postgresql" >&2
