@@ -55,6 +55,21 @@ def pg_admin_url() -> str:
 @pytest.fixture
 def fresh_postgres_url(pg_admin_url: str) -> Iterator[str]:
     """A new, empty PostgreSQL database for one test, dropped afterwards."""
+    yield from _fresh_database(pg_admin_url)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def module_database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """One database of each kind for a whole test module (its tests share one server)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path_factory.mktemp('module-db')}/duyun.db"
+        return
+    yield from _fresh_database(request.getfixturevalue("pg_admin_url"))
+
+
+def _fresh_database(pg_admin_url: str) -> Iterator[str]:
     admin = make_url(normalize_url(pg_admin_url))
     name = f"duyun_t_{uuid.uuid4().hex[:12]}"
     engine = create_engine(admin, isolation_level="AUTOCOMMIT")
@@ -218,6 +233,15 @@ def start_live_server(database_url: str, **overrides: Any) -> LiveServer:
     url = f"http://127.0.0.1:{port}"
     wait_healthy(url)
     return LiveServer(url, f"ws://127.0.0.1:{port}/ws", config, database_url, app, server, thread)
+
+
+@pytest.fixture(scope="module")
+def shared_live_server(module_database_url: str) -> Iterator[LiveServer]:
+    """One server (the default test config) for a module whose tests only send requests it
+    answers or refuses without changing what another of them reads."""
+    server = start_live_server(module_database_url)
+    yield server
+    server.stop()
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,6 +15,14 @@ import pytest
 from duyun.server.store import AccountError, auth
 
 # ------------------------------------------------------------------ helpers
+
+
+@pytest.fixture
+def live_server(shared_live_server: Any) -> Callable[[], Any]:
+    """The module's one server per database: every test here sends requests that the server
+    answers or refuses without changing anything another test reads (a server of its own
+    for each of these 300 tests cost a minute of the suite in starts and stops)."""
+    return lambda: shared_live_server
 
 
 def _error(answer: Any, status: int, code: str) -> str:
