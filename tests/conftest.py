@@ -9,3 +9,4 @@ from hypothesis import settings
 
 settings.register_profile("duyun", deadline=None)
 settings.load_profile("duyun")
+

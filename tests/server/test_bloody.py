@@ -23,6 +23,8 @@ from duyun.rules import RuleSet
 from duyun.server.config import DEFAULT_ROOMS, ConfigError, Room, config_from_mapping
 from duyun.server.protocol import fold_view
 
+pytestmark = pytest.mark.slow  # whole matches or server processes
+
 SEED = 327
 STARTING = 1000
 BLOODY = {"bloody_battle": True}

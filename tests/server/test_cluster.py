@@ -35,6 +35,8 @@ from duyun.server.store import cluster as shared
 from duyun.server.store.models import MatchRow, MatchSeatRow
 from serve_process import ServeProcess
 
+pytestmark = pytest.mark.slow  # whole matches or server processes
+
 CONFIG = """
 claim_window = 0.02
 claim_beat = 0.02

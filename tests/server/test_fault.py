@@ -14,6 +14,8 @@ from duyun.engine import events_for
 from duyun.server.store import Store
 from serve_process import ServeProcess
 
+pytestmark = pytest.mark.slow  # whole matches or server processes
+
 SERVER_CONFIG = """
 turn_timer = 60.0
 claim_window = {claim_window}

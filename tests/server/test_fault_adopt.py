@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import websockets
 from sqlalchemy import create_engine, text
 from test_multiprocess import CONFIG
@@ -28,6 +29,8 @@ from test_play_graces import settled_once
 from duyun.server.store import Store
 from duyun.server.store.database import normalize_url
 from serve_process import ServeProcess
+
+pytestmark = pytest.mark.slow  # whole matches or server processes
 
 GRACE = 3.0
 

@@ -27,10 +27,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import websockets
 
 from duyun.server.store import Store
 from serve_process import ServeProcess
+
+pytestmark = pytest.mark.slow  # whole matches or server processes
 
 #: bob's escape ends the first hand before anyone claims, so six hands hold the ten kills
 HANDS = 6

@@ -32,6 +32,8 @@ from duyun.server.store import Store
 from duyun.server.store.models import CoinRowModel, HandRow, MatchRow
 from serve_process import ServeProcess
 
+pytestmark = pytest.mark.slow  # whole matches or server processes
+
 ROOM = """
 [[rooms]]
 id = "novice"

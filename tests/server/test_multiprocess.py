@@ -22,6 +22,8 @@ import pytest
 from duyun.server.store import Store
 from serve_process import ServeProcess
 
+pytestmark = pytest.mark.slow  # whole matches or server processes
+
 CONFIG = """
 claim_window = 0.02
 claim_beat = 0.02

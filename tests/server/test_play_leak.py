@@ -13,8 +13,12 @@ import asyncio
 import itertools
 from typing import Any
 
+import pytest
+
 from duyun.engine import events_for, redact_event
 from duyun.server.protocol import fold_view
+
+pytestmark = pytest.mark.slow  # whole matches or server processes
 
 WINDOW = 0.06
 

@@ -20,6 +20,8 @@ import pytest
 
 from duyun.engine import events_for
 
+pytestmark = pytest.mark.slow  # whole matches or server processes
+
 SentMessages = list[tuple[float, int | None, dict[str, Any]]]
 
 

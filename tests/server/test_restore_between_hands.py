@@ -26,6 +26,8 @@ from test_multiprocess import CONFIG as CLUSTER_CONFIG
 from duyun.server.store import Store
 from serve_process import ServeProcess
 
+pytestmark = pytest.mark.slow  # whole matches or server processes
+
 #: seconds: the page's countdown between hands; the server's own limit is far longer, so a
 #: wait counted from a restore (or a page that never got its countdown) shows at once
 WAIT = 6.0
