@@ -9,4 +9,3 @@ from hypothesis import settings
 
 settings.register_profile("duyun", deadline=None)
 settings.load_profile("duyun")
-
