@@ -283,11 +283,7 @@ def test_bloody_battle_table_shows_open_winners_and_settles_every_win(
     shot(other, screenshots, "bloody-lobby-phone.png")
     other.close()
 
-    for seated in (2, 3, 4):
-        tab.page.click("#waiting-room [data-do=add-bot]")
-        tab.page.wait_for_function(
-            f"() => window.__duyun.table.seats.filter(Boolean).length === {seated}"
-        )
+    tab.add_bots()
     tab.page.click("#ready-btn")
     tab.page.wait_for_selector("#hand button.tile")
     assert "血戰" in tab.page.text_content("#bloody-label")
@@ -330,11 +326,7 @@ def test_bloody_battle_winner_has_no_action_bar_and_may_leave_without_penalty(
     tab.page.check("#opt-bloody_battle")
     tab.page.click("#create-btn")
     tab.page.wait_for_selector("#table-code")
-    for seated in (2, 3, 4):
-        tab.page.click("#waiting-room [data-do=add-bot]")
-        tab.page.wait_for_function(
-            f"() => window.__duyun.table.seats.filter(Boolean).length === {seated}"
-        )
+    tab.add_bots()
     tab.page.click("#ready-btn")
     tab.page.wait_for_selector("#hand.can-discard")  # the dealer's first turn (seat 0)
     assert tab.page.query_selector("#action-bar") is not None

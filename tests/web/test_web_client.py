@@ -122,6 +122,22 @@ class Tab:
             arg=before,
         )
 
+    def add_bots(self) -> None:
+        """As the host of a waiting table, fill its free seats with bots by clicking 加機器人.
+
+        Each click waits until the table it changed is on screen: the server's table message
+        changes the client's state at once, the page is drawn on the next animation frame, and
+        a click in between may land on the waiting room as it is replaced, and be lost."""
+        self.page.evaluate(NEXT_FRAMES)  # a seat just taken by someone else is drawn
+        seated = int(self.app("app.table.seats.filter(Boolean).length"))
+        while seated < 4:
+            self.page.click("#waiting-room [data-do=add-bot]")
+            seated += 1
+            self.page.wait_for_function(
+                "n => window.__duyun.table.seats.filter(Boolean).length === n", arg=seated
+            )
+            self.page.evaluate(NEXT_FRAMES)
+
     def hand_tiles(self) -> list[str]:
         return self.page.eval_on_selector_all(
             "#hand button.tile", "els => els.map(e => e.dataset.tile)"
@@ -353,11 +369,7 @@ def test_private_table_two_players_each_see_only_their_own_hand(
     guest.guest()
     guest.page.wait_for_selector("#waiting-room")
     host.page.wait_for_function("() => window.__duyun.table.seats.filter(Boolean).length === 2")
-    for _ in range(2):
-        host.page.click("#waiting-room [data-do=add-bot]")
-        host.page.wait_for_function(
-            f"() => window.__duyun.table.seats.filter(Boolean).length === {_ + 3}"
-        )
+    host.add_bots()
     guest.page.wait_for_function("() => window.__duyun.table.seats.filter(Boolean).length === 4")
     shot(host, screenshots, "private-waiting-desktop.png")
     shot(guest, screenshots, "private-waiting-phone.png")
@@ -575,11 +587,7 @@ def test_spectator_sees_public_information_only(
     host.page.click("#create-btn")
     host.page.wait_for_selector("#table-code")
     code = host.page.text_content("#table-code").strip()
-    for seated in (2, 3, 4):
-        host.page.click("#waiting-room [data-do=add-bot]")
-        host.page.wait_for_function(
-            f"() => window.__duyun.table.seats.filter(Boolean).length === {seated}"
-        )
+    host.add_bots()
     host.page.click("#ready-btn")
     host.page.wait_for_selector("#hand button.tile")
 

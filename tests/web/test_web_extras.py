@@ -37,11 +37,7 @@ def test_host_starts_with_bots_unready_and_an_invite_to_a_started_table_offers_t
     host.page.click("#create-btn")
     host.page.wait_for_selector("#table-code")
     code = host.page.text_content("#table-code").strip()
-    for count in (2, 3, 4):
-        host.page.click("#waiting-room [data-do=add-bot]")
-        host.page.wait_for_function(
-            f"() => window.__duyun.table.seats.filter(Boolean).length === {count}"
-        )
+    host.add_bots()
     assert not host.app("app.table.seats[app.seat].ready")
     host.page.click("#start-btn")  # 開始 without 準備: the page readies the host first
     host.page.wait_for_selector("#hand button.tile")

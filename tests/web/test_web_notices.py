@@ -74,11 +74,7 @@ def test_baoting_self_draw_only_warning_and_refused_win_in_a_real_game(
     assert tab.app("app.seat") == 0
     # the deal comes from the match seed (R4): set it before the match starts
     web_server.app.state.server.manager.tables[code].seed = MATCH_SEED
-    for seated in (2, 3, 4):
-        tab.page.click("#waiting-room [data-do=add-bot]")
-        tab.page.wait_for_function(
-            f"() => window.__duyun.table.seats.filter(Boolean).length === {seated}"
-        )
+    tab.add_bots()
     tab.page.click("#ready-btn")
 
     # the dealer's first turn: 報聽 is offered, and the server says which discards leave a

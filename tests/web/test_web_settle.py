@@ -50,11 +50,7 @@ def _private_table_with_bots(tab: Tab, hands: int) -> None:
     tab.page.fill("#create-hands", str(hands))
     tab.page.click("#create-btn")
     tab.page.wait_for_selector("#table-code")
-    for count in (2, 3, 4):
-        tab.page.click("#waiting-room [data-do=add-bot]")
-        tab.page.wait_for_function(
-            f"() => window.__duyun.table.seats.filter(Boolean).length === {count}"
-        )
+    tab.add_bots()
     tab.page.click("#ready-btn")
     tab.page.wait_for_selector("#hand button.tile")
 
