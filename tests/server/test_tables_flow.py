@@ -86,6 +86,7 @@ class Shell:
         claim_pause: str = "natural",
         spectated: bool = False,
         thinks_apart: bool = False,
+        config: ServerConfig = CONFIG,
     ) -> None:
         bots = [make_bot("strong", seed=index) for index in range(4)]
         self.decided_on_loop: list[tuple[int, bool]] = []
@@ -103,7 +104,7 @@ class Shell:
             Round(setup, RuleSet()),
             7,
             seats,
-            CONFIG,
+            config,
             claim_pause,
             decide,
             random.Random(1),

@@ -20,6 +20,7 @@ from test_play_timing import HANDS, ORDER, classify, stacked
 from test_tables_flow import CONFIG, Shell, seats_for
 
 from duyun.engine import Action, ActionKind, redact_event
+from duyun.server.config import ServerConfig
 from duyun.server.tables.flow import CLAIM_SETTLE, Effect, SendEvents, SendPrompt, SendSnapshot
 
 #: how long the people think over a claim before passing: longer than the beat, shorter than
@@ -57,14 +58,18 @@ def _answer(shell: TimedShell, seat: int, think: float) -> None:
     shell.act(seat, five[0] if five else max(legal, key=lambda a: a.tile or 0))
 
 
-def _gaps(claim_pause: str, think: float) -> tuple[dict[str, list[float]], list[float]]:
+def _gaps(
+    claim_pause: str, think: float, config: ServerConfig = CONFIG
+) -> tuple[dict[str, list[float]], list[float]]:
     """Each hand of ``HANDS`` played out by three people (seats 0-2) and a bot: the gap
     after every discard, as each person's seat was sent it, by what the window held, and
     the delay of every claim prompt after the discard it is about."""
     gaps: dict[str, list[float]] = {}
     prompt_delays: list[float] = []
     for name in ORDER:
-        shell = TimedShell(stacked(name), seats_for(people=(0, 1, 2)), claim_pause=claim_pause)
+        shell = TimedShell(
+            stacked(name), seats_for(people=(0, 1, 2)), claim_pause=claim_pause, config=config
+        )
         for _ in range(2000):
             if shell.finished:
                 break
@@ -123,3 +128,16 @@ def test_a_natural_table_beats_once_unless_a_person_is_asked_r17_r19_r26() -> No
         assert all(v == pytest.approx(expected, abs=1e-9) for v in values), (name, values)
     assert prompt_delays and set(prompt_delays) == {0.0}
     assert len(HANDS) == len(ORDER)
+
+
+@pytest.mark.parametrize("think", [0.0, 0.1, 5.0], ids=["at-once", "within", "timed-out"])
+def test_a_claim_timer_shorter_than_the_beat_never_shortens_the_pause(think: float) -> None:
+    """Issue 33 item 4: with ``claim_window`` 0.3 s under the 0.6 s beat, a person asked who
+    answers at once, within the timer or not at all costs the beat, as a tile nobody may claim
+    does; a shorter pause would show that a person could claim."""
+    config = ServerConfig(claim_window=0.3, claim_beat=0.6, turn_timer=15.0)
+    gaps, prompt_delays = _gaps("natural", think, config)
+    pause = config.claim_beat + CLAIM_SETTLE
+    for name, values in gaps.items():
+        assert values and all(v == pytest.approx(pause, abs=1e-9) for v in values), (name, values)
+    assert prompt_delays and set(prompt_delays) == {0.0}

@@ -458,9 +458,14 @@ class HandFlow:
         claim, win or was refused. ``fixed``: the one window whatever happens. ``natural``
         (issue 21 item 1): the short beat, unless a person was offered a claim: then up to the
         claim timer, ended early by that person's answer (:meth:`act`). Bots answer at once,
-        so a claim only a bot could make costs the same beat as a tile nobody can claim."""
-        if self.claim_pause_mode == "natural" and not person_asked:
-            return self.config.claim_beat
+        so a claim only a bot could make costs the same beat as a tile nobody can claim.
+
+        A person asked is given at least the beat too (issue 33 item 4): with a claim timer
+        configured shorter than the beat, a window that ran out, or was answered at once,
+        would otherwise end before the beat and show that a person could claim."""
+        if self.claim_pause_mode == "natural":
+            beat = self.config.claim_beat
+            return max(self.config.claim_window, beat) if person_asked else beat
         return self.config.claim_window
 
     def people_to_ask(self) -> list[int]:
@@ -518,8 +523,9 @@ class HandFlow:
         waiting = [i for i in self.prompts if i in self.people_to_ask()]
         if self.claim_pause_mode == "natural" and not waiting:
             # every person asked has answered: a natural table moves on (but never before
-            # the beat, so an answer given at once looks like nobody was asked)
-            beat_end = self.window_opened + min(self.config.claim_beat, self.window_pause)
+            # the beat, so an answer given at once looks like nobody was asked; a natural
+            # window is never shorter than the beat, claim_pause)
+            beat_end = self.window_opened + self.config.claim_beat
             self._out.append(SetTimer(DECISION, max(0.0, beat_end - now), ("window",)))
 
     def _resolve_claims(self, now: float) -> None:
