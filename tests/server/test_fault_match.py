@@ -164,6 +164,9 @@ class Ann:
         self.answered = 0
         self.prompts_answered: set[Any] = set()
         self.client: Any = None
+        #: 托管 turned off after restarts (``_take_back``), and whether it is being turned off
+        self.took_back = 0
+        self.taking_back = False
         #: the kills so far: (moment, the message it was due at, its hand)
         self.kills: list[tuple[str, Any, Any]] = []
 
@@ -210,6 +213,7 @@ class Ann:
                 await client.close()
                 return ended
             client = await _connect(self.ws_client, self.service, self.token, "ann")
+            self.taking_back = False
             self.prompts_answered.clear()  # a restarted process numbers its prompts anew
             welcome = client.of_type("welcome")[0]
             assert welcome["table"] is not None, f"ann is not seated after {self.kills}"
@@ -236,12 +240,28 @@ class Ann:
                     await self._send_answer(client, message["prompt"])
             elif kind == "prompt":
                 await self._send_answer(client, message)
+            elif kind == "table" and message["table"] is not None:
+                await self._take_back(client, message["table"])
             elif kind == "hand_end":
                 self.ends_seen.add(message["hand_id"])
                 if message["next_hand_in"] is not None:
                     self.ready_task = asyncio.create_task(
                         self._press_next(client, message["next_hand_in"])
                     )
+
+    async def _take_back(self, client: Any, table: dict[str, Any]) -> None:
+        """Turn 托管 off, as the page's button does, when a restart put ann's seat in it: a
+        grace after a restore runs out into 托管 (never R45), and on a loaded machine ann's
+        reconnect can come after her two seconds. She would then never be asked again, and
+        the kills due at her claim prompts would never come (issue 30)."""
+        you = table.get("you")
+        seat = table["seats"][you] if you is not None else None
+        if seat is not None and seat.get("tuoguan") and not self.taking_back:
+            self.taking_back = True
+            self.took_back += 1
+            await client.send(type="tuoguan", on=False)
+        elif seat is not None and not seat.get("tuoguan"):
+            self.taking_back = False
 
     async def _send_answer(self, client: Any, prompt: dict[str, Any]) -> None:
         if prompt["id"] in self.prompts_answered:
@@ -325,7 +345,10 @@ def test_a_match_through_ten_kills_completes_within_its_timers_r45(
         end, took, ann = asyncio.run(main())
     finally:
         service.process.stop()
-    assert not ann.moments, f"the match ended before the kills {ann.moments}"
+    assert not ann.moments, (
+        f"the match ended ({end['reason']}, {end['hands_played']} hands) before the kills "
+        f"{ann.moments}; kills {ann.kills}"
+    )
     assert service.kills == len(MOMENTS)
     assert end["reason"] == "completed" and end["hands_played"] == HANDS
     # bob escaped once (R45), in the first hand; cat, in 托管 throughout, never did
