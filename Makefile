@@ -35,8 +35,9 @@ run: $(STAMP)
 
 # Four workers on two cores: the suite mostly waits (timers, servers, browsers, PostgreSQL) and
 # uses half the CPU with two; every test waits on readiness, never on a guess of the time.
+# The ten slowest tests are listed at the end: where the suite's time goes, in every CI log.
 test: $(STAMP)
-	$(BIN)/pytest -n 4 -q
+	$(BIN)/pytest -n 4 -q --durations=10
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
