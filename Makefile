@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+SERVER_STAMP := $(VENV)/.installed-server
 
 # The engine's hot modules are compiled to C by mypyc when the project is installed (setup.py,
 # src/duyun/_build.py); a change to one of them reinstalls, so tests never run stale code.
@@ -10,11 +11,20 @@ COMPILED := $(shell $(PYTHON) -c "import runpy; print(' '.join('src/' + m.replac
 
 .PHONY: run test bench lint clean build pure
 
+# `make test` (and bench, lint) install every extra; `make run` only what the game needs
+# (`.[server]`), so a fresh clone is at the table within a minute: Ray, RLCard, matplotlib and
+# the test tools are not downloaded to play (issue 31 item 9). A full install serves `run` too.
 $(STAMP): pyproject.toml setup.py $(COMPILED)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev,sim,rl,server]'
-	touch $(STAMP)
+	touch $(STAMP) $(SERVER_STAMP)
+
+$(SERVER_STAMP): pyproject.toml setup.py $(COMPILED)
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[server]'
+	touch $(SERVER_STAMP)
 
 # recompile the engine's modules after editing them (make test and make run do it themselves)
 build: $(STAMP)
@@ -29,7 +39,7 @@ pure:
 # the terminal game
 HOST ?= 127.0.0.1
 PORT ?= 8000
-run: $(STAMP)
+run: $(SERVER_STAMP)
 	@echo "Open http://$(HOST):$(PORT)/ in a browser (Ctrl-C stops the server)"
 	$(BIN)/duyun serve --host $(HOST) --port $(PORT) --database-url sqlite:///duyun.db
 
