@@ -229,14 +229,21 @@ class SearchBot:
         return candidates[best]
 
     def _play(self, world: Round, action: Action, seat: int) -> float:
-        """``seat``'s points when ``action`` is played in a copy of ``world`` and the hand
-        then runs to its end under the rollout policy."""
-        game = world.copy()
-        offered = _offered(game, action)
-        if offered is None:  # never for a legal action of the view; never chosen
-            return -math.inf
-        game.apply_logged(offered)
-        return rollout(game, seat, self.VALUE_ROLLOUTS, self.ROUTES)
+        return play_out(world, action, seat, self.VALUE_ROLLOUTS, self.ROUTES)
+
+
+def play_out(
+    world: Round, action: Action, seat: int, value_aware: bool = True, routes: bool = False
+) -> float:
+    """``seat``'s points when ``action`` is played in a copy of ``world`` (a sampled hand)
+    and the hand then runs to its end under the rollout policy: one sample of what the option
+    is worth. The search and the review (:mod:`duyun.review`) value options the same way."""
+    game = world.copy()
+    offered = _offered(game, action)
+    if offered is None:  # never for a legal action of the view; never chosen
+        return -math.inf
+    game.apply_logged(offered)
+    return rollout(game, seat, value_aware, routes)
 
 
 def _paired(values: Sequence[float], base: Sequence[float]) -> tuple[float, float]:

@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     # one module per sub-command, each with register(app)
     "scenario",
     "replay",
+    "review",
     "schema",
     "analyze",
     "play",

@@ -1,0 +1,350 @@
+"""牌譜解析: 大師's review of one seat's decisions in a finished hand (issue 36).
+
+A reviewer is only worth reading if it judges a decision by what the player could know when
+they made it. Every decision is therefore valued **from that seat's view at that moment**
+(:meth:`Round.view`): the other hands and the wall are dealt again at random, consistent with
+everything the seat had seen (:func:`~duyun.engine.determinize.sample_round`), and each legal
+option is played in each of those deals and the hand played out to its end with the search
+bot's rollout policy (:func:`~duyun.bots.search.play_out`, the way 大師 values options). The
+real wall and the real hands, which the log holds, are never looked at: a review that used them
+would blame a player for not knowing the next tile.
+
+Every option of a decision is played out on the same sampled deals (common random numbers), so
+the difference between two options carries much less noise than either value. An option's
+value is its mean points at the end of the hand with the standard error of that mean.
+
+大師's choice is the one the search bot would make on these values: the strong bot's choice
+(:class:`~duyun.bots.strong.StrongBot`, shown the seat's views in the order of the hand),
+unless another option beats it on the same deals by more than :data:`MARGIN` points and
+:data:`Z` standard errors. Taking the option with the highest mean instead would crown
+whichever of fourteen discards was luckiest in the sampled deals, and the agreement rate would
+measure that luck. The loss of the player's choice is the mean of its paired differences from
+大師's choice, with their standard error (negative when the player's choice did better on the
+deals, without 大師 being sure of it). The choice is a **mistake** only when that loss exceeds
+both MARGIN points and Z standard errors, so that the noise of the sampling is never called a
+mistake. A decision with one legal option (a 報聽 seat's automatic discard, a forced win) is
+no decision and is not reviewed.
+
+A review is deterministic: the deals of each decision come from ``seed``, the hand and the
+decision's place in its log. More ``samples`` narrow the error bars at a proportional cost in
+time.
+
+The JSON form (:meth:`HandReview.to_json`, :meth:`MatchReview.to_json`) is documented in
+docs/review.md; ``duyun review`` prints it with ``--json``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import zlib
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from duyun.bots.search import play_out
+from duyun.bots.strong import StrongBot
+from duyun.engine.actions import Action, ActionKind, EngineError
+from duyun.engine.determinize import sample_round
+from duyun.engine.replay import ReplayError, action_from_event, replay_steps, verify_replay
+from duyun.engine.round import Round
+from duyun.engine.view import SeatView, redact_event
+from duyun.tiles import tile_to_str
+
+#: the version of the JSON form (docs/review.md); raised when a field changes meaning
+REVIEW_VERSION = 1
+#: sampled deals per decision: every option is played out in each of them
+DEFAULT_SAMPLES = 48
+#: a loss under this many points is never a mistake, however sure
+MARGIN = 0.5
+#: a loss is a mistake only beyond this many standard errors of the paired difference
+Z = 2.0
+#: how many of the largest mistakes the summary lists
+TOP_MISTAKES = 5
+
+
+class ReviewError(ValueError):
+    """A log that cannot be reviewed (not a finished hand, no such seat, bad settings)."""
+
+
+@dataclass(frozen=True)
+class OptionValue:
+    """One legal option of a decision: its mean points at the end of the hand over the
+    sampled deals, and the standard error of that mean."""
+
+    action: Action
+    value: float
+    error: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            **_action_json(self.action),
+            "value": _round(self.value),
+            "error": _round(self.error),
+        }
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision of the reviewed seat: what it could do, what it did, what 大師 would do."""
+
+    event: int  #: the decision's ``act`` event, numbered from 1 as ``duyun replay`` lists it
+    kind: str  #: ``turn`` (own turn: discard, kong, 報聽, 自摸) or ``claim`` (碰, 槓, 胡, pass)
+    hand: tuple[int, ...]  #: the seat's concealed tiles at that moment, drawn tile included
+    claim_tile: int | None  #: the tile offered, for a claim
+    options: tuple[OptionValue, ...]  #: every legal option, the highest value first
+    chosen: Action
+    best: Action  #: 大師's choice
+    loss: float  #: points the choice loses against 大師's (0 when it is the same)
+    loss_error: float  #: standard error of that loss
+    mistake: bool  #: the loss is beyond both MARGIN and Z standard errors
+
+    @property
+    def agrees(self) -> bool:
+        return self.chosen == self.best
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "event": self.event,
+            "kind": self.kind,
+            "hand": "".join(tile_to_str(t) for t in self.hand),
+            "claim_tile": tile_to_str(self.claim_tile) if self.claim_tile is not None else None,
+            "options": [option.to_json() for option in self.options],
+            "chosen": _action_json(self.chosen),
+            "best": _action_json(self.best),
+            "loss": _round(self.loss),
+            "loss_error": _round(self.loss_error),
+            "mistake": self.mistake,
+        }
+
+
+@dataclass(frozen=True)
+class HandReview:
+    """The review of one seat's decisions in one hand."""
+
+    seat: int
+    samples: int
+    seed: int
+    decisions: tuple[Decision, ...]
+    #: the seat's points in the hand as it was played
+    points: int
+
+    @property
+    def agreement(self) -> float | None:
+        """The share of decisions where the choice was 大師's (None without decisions)."""
+        return _agreement(self.decisions)
+
+    @property
+    def expected_loss(self) -> float:
+        """The points the seat's choices lost against 大師's, in expectation."""
+        return sum(d.loss for d in self.decisions)
+
+    def mistakes(self, limit: int = TOP_MISTAKES) -> list[Decision]:
+        """The largest mistakes, largest first."""
+        return _largest(self.decisions, limit)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": REVIEW_VERSION,
+            "seat": self.seat,
+            "samples": self.samples,
+            "seed": self.seed,
+            "points": self.points,
+            "summary": _summary_json(self.decisions),
+            "decisions": [decision.to_json() for decision in self.decisions],
+        }
+
+
+@dataclass(frozen=True)
+class MatchReview:
+    """The review of one seat over every hand of a match (or any list of hands)."""
+
+    hands: tuple[HandReview, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        decisions = [d for hand in self.hands for d in hand.decisions]
+        summary = _summary_json(decisions)
+        # the largest mistakes of the match, each named by its hand (numbered from 1)
+        where = {id(d): number for number, hand in enumerate(self.hands, 1) for d in hand.decisions}
+        summary["largest"] = [
+            {"hand": where[id(d)], "event": d.event, "loss": _round(d.loss)}
+            for d in _largest(decisions, TOP_MISTAKES)
+        ]
+        return {
+            "version": REVIEW_VERSION,
+            "summary": summary,
+            "hands": [hand.to_json() for hand in self.hands],
+        }
+
+
+def review_hand(
+    events: Sequence[dict[str, Any]],
+    seat: int,
+    *,
+    samples: int = DEFAULT_SAMPLES,
+    seed: int = 0,
+    only: Collection[int] | None = None,
+) -> HandReview:
+    """Review ``seat``'s decisions in the finished hand whose log is ``events`` (module
+    docstring); ``only``: just the decisions of these ``act`` events (numbered from 1, as in
+    :attr:`Decision.event`), with the values a full review gives them. :class:`ReviewError`
+    for a log that does not replay or did not finish, or a seat or sample count out of
+    range."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
+        raise ReviewError(f"seat {seat!r}: a seat is 0, 1, 2 or 3")
+    if isinstance(samples, bool) or not isinstance(samples, int) or not 2 <= samples <= 4096:
+        raise ReviewError(f"samples {samples!r}: between 2 and 4096 deals per decision")
+    if not events:
+        raise ReviewError("no events to review")
+    acts = [(index, event) for index, event in enumerate(events) if event.get("type") == "act"]
+    # the deals of a decision come from the seed, the hand's start as the seat saw it and the
+    # decision's place in the log: the same hand reviewed alone or in its match gets the same
+    # review, and two hands the seat could not tell apart get the same deals
+    if events[0].get("type") != "start":
+        raise ReviewError("the first event of a hand must be 'start'")
+    seen = redact_event(events[0], seat)
+    hand_key = zlib.crc32(json.dumps(seen, sort_keys=True, ensure_ascii=False).encode())
+    decisions: list[Decision] = []
+    master = StrongBot(seed)
+    steps = replay_steps(events)
+    try:
+        game, _ = next(steps)
+        for index, event in acts:
+            wanted = only is None or index + 1 in only
+            if event.get("seat") == seat and (action := action_from_event(event)) is not None:
+                view = game.view(seat)
+                advice = master.choose(view)  # every view, in order: the bot's memory
+                rng = random.Random(f"{seed}:{hand_key}:{index}")
+                if wanted:
+                    decision = _review_decision(game, view, advice, action, index + 1, samples, rng)
+                    if decision is not None:
+                        decisions.append(decision)
+            next(steps)
+        verify_replay(game, events)
+    except ReplayError as error:
+        raise ReviewError(str(error)) from None
+    result = game.result
+    assert result is not None  # verify_replay requires the end
+    return HandReview(seat, samples, seed, tuple(decisions), result.totals[seat])
+
+
+def review_match(
+    hands: Sequence[Sequence[dict[str, Any]]],
+    seat: int,
+    *,
+    samples: int = DEFAULT_SAMPLES,
+    seed: int = 0,
+    only: Collection[int] | None = None,
+) -> MatchReview:
+    """:func:`review_hand` for each hand (a hand's review is the same alone or in its
+    match); ``only`` applies to every hand."""
+    return MatchReview(
+        tuple(review_hand(events, seat, samples=samples, seed=seed, only=only) for events in hands)
+    )
+
+
+def _review_decision(
+    game: Round,
+    view: SeatView,
+    advice: Action,
+    chosen: Action,
+    event: int,
+    samples: int,
+    rng: random.Random,
+) -> Decision | None:
+    seat = view.seat
+    options = list(dict.fromkeys(view.legal))
+    if len(options) < 2:
+        return None  # nothing to decide
+    if chosen not in options:
+        raise ReviewError(f"event {event}: {chosen} was not a legal option")
+    values: list[list[float]] = [[] for _ in options]
+    for _ in range(samples):
+        try:
+            world = sample_round(view, rng=rng, rules=game.rules)
+        except (ValueError, EngineError) as error:  # a view no deal completes: never here
+            raise ReviewError(f"event {event}: no deal fits the seat's view ({error})") from None
+        for index, option in enumerate(options):
+            values[index].append(play_out(world, option, seat))
+    means = [sum(v) / samples for v in values]
+    order = sorted(range(len(options)), key=lambda i: (-means[i], _sort_key(options[i])))
+    best = _masters_choice(options.index(advice), order, values)
+    mine = options.index(chosen)
+    loss, loss_error = (0.0, 0.0) if mine == best else _paired(values[best], values[mine])
+    return Decision(
+        event=event,
+        kind="claim" if view.claim_tile is not None else "turn",
+        hand=tuple(view.hand),
+        claim_tile=view.claim_tile,
+        options=tuple(OptionValue(options[i], means[i], _error(values[i])) for i in order),
+        chosen=chosen,
+        best=options[best],
+        loss=loss,
+        loss_error=loss_error,
+        mistake=loss > max(MARGIN, Z * loss_error),
+    )
+
+
+def _masters_choice(advice: int, order: Sequence[int], values: Sequence[list[float]]) -> int:
+    """The option 大師 takes: the strong bot's, unless the option with the highest mean
+    beats it on the same deals beyond the noise (the search bot's rule)."""
+    top = order[0]
+    if top == advice:
+        return advice
+    gain, error = _paired(values[top], values[advice])
+    return top if gain > max(MARGIN, Z * error) else advice
+
+
+def _paired(better: Sequence[float], worse: Sequence[float]) -> tuple[float, float]:
+    """Mean of the paired differences and its standard error."""
+    diffs = [a - b for a, b in zip(better, worse, strict=True)]
+    mean = sum(diffs) / len(diffs)
+    return mean, _error(diffs)
+
+
+def _error(values: Sequence[float]) -> float:
+    """Standard error of the mean of ``values``."""
+    count = len(values)
+    if count < 2:
+        return math.inf
+    mean = sum(values) / count
+    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / (count - 1))
+    return spread / math.sqrt(count)
+
+
+def _sort_key(action: Action) -> tuple[int, int]:
+    """Ties between equal values keep a fixed order (the review is deterministic)."""
+    kinds = list(ActionKind)
+    return kinds.index(action.kind), -1 if action.tile is None else action.tile
+
+
+def _action_json(action: Action) -> dict[str, Any]:
+    data: dict[str, Any] = {"action": action.kind.value}
+    if action.tile is not None:
+        data["tile"] = tile_to_str(action.tile)
+    return data
+
+
+def _round(value: float) -> float | None:
+    return round(value, 3) if math.isfinite(value) else None
+
+
+def _agreement(decisions: Sequence[Decision]) -> float | None:
+    return sum(d.agrees for d in decisions) / len(decisions) if decisions else None
+
+
+def _largest(decisions: Sequence[Decision], limit: int) -> list[Decision]:
+    mistakes = [d for d in decisions if d.mistake]
+    return sorted(mistakes, key=lambda d: (-d.loss, d.event))[:limit]
+
+
+def _summary_json(decisions: Sequence[Decision]) -> dict[str, Any]:
+    agreement = _agreement(decisions)
+    return {
+        "decisions": len(decisions),
+        "agreement": round(agreement, 4) if agreement is not None else None,
+        "expected_loss": _round(sum(d.loss for d in decisions)),
+        "mistakes": sum(d.mistake for d in decisions),
+        "largest": [d.event for d in _largest(decisions, TOP_MISTAKES)],
+    }
