@@ -48,7 +48,7 @@ class ServeProcess:
         preexec_fn: Callable[[], None] | None = None,
         deal: str | None = None,
     ) -> None:
-        """``deal`` (``"module:function"``, a module of tests/ or tests/server) deals every hand
+        """``deal`` (``"module:function"``, a module of tests/) deals every hand
         through the manager's test-only hook (:func:`serve_with_deal`), for a test that must
         not depend on the luck of a random deal; as an operator runs it otherwise."""
         self.database_url = database_url
@@ -82,9 +82,7 @@ class ServeProcess:
     def start(self) -> ServeProcess:
         env = {
             **os.environ,
-            "PYTHONPATH": os.pathsep.join(
-                [str(SRC), str(TESTS), str(TESTS / "server"), os.environ.get("PYTHONPATH", "")]
-            ),
+            "PYTHONPATH": os.pathsep.join([str(SRC), str(TESTS), os.environ.get("PYTHONPATH", "")]),
         }
         self.process = subprocess.Popen(
             self.command,

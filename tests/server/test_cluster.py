@@ -68,9 +68,16 @@ STATE = shared.TableState("", None, "private", None, False, "waiting", 4, 0, {"s
 
 
 def _process(database_url: str, config: Path, owner: str) -> ServeProcess:
-    """``duyun serve --owner NAME --public-url http://127.0.0.1:PORT`` with JSON logs."""
+    """``duyun serve --owner NAME --public-url http://127.0.0.1:PORT`` with JSON logs; the
+    deal leaves every hand four steps from ready (the players' six answers each before the
+    kill must come before anybody can win, whatever the deal)."""
     return ServeProcess(
-        database_url, config=config, owner=owner, public_url=True, extra=["--log-format", "json"]
+        database_url,
+        config=config,
+        owner=owner,
+        public_url=True,
+        extra=["--log-format", "json"],
+        deal="stacked_deals:slow",
     ).start()
 
 

@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 from web_helpers import DESKTOP, PHONE, SKIP_REASON, WebServer
 
+from stacked_deals import slow
+
 if SKIP_REASON:
     pytest.skip(SKIP_REASON, allow_module_level=True)
 
@@ -404,7 +406,20 @@ def test_reload_and_dropped_connection_restore_the_table(
     browser: Any, web_server: WebServer
 ) -> None:
     """Mid-hand, a reload and then a dropped websocket each come back to the same table: the
-    same hand, rivers and wall; the seat plays on."""
+    same hand, rivers and wall; the seat plays on.
+
+    The seat's third turn must come before anybody wins (a settlement instead would wait for
+    the next hand longer than the test does): every hand of this test is four steps from
+    ready (tests/stacked_deals.py)."""
+    manager = web_server.app.state.server.manager
+    manager.deal = slow
+    try:
+        _reload_and_drop(browser, web_server)
+    finally:
+        manager.deal = None
+
+
+def _reload_and_drop(browser: Any, web_server: WebServer) -> None:
     tab = Tab(browser, web_server, DESKTOP)
     tab.goto()
     tab.guest()
@@ -561,7 +576,12 @@ def test_replay_viewer_steps_through_a_finished_hand(
     tab.page.click("#replay-play")
     tab.page.wait_for_selector("#replay-play[aria-pressed=true]")
     tab.page.evaluate("() => { window.__play = document.querySelector('#replay-play'); }")
-    wait_step(3)
+    # at least three steps played (on a starved machine two steps may fall between two
+    # frames, so the counter need not show each of them)
+    tab.page.wait_for_function(
+        "() => Number((document.querySelector('#replay-pos').textContent.match(/\\d+/)"
+        " || [0])[0]) >= 3"
+    )
     # the steps redraw only the parts they change, not the play button: it can be pressed
     assert tab.page.evaluate("() => document.querySelector('#replay-play') === window.__play")
     tab.page.click("#replay-play")  # pause
