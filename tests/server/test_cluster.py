@@ -21,6 +21,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -392,6 +393,42 @@ def test_quick_pick_sends_a_second_process_to_the_first_ones_waiting_table(
     assert shared.quick_pick(store, "web-1", "other", {}, room, draining=True).url == (
         "https://web-2.example"
     )
+
+
+def test_a_player_who_came_on_a_reservation_is_counted_once(
+    database_url: str, make_store: Callable[..., Store]
+) -> None:
+    """A seat another process's quick match reserved is promised until the player arrives;
+    once the owner publishes the table with that player seated, the reservation is used up.
+    Kept on as well, it counted the player twice: with four players asking on four processes
+    over more than two heartbeats, the fourth saw no free seat and opened a second table."""
+    store = make_store(database_url)
+    for owner in ("web-1", "web-2", "web-3", "web-4"):
+        shared.heartbeat(store, owner, f"https://{owner}.example")
+    room = shared.TableState("", None, "room", "four", True, "waiting", 4, 0, {})
+    first = shared.quick_pick(store, "web-1", "four", {}, room)
+    assert first.new and first.code is not None
+    code = first.code
+
+    def published(free: int, arrived: int) -> None:
+        state = shared.TableState(code, None, "room", "four", True, "waiting", free, 4 - free, {})
+        shared.publish(store, "web-1", [replace(state, arrived=arrived)])
+
+    published(free=3, arrived=0)  # web-1's own player sat down
+    for asker, free_after in (("web-2", 2), ("web-3", 1), ("web-4", 0)):
+        pick = shared.quick_pick(store, asker, "four", {}, room)
+        assert (pick.code, pick.url) == (code, "https://web-1.example"), asker
+        published(free=free_after, arrived=1)  # the player arrived and sat down by code
+    # a reservation still holds a seat for a player on the way: no more than the free seats
+    # are promised
+    second = shared.quick_pick(store, "web-2", "four", {}, room)
+    assert second.new and second.code != code
+    other = second.code
+    assert other is not None
+    state = shared.TableState(other, None, "room", "four", True, "waiting", 1, 3, {})
+    shared.publish(store, "web-2", [state])
+    assert shared.quick_pick(store, "web-3", "four", {}, room).code == other  # reserved now
+    assert shared.quick_pick(store, "web-4", "four", {}, room).new  # the last seat is promised
 
 
 # ---------------------------------------------------------------- one process: operations

@@ -90,6 +90,10 @@ class Cluster:
         unchanged = {s.code for s in states if self._published.get(s.code) == s}
         await self._db(shared.publish, self.store, self.owner, states, unchanged)
         self._published = {s.code: s for s in states}
+        for state in states:  # their reservations are consumed now
+            table = self.manager.tables.get(state.code)
+            if state.arrived and table is not None:
+                table.arrivals = max(0, table.arrivals - state.arrived)
         if self.draining and not self._drained_logged and not self.manager.by_match:
             self._drained_logged = True
             log.info("drained: no match left on %s; the process can be stopped", self.owner)
@@ -252,6 +256,7 @@ def state_of(table: Table) -> shared.TableState:
         free=max(0, free),
         humans=len(table.humans()),
         summary=summary,
+        arrived=table.arrivals,
     )
 
 

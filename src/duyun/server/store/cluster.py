@@ -131,6 +131,9 @@ class TableState:
     free: int
     humans: int
     summary: Mapping[str, Any]
+    #: players who took a seat here by code since the last publish, sent by another process's
+    #: quick match: each consumes one of the row's reservations (quick_pick)
+    arrived: int = 0
 
 
 def _alive(store: Store) -> Any:
@@ -261,6 +264,10 @@ def publish(
                 row.owner = owner
             row.match_id, row.status, row.listed = state.match_id, state.status, state.listed
             row.free, row.humans, row.summary = state.free, state.humans, dict(state.summary)
+            if state.arrived and row.reserved_until >= now:
+                # the new ``free`` counts the players who came on a reservation: the
+                # reservation is kept no longer, or quick_pick would count them twice
+                row.reserved = max(0, row.reserved - state.arrived)
             row.updated = now
         dead = select(ProcessRow.owner).where(ProcessRow.heartbeat < now - 4 * PROCESS_TIMEOUT)
         session.execute(

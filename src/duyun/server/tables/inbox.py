@@ -21,6 +21,9 @@ class Join:
 
     client: Client
     seat: int | None = None
+    #: asked for by code (``join``), not through this process's quick match: at a room table,
+    #: a player another process's quick match sent here (cluster.py, ``Table.arrivals``)
+    by_code: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -257,14 +257,16 @@ class TableManager:
             raise ProtocolError("table_not_found", f"no table with code {code}")
         if table.status != "waiting":
             raise ProtocolError("wrong_state", f"table {code} has already started; spectate it")
-        self.queue_join(client, account.id, table)
+        self.queue_join(client, account.id, table, by_code=True)
 
-    def queue_join(self, client: Client, account_id: int, table: Table) -> None:
+    def queue_join(
+        self, client: Client, account_id: int, table: Table, *, by_code: bool = False
+    ) -> None:
         """Seat the account at ``table`` here at once, and queue its join there: what the
         client sends next queues behind the join."""
         self.seated[account_id] = table
         client.table = table
-        table.post(Join(client, None))
+        table.post(Join(client, None, by_code))
 
     def spectate(self, client: Client, code: str) -> None:
         table = self.tables.get(code)

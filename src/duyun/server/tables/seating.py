@@ -19,7 +19,9 @@ if TYPE_CHECKING:
     from duyun.server.tables.table import Table
 
 
-async def join(table: Table, client: Client, seat_wanted: int | None) -> None:
+async def join(
+    table: Table, client: Client, seat_wanted: int | None, by_code: bool = False
+) -> None:
     table.pending_joins = max(0, table.pending_joins - 1)
     account = client.account
     assert account is not None
@@ -47,6 +49,8 @@ async def join(table: Table, client: Client, seat_wanted: int | None) -> None:
         balance=account.balance,
     )
     table.host.attach_client(client, table)
+    if by_code and table.options.kind == "room":
+        table.arrivals += 1
     if client.spectating is table:
         table.spectators.discard(client)
         table.host.watch(client, None)

@@ -92,6 +92,10 @@ class Table:
         self.inbox: asyncio.Queue[InboxMessage] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.pending_joins = 0
+        #: seats taken at this room table by code since the cluster last published it: players
+        #: another process's quick match sent here, each holding a seat that process reserved
+        #: (the next publish consumes their reservations; cluster.py)
+        self.arrivals = 0
         # match
         self.match_id: int | None = None
         #: the match's lease as this table holds it: every write names it (issue 20 item 9)
@@ -316,8 +320,8 @@ class Table:
                 await self._on_timer(name, args)
             case ClientMessage(client=client, message=message):
                 await messages.handle(self, client, message)
-            case Join(client=client, seat=seat):
-                await seating.join(self, client, seat)
+            case Join(client=client, seat=seat, by_code=by_code):
+                await seating.join(self, client, seat, by_code)
             case Attach(client=client):
                 seating.attach(self, client)
                 await self.maybe_next_hand()
