@@ -29,6 +29,7 @@ import typer
 from rich.table import Table
 
 from duyun.engine.ledger import Payment
+from duyun.engine.replay import ReplayError, check_match_links, split_hands
 
 EXIT_BAD_INPUT = 2
 #: Echoed input longer than this is cut (a 10 MB wall string is not an error message).
@@ -291,3 +292,26 @@ def settlement_table(payments: Sequence[Payment], totals: Sequence[int], stake: 
         table.add_row(*cells)
     table.caption = "net: " + ", ".join(f"seat {i} {t:+d}" for i, t in enumerate(totals))
     return table
+
+
+#: what odd input can raise from deep in the engine's readers; the last line of defence, so
+#: that no log, however odd, ends in a traceback
+ODD_INPUT = (TypeError, KeyError, IndexError, AttributeError, ValueError, RecursionError)
+
+
+def read_hands(path: Path | str, hand: int | None = None) -> list[list[dict[str, Any]]]:
+    """The hands of an event log (a match's hands must all be there, in order), or only hand
+    ``hand`` (1 = first) of them; fails (exit 2) with a one-line message naming the input."""
+    name = source_name(path)
+    try:
+        hands = split_hands(read_jsonl(path))
+        check_match_links(hands)
+    except ReplayError as error:
+        fail(f"{name}: {error}")
+    except ODD_INPUT as error:
+        fail(f"{name}: not a valid log ({type(error).__name__}: {error})")
+    if hand is not None:
+        if not 1 <= hand <= len(hands):
+            fail(f"--hand {hand}: the file holds {len(hands)} hand(s)")
+        hands = [hands[hand - 1]]
+    return hands

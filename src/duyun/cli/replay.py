@@ -11,21 +11,17 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from duyun.cli.common import fail, read_jsonl, settlement_table, source_name
+from duyun.cli.common import ODD_INPUT, fail, read_hands, settlement_table, source_name
 from duyun.describe import Narrator, chinese_tiles
 from duyun.engine.ledger import net_points
 from duyun.engine.replay import (
     ReplayError,
-    check_match_links,
     replay,
     replay_steps,
-    split_hands,
     verify_replay,
 )
 from duyun.engine.round import Round
 from duyun.tiles import tile_to_str
-
-_ODD_INPUT = (TypeError, KeyError, IndexError, AttributeError, ValueError, RecursionError)
 
 
 def _final_state(game: Round) -> dict[str, object]:
@@ -102,17 +98,7 @@ def replay_command(
 ) -> None:
     """Replay a hand log: verifies it reproduces, then shows it step by step."""
     name = source_name(file)
-    try:
-        hands = split_hands(read_jsonl(file))
-        check_match_links(hands)  # a match's hands must all be there, in order
-    except ReplayError as error:
-        fail(f"{name}: {error}")
-    except _ODD_INPUT as error:
-        fail(f"{name}: not a valid log ({type(error).__name__}: {error})")
-    if hand is not None:
-        if not 1 <= hand <= len(hands):
-            fail(f"--hand {hand}: the file holds {len(hands)} hand(s)")
-        hands = [hands[hand - 1]]
+    hands = read_hands(file, hand)
     console = Console(highlight=False)
     for number, events in enumerate(hands, start=1):
         if len(hands) > 1 and not as_json:
@@ -124,7 +110,7 @@ def replay_command(
                 game = replay(events)
         except ReplayError as error:
             fail(f"{name}, hand {number}: {error}")
-        except _ODD_INPUT as error:
+        except ODD_INPUT as error:
             # The engine checks what it reads; this is the last line of defence so that no
             # log, however odd, ends in a traceback.
             fail(f"{name}, hand {number}: not a valid log ({type(error).__name__}: {error})")

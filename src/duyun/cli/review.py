@@ -14,14 +14,11 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from duyun.cli.common import fail, read_jsonl, source_name
+from duyun.cli.common import ODD_INPUT, fail, read_hands, source_name
 from duyun.describe import chinese_tiles
 from duyun.engine.actions import Action
-from duyun.engine.replay import ReplayError, check_match_links, split_hands
 from duyun.review import DEFAULT_SAMPLES, Decision, HandReview, ReviewError, review_match
 from duyun.tiles import tile_to_str
-
-_ODD_INPUT = (TypeError, KeyError, IndexError, AttributeError, ValueError, RecursionError)
 
 
 def _action_text(action: Action, chinese: bool) -> str:
@@ -150,22 +147,12 @@ def review_command(
         fail(f"--seat {seat}: a seat is 0, 1, 2 or 3")
     if not 2 <= samples <= 4096:
         fail(f"--samples {samples}: between 2 and 4096 deals per decision")
-    try:
-        hands = split_hands(read_jsonl(file))
-        check_match_links(hands)
-    except ReplayError as error:
-        fail(f"{name}: {error}")
-    except _ODD_INPUT as error:
-        fail(f"{name}: not a valid log ({type(error).__name__}: {error})")
-    if hand is not None:
-        if not 1 <= hand <= len(hands):
-            fail(f"--hand {hand}: the file holds {len(hands)} hand(s)")
-        hands = [hands[hand - 1]]
+    hands = read_hands(file, hand)
     try:
         review = review_match(hands, seat, samples=samples, seed=seed, only=event or None)
     except ReviewError as error:
         fail(f"{name}: {error}")
-    except _ODD_INPUT as error:
+    except ODD_INPUT as error:
         fail(f"{name}: not a valid log ({type(error).__name__}: {error})")
     if as_json:
         data = review.to_json() if len(hands) > 1 else review.hands[0].to_json()
