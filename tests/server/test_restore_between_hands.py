@@ -243,3 +243,71 @@ def test_an_adoption_between_hands_keeps_the_wait_and_shows_the_settlement_r26(
         assert store.live_matches() == []
     finally:
         store.close()
+
+
+def test_a_hand_that_ends_after_a_restart_waits_for_its_countdown_for_the_people_away_r26(
+    database_url: str, tmp_path: Path, ws_client: Any
+) -> None:
+    """The hand in play at the kill is restored and played on by bots (ann is in 托管) while
+    ann, cut off by the crash, is not back yet. It ends before she is: the next hand must not
+    be dealt at once (nobody connected to wait for) but wait for the settlement's countdown
+    while she may still come back, so that ann, back within it, sees the hand's settlement
+    and what is left of its countdown (issue 37 item 2; found by an outside fault test: the
+    next hand came 9 ms after the restored one ended, before its people were back)."""
+    config = tmp_path / "server.toml"
+    # bots slow enough that the hand outlives the kill and the restart
+    config.write_text(
+        SERVER_CONFIG.replace("bot_delay = 0.005", "bot_delay = 0.1").replace(
+            "bot_delay_max = 0.005", "bot_delay_max = 0.1"
+        ),
+        encoding="utf-8",
+    )
+    server = ServeProcess(database_url, config=config, owner="restore-test")
+    try:
+        server.start()
+        server.wait_ready()
+        token = httpx.post(f"{server.url}/api/guest").json()["token"]
+        headers = {"Authorization": f"Bearer {token}"}
+        created = httpx.post(
+            f"{server.url}/api/tables", json={"hands": 2, "bot": "efficient"}, headers=headers
+        ).json()
+
+        async def main() -> tuple[float, dict[str, Any], float]:
+            ann = await ws_client.connect(server.ws_url, token, name="ann")
+            await ann.send(type="join", code=created["code"])
+            await ann.expect("table", lambda m: m["table"] and m["table"]["you"] == 0)
+            for seat in (1, 2, 3):
+                await ann.send(type="add_bot", seat=seat)
+            await ann.send(type="ready")
+            first = await ann.expect("snapshot")
+            await ann.send(type="tuoguan", on=True)
+            await ann.expect("table", lambda m: m["table"]["seats"][0]["tuoguan"])
+            assert not ann.of_type("hand_end")  # killed in the middle of the hand
+            server.kill()
+            await ann.close()
+            await asyncio.to_thread(server.start)
+            await asyncio.to_thread(server.wait_ready)
+            # ann is away until the restored hand has ended (as the history shows it)
+            while True:
+                history = httpx.get(f"{server.url}/api/history", headers=headers).json()
+                hands = history["matches"][0]["hand_records"]
+                if hands[0]["status"] == "finished":
+                    break
+                await asyncio.sleep(0.05)  # polling the server's answer
+            seen_end = time.monotonic()
+            ann = await ws_client.connect(server.ws_url, token, name="ann back")
+            snapshot = await ann.expect("snapshot")
+            assert snapshot["hand_id"] == first["hand_id"], "the next hand came before ann"
+            back = time.monotonic()
+            again = await ann.expect("hand_end")
+            assert again["hand_id"] == first["hand_id"]
+            # back in 托管 she holds nothing (as after any hand): the next hand follows
+            await ann.expect("snapshot", lambda m: m["hand_id"] != first["hand_id"])
+            await ann.close()
+            return seen_end, again, back
+
+        seen_end, again, back = asyncio.run(main())
+    finally:
+        server.stop()
+    # what ann was shown is the countdown that began at the hand's end: less than a full one
+    assert 0 < again["next_hand_in"] <= WAIT - (back - seen_end) + 0.5, (again, back - seen_end)

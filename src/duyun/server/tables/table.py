@@ -385,6 +385,8 @@ class Table:
             await self._fill_with_bots()
         elif name == "next_hand":
             await self.next_hand()
+        elif name == "countdown":
+            await self.maybe_next_hand()
         elif name == "idle":
             if self.status == "waiting" and not self.humans():
                 self.host.drop_table(self)
@@ -572,6 +574,7 @@ class Table:
     async def _start_hand(self) -> None:
         assert self.match_id is not None
         self.cancel_timer("next_hand")
+        self.cancel_timer("countdown")
         self.next_hand_due = False
         self.dissolve_votes = None
         self.last_hand_end = None
@@ -611,9 +614,7 @@ class Table:
         assert end is not None
         if end["next_hand_in"] is None or self.hand_ended_at is None:
             return end
-        waited = time.monotonic() - self.hand_ended_at
-        left = max(0.0, self.config.next_hand_wait - waited)
-        return {**end, "next_hand_in": round(left, 3)}
+        return {**end, "next_hand_in": round(self._countdown_left(), 3)}
 
     def next_hand_limit(self) -> float:
         """The longest the next hand waits for people who have not pressed 下一局 (issue 21
@@ -624,11 +625,41 @@ class Table:
     async def maybe_next_hand(self) -> None:
         if self.status != "between":
             return
+        if self.next_hand_due:
+            await self.next_hand()
+            return
         waiting_for = [
             s for _, s in self.humans() if s.client is not None and not s.tuoguan and not s.ready
         ]
-        if not waiting_for or self.next_hand_due:
-            await self.next_hand()
+        if waiting_for:
+            return
+        left = self._countdown_left()
+        if left > 0 and self._cut_off_and_away():
+            # people cut off by a failed process are not back yet: their pages, once back,
+            # show this hand's settlement and press 下一局 when its countdown ends, so the
+            # hand waits for that countdown (counted from the hand's end), no longer. Dealt at
+            # once, it would come before they are back and they would never see the
+            # settlement (issue 37 item 2)
+            self.set_timer("countdown", left)
+            return
+        await self.next_hand()
+
+    def _countdown_left(self) -> float:
+        """Seconds left of the settlement's countdown (``next_hand_wait`` from the hand's end)."""
+        if self.hand_ended_at is None:
+            return 0.0
+        return max(0.0, self.config.next_hand_wait - (time.monotonic() - self.hand_ended_at))
+
+    def _cut_off_and_away(self) -> bool:
+        """A person cut off by a failed server process has not reconnected yet."""
+        return any(
+            seat is not None
+            and seat.cut_off_by_server
+            and seat.client is None
+            and not seat.forced_tuoguan
+            and f"grace:{index}" in self._timers
+            for index, seat in enumerate(self.seats)
+        )
 
     async def next_hand(self) -> None:
         """Start the next hand, unless a dropped person's reconnect grace is still running:
