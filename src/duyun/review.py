@@ -142,18 +142,17 @@ class HandReview:
 
     def mistakes(self, limit: int = TOP_MISTAKES) -> list[Decision]:
         """The largest mistakes, largest first."""
-        return _largest(self.decisions, limit)
+        mistakes = [d for d in self.decisions if d.mistake]
+        return sorted(mistakes, key=lambda d: (-d.loss, d.event))[:limit]
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "version": REVIEW_VERSION,
-            "seat": self.seat,
-            "samples": self.samples,
-            "seed": self.seed,
-            "points": self.points,
-            "summary": _summary_json(self.decisions),
-            "decisions": [decision.to_json() for decision in self.decisions],
-        }
+        return hand_review_json(
+            self.seat,
+            self.samples,
+            self.seed,
+            self.points,
+            [decision.to_json() for decision in self.decisions],
+        )
 
 
 @dataclass(frozen=True)
@@ -163,13 +162,14 @@ class MatchReview:
     hands: tuple[HandReview, ...]
 
     def to_json(self) -> dict[str, Any]:
-        decisions = [d for hand in self.hands for d in hand.decisions]
-        summary = _summary_json(decisions)
+        decisions = [
+            (n, d.to_json()) for n, hand in enumerate(self.hands, 1) for d in hand.decisions
+        ]
+        summary = summary_json([d for _, d in decisions])
         # the largest mistakes of the match, each named by its hand (numbered from 1)
-        where = {id(d): number for number, hand in enumerate(self.hands, 1) for d in hand.decisions}
         summary["largest"] = [
-            {"hand": where[id(d)], "event": d.event, "loss": _round(d.loss)}
-            for d in _largest(decisions, TOP_MISTAKES)
+            {"hand": number, "event": d["event"], "loss": d["loss"]}
+            for number, d in _largest(decisions, TOP_MISTAKES)
         ]
         return {
             "version": REVIEW_VERSION,
@@ -334,17 +334,54 @@ def _agreement(decisions: Sequence[Decision]) -> float | None:
     return sum(d.agrees for d in decisions) / len(decisions) if decisions else None
 
 
-def _largest(decisions: Sequence[Decision], limit: int) -> list[Decision]:
-    mistakes = [d for d in decisions if d.mistake]
-    return sorted(mistakes, key=lambda d: (-d.loss, d.event))[:limit]
+def _largest(
+    decisions: Sequence[tuple[int, dict[str, Any]]], limit: int
+) -> list[tuple[int, dict[str, Any]]]:
+    """The largest mistakes of (hand number, decision JSON) pairs, largest first."""
+    mistakes = [(n, d) for n, d in decisions if d["mistake"]]
+    return sorted(mistakes, key=lambda nd: (-(nd[1]["loss"] or 0.0), nd[0], nd[1]["event"]))[:limit]
 
 
-def _summary_json(decisions: Sequence[Decision]) -> dict[str, Any]:
-    agreement = _agreement(decisions)
+def summary_json(decisions: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The summary of decisions in their JSON form (:meth:`Decision.to_json`).
+
+    It is computed from the JSON form, not the dataclasses, so that a review assembled from
+    parts computed elsewhere (the server reviews a hand one decision at a time in worker
+    processes) has exactly the summary a review made in one piece has."""
+    agrees = [d["chosen"] == d["best"] for d in decisions]
     return {
         "decisions": len(decisions),
-        "agreement": round(agreement, 4) if agreement is not None else None,
-        "expected_loss": _round(sum(d.loss for d in decisions)),
-        "mistakes": sum(d.mistake for d in decisions),
-        "largest": [d.event for d in _largest(decisions, TOP_MISTAKES)],
+        "agreement": round(sum(agrees) / len(agrees), 4) if agrees else None,
+        "expected_loss": _round(sum(d["loss"] or 0.0 for d in decisions)),
+        "mistakes": sum(bool(d["mistake"]) for d in decisions),
+        "largest": [d["event"] for _, d in _largest(list(enumerate(decisions)), TOP_MISTAKES)],
     }
+
+
+def hand_review_json(
+    seat: int, samples: int, seed: int, points: int, decisions: Sequence[dict[str, Any]]
+) -> dict[str, Any]:
+    """One hand's review in its JSON form (docs/review.md) from its decisions' JSON forms,
+    which may come from several partial reviews (``only=``) of the same hand, seat, samples
+    and seed: they are put in the order of the hand, as one full review lists them."""
+    ordered = sorted(decisions, key=lambda d: int(d["event"]))
+    return {
+        "version": REVIEW_VERSION,
+        "seat": seat,
+        "samples": samples,
+        "seed": seed,
+        "points": points,
+        "summary": summary_json(ordered),
+        "decisions": list(ordered),
+    }
+
+
+def decision_events(events: Sequence[dict[str, Any]], seat: int) -> list[int]:
+    """The ``act`` events (numbered from 1, as :attr:`Decision.event`) where ``seat`` acted:
+    the candidates for its review. Those with a single legal option are not decisions, which
+    only replaying tells; :func:`review_hand` with ``only`` skips them."""
+    return [
+        index + 1
+        for index, event in enumerate(events)
+        if event.get("type") == "act" and event.get("seat") == seat
+    ]

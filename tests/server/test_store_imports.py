@@ -180,6 +180,7 @@ def test_the_package_and_the_old_module_export_what_they_did() -> None:
         "Store",
         "StoreConfig",
         "StoreError",
+        "StoredReview",
     ]
     assert all(hasattr(duyun.server.store, name) for name in duyun.server.store.__all__)
     # code written against duyun.server.store.store when it held everything keeps working

@@ -36,6 +36,7 @@ from duyun.server.config import ServerConfig
 from duyun.server.limits import Limits
 from duyun.server.logs import install_log_safety
 from duyun.server.middleware import HttpGuard
+from duyun.server.reviews import Reviewer
 from duyun.server.state import ServerState
 from duyun.server.store import Store, StoreConfig
 from duyun.server.store import cluster as shared
@@ -124,7 +125,14 @@ async def _open(
     opened = await asyncio.to_thread(Store.open, database_url, settings)
     tables = TableManager(state.config, opened, owner)
     state.store, state.manager = opened, tables
-    tables.metrics.watch(lambda: {**live_gauges(tables), "draining": int(state.draining)})
+    reviewer = state.reviewer = Reviewer(state.config, opened, tables.store_call, tables.metrics)
+    tables.metrics.watch(
+        lambda: {
+            **live_gauges(tables),
+            "draining": int(state.draining),
+            "reviews_pending": reviewer.pending,
+        }
+    )
     restored = await tables.restore()
     log.info("restored %d live match(es)", restored)
     return opened, tables
@@ -186,6 +194,8 @@ def make_lifespan(
             state.ready = False
             for task in tasks:
                 task.cancel()
+            if state.reviewer is not None:
+                await state.reviewer.close()
             await _close(store, tables, owner)
 
     return lifespan

@@ -68,6 +68,10 @@ _RANGES: dict[str, tuple[int, int]] = {
     "login_window": (1, 7 * 24 * 3600),
     "argon2_time_cost": (1, 100),
     "argon2_memory_cost": (8, 4 * 1024 * 1024),  # KiB: argon2's minimum .. 4 GiB
+    "review_workers": (0, 64),
+    "review_samples": (2, 4096),
+    "review_queue": (1, 10_000),
+    "reviews_per_hour": (0, 100_000),
 }
 
 
@@ -190,6 +194,17 @@ class ServerConfig:
     #: proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (uvicorn's
     #: ``forwarded_allow_ips``): comma-separated addresses or networks, "*" = any peer
     forwarded_allow_ips: str = "127.0.0.1"
+    #: 牌譜解析 (docs/protocol.md "Reviews"): worker processes that compute 大師's reviews at
+    #: a lower CPU priority than the tables (0 = no reviews on this process), the deals per
+    #: decision, the reviews a process accepts at once (queued and running; more are refused
+    #: with ``review_busy``), and the new reviews one account may ask for per hour (0 = no
+    #: limit; reading a stored review is free)
+    review_workers: int = 1
+    review_samples: int = 48
+    review_queue: int = 8
+    reviews_per_hour: int = 20
+    #: anyone signed in may replay and review any finished hand, not only its players
+    public_replays: bool = False
 
     def __post_init__(self) -> None:
         for name in (

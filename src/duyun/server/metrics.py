@@ -55,6 +55,11 @@ class _Live(Collector):
             value=now.get("stalled", 0),
         )
         yield GaugeMetricFamily(
+            "duyun_reviews_pending",
+            "Reviews accepted and not finished (queued and running); at most review_queue",
+            value=now.get("reviews_pending", 0),
+        )
+        yield GaugeMetricFamily(
             "duyun_draining",
             "1 while this process takes no new tables",
             value=now.get("draining", 0),
@@ -103,6 +108,21 @@ class Metrics:
             "duyun_late_thoughts",
             "Search bots' (大師) turn moves not ready when their think time ended, so played "
             "late: the search stops before then, so a count that grows means a starved CPU",
+            registry=self.registry,
+        )
+
+        self.reviews = Counter(
+            "duyun_reviews",
+            "大師's reviews (牌譜解析) by outcome: done (stored), failed, and refused because the "
+            "process's queue was full (busy) or the account's hourly budget was spent "
+            "(rate_limited)",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.review_cpu = Counter(
+            "duyun_review_cpu_seconds",
+            "CPU seconds the review workers spent on stored reviews (at a lower priority than "
+            "the tables)",
             registry=self.registry,
         )
 

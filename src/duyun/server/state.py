@@ -15,6 +15,7 @@ from duyun.server.cluster import Cluster
 from duyun.server.config import ServerConfig
 from duyun.server.limits import Limits
 from duyun.server.logs import RESOURCE_LOG_INTERVAL
+from duyun.server.reviews import Reviewer
 from duyun.server.store import Store
 from duyun.server.tables import Client, TableManager
 
@@ -31,6 +32,8 @@ class ServerState:
     max_sockets: int
     store: Store | None = None
     manager: TableManager | None = None
+    #: 大師's reviews (牌譜解析): the worker pool and the reviews under way
+    reviewer: Reviewer | None = None
     #: set when several processes share one database (``owner`` given to ``create_app``)
     cluster: Cluster | None = None
     #: true between the end of the lifespan's start-up and the start of its shutdown

@@ -26,14 +26,18 @@ DEFAULT_RETRY_AFTER = 60.0
 class ApiError(Exception):
     """A REST refusal: HTTP status, protocol error code and a message naming the problem.
 
-    ``retry_after`` (seconds) becomes the ``Retry-After`` header of a ``429``.
+    ``retry_after`` (seconds) becomes the ``Retry-After`` header of a ``429`` (default
+    :data:`DEFAULT_RETRY_AFTER`) and of any other refusal that gives one (a ``503`` of a full
+    queue says when to come back; one of a server still starting does not know).
     """
 
     def __init__(
-        self, status: int, code: str, message: str, *, retry_after: float = DEFAULT_RETRY_AFTER
+        self, status: int, code: str, message: str, *, retry_after: float | None = None
     ) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
+        if retry_after is None and status == 429:
+            retry_after = DEFAULT_RETRY_AFTER
         self.retry_after = retry_after
 
 
@@ -47,8 +51,8 @@ def error_response(
 
 async def api_error(request: Request, error: ApiError) -> JSONResponse:
     headers = {}
-    if error.status == 429:
-        headers["Retry-After"] = str(int(error.retry_after) or 1)
+    if error.retry_after is not None:
+        headers["Retry-After"] = str(max(1, int(error.retry_after + 0.999)))
     return error_response(error.status, error.code, error.message, headers)
 
 

@@ -9,9 +9,10 @@ from fastapi import APIRouter, Query
 from fastapi import Path as PathParam
 from fastapi.encoders import jsonable_encoder
 
-from duyun.server.api.deps import CurrentAccount, Manager, OpenStore, run_db
+from duyun.server.api.deps import CurrentAccount, Manager, OpenStore, State, run_db
 from duyun.server.api.errors import ApiError
-from duyun.server.store import MatchRecord, NotFoundError, StoreError
+from duyun.server.store import Account, HandLog, MatchRecord, NotFoundError, Store, StoreError
+from duyun.server.tables import TableManager
 
 router = APIRouter()
 
@@ -65,22 +66,32 @@ async def ledger(
     return {"balance": account.balance, "rows": [record_json(row) for row in rows]}
 
 
-@router.get("/api/hands/{hand_id}/log")
-async def hand_log(
-    hand_id: HandId, account: CurrentAccount, store: OpenStore, manager: Manager
-) -> dict[str, Any]:
-    # a finished hand's whole event log, for its players only (the history's replay); no
-    # docstring: it would become the route's OpenAPI description
+async def readable_log(
+    hand_id: int, account: Account, store: Store, manager: TableManager, public: bool
+) -> HandLog:
+    """A finished hand's log if ``account`` may read it: a player of the hand, or anyone once
+    the operator allows public replays (config ``public_replays``). Its replay and its review
+    (牌譜解析) show every hand of it, so both are guarded by this one check."""
     try:
         log = await run_db(manager, store.hand_log, hand_id)
     except NotFoundError:
         raise ApiError(404, "hand_not_found", f"no hand {hand_id}") from None
     except (StoreError, OverflowError):  # the bounds above should make these unreachable
         raise ApiError(400, "bad_request", f"hand_id: no hand {hand_id}") from None
-    if account.id not in log.seat_accounts:
+    if not public and account.id not in log.seat_accounts:
         raise ApiError(403, "not_a_player", "only the hand's players may see its log")
     if log.status != "finished":
         raise ApiError(409, "hand_not_finished", "the hand is still being played")
+    return log
+
+
+@router.get("/api/hands/{hand_id}/log")
+async def hand_log(
+    hand_id: HandId, account: CurrentAccount, store: OpenStore, manager: Manager, state: State
+) -> dict[str, Any]:
+    # a finished hand's whole event log, for its players only (the history's replay); no
+    # docstring: it would become the route's OpenAPI description
+    log = await readable_log(hand_id, account, store, manager, state.config.public_replays)
     return {
         "hand_id": log.hand_id,
         "match_id": log.match_id,
@@ -92,4 +103,4 @@ async def hand_log(
     }
 
 
-__all__ = ["MAX_ID", "HandId", "history_json", "record_json", "router"]
+__all__ = ["MAX_ID", "HandId", "history_json", "readable_log", "record_json", "router"]

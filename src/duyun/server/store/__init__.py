@@ -25,9 +25,10 @@ The package, by concern (each module one concern of the one :class:`Store`):
   locking accounts and moving coins, reading (and fencing) match and hand rows;
 - ``accounts`` (guests, register, login, tokens, account reads), ``ledger`` (grants, ledger,
   audits), ``matches`` (matches, seats, hands, settlement), ``events`` (appending hands' event
-  logs), ``records`` (history, hand logs, specs), ``leases`` (claims, restore, renewals,
-  routing) -- each a class over ``StoreCore``; ``store`` puts them together as :class:`Store`
-  and opens the database; ``cluster`` -- functions over a :class:`Store` for several processes.
+  logs), ``records`` (history, hand logs, specs), ``reviews`` (大師's stored reviews),
+  ``leases`` (claims, restore, renewals, routing) -- each a class over ``StoreCore``;
+  ``store`` puts them together as :class:`Store` and opens the database; ``cluster`` --
+  functions over a :class:`Store` for several processes.
 
 Why a class per concern that :class:`Store` inherits from, not a facade over repositories: the
 methods keep their names, signatures and docstrings in one place with no forwarding layer to
@@ -44,6 +45,7 @@ on a cycle.
 from __future__ import annotations
 
 from duyun.server.store import cluster as _cluster  # noqa: F401  (its tables join the schema)
+from duyun.server.store.reviews import StoredReview
 from duyun.server.store.store import Store
 from duyun.server.store.types import (
     Account,
@@ -94,4 +96,5 @@ __all__ = [
     "Store",
     "StoreConfig",
     "StoreError",
+    "StoredReview",
 ]

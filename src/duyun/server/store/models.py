@@ -225,3 +225,25 @@ class CoinRowModel(Base):
     payer_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     payee_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+
+class HandReviewRow(Base):
+    """大師's review of one seat's decisions in a finished hand (issue 36, migration 0007).
+
+    A review costs seconds of CPU per hand and its result never changes (it is deterministic by
+    its samples and seed, and a finished hand's log is final), so it is computed once per
+    (hand, seat) and kept; ``review`` is its JSON form (docs/review.md)."""
+
+    __tablename__ = "hand_reviews"
+    __table_args__ = (CheckConstraint("seat >= 0 AND seat <= 3", name="ck_hand_reviews_seat"),)
+
+    hand_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("hands.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    samples: Mapped[int] = mapped_column(Integer, nullable=False)
+    seed: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    review: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    #: the CPU seconds its computation took (the operator's measure of what reviews cost)
+    cpu_seconds: Mapped[float] = mapped_column(Double, nullable=False)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)

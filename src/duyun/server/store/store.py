@@ -3,8 +3,9 @@
 The methods live with their concern (:mod:`~duyun.server.store.accounts`,
 :mod:`~duyun.server.store.ledger`, :mod:`~duyun.server.store.matches`,
 :mod:`~duyun.server.store.events`, :mod:`~duyun.server.store.leases`,
-:mod:`~duyun.server.store.records`, over :mod:`~duyun.server.store.base`); this module puts
-them together and opens the database (:mod:`~duyun.server.store.database`).
+:mod:`~duyun.server.store.records`, :mod:`~duyun.server.store.reviews`, over
+:mod:`~duyun.server.store.base`); this module puts them together and opens the database
+(:mod:`~duyun.server.store.database`).
 
 ``normalize_url``, ``alembic_config`` and the limits are re-exported here for code written
 against this module when it held everything; their homes are ``database`` and ``base``.
@@ -38,6 +39,7 @@ from duyun.server.store.ledger import LedgerStore
 from duyun.server.store.matches import MatchStore
 from duyun.server.store.models import AccountRow, SettingRow
 from duyun.server.store.records import RecordStore
+from duyun.server.store.reviews import ReviewStore
 from duyun.server.store.types import StoreConfig, StoreError
 
 __all__ = [
@@ -52,7 +54,9 @@ __all__ = [
 ]
 
 
-class Store(LedgerStore, MatchStore, EventLogStore, LeaseStore, RecordStore, AccountStore):
+class Store(
+    LedgerStore, MatchStore, EventLogStore, LeaseStore, RecordStore, ReviewStore, AccountStore
+):
     """Thread-safe facade over the database. Create with :meth:`open`."""
 
     @classmethod
