@@ -101,5 +101,5 @@ export const signedIn = (data) => hooks.signedIn(data);
 export const refreshLobby = () => hooks.refreshLobby();
 export const logout = () => hooks.logout();
 export const backToLobby = () => hooks.backToLobby();
-export const openReplay = (handId) => hooks.openReplay(handId);
+export const openReplay = (handId, review) => hooks.openReplay(handId, review);
 export const closeReplay = () => hooks.closeReplay();

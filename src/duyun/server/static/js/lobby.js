@@ -185,7 +185,10 @@ function historyCard() {
           .map((h) => {
             const winners = handWinners(h).map((w) => esc(names[w] ?? `#${w}`)).join(", ");
             const done = handResult(h) != null && h.status !== "playing";
-            const replay = done ? `<button class="btn small secondary" data-do="replay" data-hand="${h.hand_id}">${t("replay")}</button>` : "";
+            const replay = done
+              ? `<button class="btn small secondary" data-do="replay" data-hand="${h.hand_id}">${t("replay")}</button>
+                 <button class="btn small secondary" data-do="review" data-hand="${h.hand_id}" data-seat="${m.seat}">${t("review")}</button>`
+              : "";
             return `<div class="history-hand"><span>#${h.index + 1} · ${resultLabel(h)}${winners ? ` · ${winners}` : ""}</span>
               <span>${done ? signed(handCoins(h, m.seat)) : ""} ${replay}</span></div>`;
           })

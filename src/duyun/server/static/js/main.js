@@ -12,7 +12,7 @@ import { $, showError, toast } from "./ui.js";
 import { renderLobby, lobbyHandlers } from "./lobby.js";
 import { renderTable, tableHandlers, fxForFlashes, fxReaction, tableKey } from "./table.js";
 import { holdSettlement, rememberHandEnd } from "./settle.js";
-import { renderReplay, replayHandlers, replayKey } from "./replay.js";
+import { loadReview, renderReplay, replayHandlers, replayKey } from "./replay.js";
 
 // ------------------------------------------------------------------ rendering
 
@@ -411,11 +411,17 @@ export function backToLobby() {
   render();
 }
 
-export async function openReplay(handId) {
+/** The replay of a finished hand; with `review` ({seat}), 大師's review of that seat beside it
+ * (牌譜解析), asked for and polled while the replay is open. */
+export async function openReplay(handId, review = null) {
   try {
     const log = await api("GET", `/api/hands/${handId}/log`);
-    app.replay = { log, step: 0, from: app.route };
+    app.replay = { log, step: 0, from: app.route, review: null };
     app.route = "replay";
+    if (review && Number.isInteger(review.seat)) {
+      app.replay.review = { seat: review.seat };
+      loadReview(app.replay);
+    }
     render();
   } catch (err) {
     showError(err);

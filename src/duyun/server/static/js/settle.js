@@ -305,7 +305,9 @@ export function renderMatchSummary(app) {
       const money = (r.coins ?? r.points ?? [0, 0, 0, 0])
         .map((c, s) => `<span class="sum-coin"><span class="muted">${esc(who[s])}</span> ${signed(c)}</span>`)
         .join("");
-      const replay = r.hand_id != null ? `<button class="btn small secondary" data-do="replay" data-hand="${r.hand_id}">${t("replay")}</button>` : "";
+      const replay = r.hand_id != null
+        ? `<button class="btn small secondary" data-do="replay" data-hand="${r.hand_id}">${t("replay")}</button>${app.seat != null ? ` <button class="btn small secondary" data-do="review" data-hand="${r.hand_id}" data-seat="${app.seat}">${t("review")}</button>` : ""}`
+        : "";
       return `<li class="sum-hand" data-hand-id="${r.hand_id ?? ""}">
           <div class="sum-head"><span class="sum-no">#${i + 1}</span><span class="sum-res">${res}</span>${winText}<span class="sum-replay">${replay}</span></div>
           <div class="sum-coins" title="${t("coins")}">${COIN}${money}</div>
