@@ -62,6 +62,8 @@ MARGIN = 0.5
 Z = 2.0
 #: how many of the largest mistakes the summary lists
 TOP_MISTAKES = 5
+#: tries to deal one sample before a view is taken for one that no deal fits
+SAMPLE_TRIES = 50
 
 
 class ReviewError(ValueError):
@@ -261,10 +263,7 @@ def _review_decision(
         raise ReviewError(f"event {event}: {chosen} was not a legal option")
     values: list[list[float]] = [[] for _ in options]
     for _ in range(samples):
-        try:
-            world = sample_round(view, rng=rng, rules=game.rules)
-        except (ValueError, EngineError) as error:  # a view no deal completes: never here
-            raise ReviewError(f"event {event}: no deal fits the seat's view ({error})") from None
+        world = _sample(game, view, rng, event)
         for index, option in enumerate(options):
             values[index].append(play_out(world, option, seat))
     means = [sum(v) / samples for v in values]
@@ -284,6 +283,21 @@ def _review_decision(
         loss_error=loss_error,
         mistake=loss > max(MARGIN, Z * loss_error),
     )
+
+
+def _sample(game: Round, view: SeatView, rng: random.Random, event: int) -> Round:
+    """One deal consistent with the seat's view. Late in a hand with several 報聽 seats the
+    unseen tiles are few and each 報聽 hand must be dealt ready from them, one after the
+    other: the sampler then sometimes deals the first ones so that no ready hand is left for
+    the last, although real deals exist. Such a failed try is drawn again (rejection keeps the
+    deals uniform over the ones that fit); only a view no deal fits at all is an error."""
+    error: Exception | None = None
+    for _ in range(SAMPLE_TRIES):
+        try:
+            return sample_round(view, rng=rng, rules=game.rules)
+        except (ValueError, EngineError) as failed:
+            error = failed
+    raise ReviewError(f"event {event}: no deal fits the seat's view ({error})")
 
 
 def _masters_choice(advice: int, order: Sequence[int], values: Sequence[list[float]]) -> int:

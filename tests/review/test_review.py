@@ -1,10 +1,11 @@
 """牌譜解析 (issue 36): 大師's review values each decision from the seat's view at the moment.
 
 The hands are constructed so that one option is plainly worse (a ready hand broken instead
-of declaring 報聽, R26: 報聽 is worth more than any discard of this hand), or two options are
-the same up to a mirror (1p and 9p beside 4p5p6p, nothing else in 筒子): the first must be
-flagged with a loss beyond its error bar, the second never. Every review here is seeded, so
-each assertion holds exactly on every run.
+of declaring 報聽, R26: 報聽 is worth more than any discard of this hand; a big win passed up
+on the last tiles; an unseen tile thrown into three 報聽 hands beside one they all let pass),
+or two options are the same up to a mirror (1p and 9p beside 4p5p6p, nothing else in 筒子):
+the first must be flagged with a loss beyond its error bar, the second never. Every review
+here is seeded, so each assertion holds exactly on every run.
 """
 
 from __future__ import annotations
@@ -72,6 +73,95 @@ def test_breaking_a_ready_hand_instead_of_baoting_is_a_mistake_r26() -> None:
     actions = [option.action for option in decision.options]
     assert len(actions) == len(set(actions)) and decision.chosen in actions
     assert review.mistakes() == [decision]
+
+
+def scenario_log(data: dict[str, Any], first: list[str]) -> list[dict[str, Any]]:
+    """The log of a constructed position: ``first`` played as given, then efficient bots."""
+    game = Round(parse_scenario(data).setup, DUYUN)
+    for text in first:
+        game.apply(Action.parse(text))
+    bots = [make_bot("efficient", seed=index) for index in range(4)]
+    while not game.is_over:
+        seat = game.to_act[0]
+        game.apply(bots[seat].choose(game.view(seat)))
+    events: list[dict[str, Any]] = json.loads(json.dumps(game.events, ensure_ascii=False))
+    return events
+
+
+def late_position(
+    hands: list[str], wall: str, rivers: list[str], long_river: int, baoting: list[bool]
+) -> dict[str, Any]:
+    """Ten tiles left in the wall: every tile in no hand, no listed river and not in ``wall``
+    lies in seat ``long_river``'s river (the 報聽 seats keep short rivers, since a 報聽 hand
+    cannot wait on a tile it let pass after declaring, R26)."""
+    used = Counter(parse_tiles("".join(hands) + wall + "".join(rivers)))
+    rest = "".join(tile_to_str(t) for t in range(27) for _ in range(4 - used[t]))
+    rivers = list(rivers)
+    rivers[long_river] = rivers[long_river] + rest
+    return {
+        "hands": hands,
+        "discards": rivers,
+        "baoting": baoting,
+        "turn": 0,
+        "drawn": False,
+        "wall": wall,
+        "fill": True,
+        "seed": 1,
+        "actions": [],
+    }
+
+
+def test_passing_up_a_big_win_on_the_last_tiles_is_a_mistake_r26_r30() -> None:
+    """Ten tiles left; seat 1 is offered 清一色 on seat 0's discard (its last copy of the wait).
+    The three others are 報聽, so passing gains nothing at an exhaustive draw (R30: ready
+    players pay one another nothing) and leaves a dead wait against three ready hands."""
+    data = late_position(
+        [
+            "1p1p1p2p3p4p6p7p8p3s3s3s7s",
+            "1m2m3m4m5m6m7m8m9m2m2m2m5m",
+            "5p5p5p9p9p9p6s6s6s8s8s8s1s",
+            "4s4s4s5s5s5s9s9s9s2s2s2s3m",
+        ],
+        "5m8m9m6p7p2p4p7m6m3p",
+        ["1m1m1m6m", "", "6m2p2p7p", "7p3s8s4m"],
+        long_river=1,
+        baoting=[True, False, True, True],
+    )
+    for choice in ("1 pass", "1 pong"):
+        events = scenario_log(data, [choice])
+        review = review_hand(events, 1, samples=SAMPLES, seed=0, only={first_act(events, 1)})
+        (decision,) = review.decisions
+        assert decision.best.kind is ActionKind.HU, decision
+        assert decision.mistake
+        assert decision.loss > max(MARGIN, Z * decision.loss_error), decision
+
+
+def test_an_unseen_tile_into_three_baoting_hands_beside_a_safe_one_is_a_mistake_r26() -> None:
+    """Ten tiles left; seat 0 (ready after either discard) holds 9p, which the three 報聽
+    hands have each let pass since declaring (R26: none of them waits on it), and 5p, which
+    it has never seen. Throwing the 5p into three ready hands is flagged; the 9p is 大師's.
+
+    In Duyun this needs the seat to be ready: a hand that is not ready pays every 報聽 hand
+    its 大叫 at an exhaustive draw anyway (R30), so there a deal-in often costs about what
+    folding would, and a reviewer that called it a mistake would be wrong."""
+    data = late_position(
+        [
+            "1m2m3m4m5m6m7s8s9s2m2m9p5p",
+            "5m5m5m7m8m9m4s4s4s6s7s8s2p",
+            "2p3p5p5p5p6s6s6s1s1s1s3m3m",
+            "4m4m4m7m7m7m2s2s2s9s9s9s6m",
+        ],
+        "2m7p6p8m3s4p6m8m8p7p",
+        ["", "1m9p", "3p9p", "6p9p"],
+        long_river=0,
+        baoting=[False, True, True, True],
+    )
+    events = scenario_log(data, ["0 discard 5p"])
+    review = review_hand(events, 0, samples=SAMPLES, seed=0, only={first_act(events, 0)})
+    (decision,) = review.decisions
+    assert decision.best == Action(0, ActionKind.DISCARD, tile_from_str("9p")), decision
+    assert decision.mistake
+    assert decision.loss > max(MARGIN, Z * decision.loss_error), decision
 
 
 def test_the_choice_of_mirror_images_is_never_a_mistake() -> None:
