@@ -29,7 +29,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-#: openskill's Plackett-Luce defaults: a new player's rating mean and uncertainty
+#: openskill's defaults: a new player's rating mean and uncertainty
 RATING_MU = 25.0
 RATING_SIGMA = 25.0 / 3
 
@@ -64,7 +64,7 @@ class AccountRow(Base):
     token_generation: Mapped[int] = mapped_column(
         Integer, nullable=False, default=0, server_default="0"
     )
-    #: the skill rating (issue 32, openskill's Plackett-Luce): mean and uncertainty, the shown
+    #: the skill rating (issue 32, openskill's Bradley-Terry): mean and uncertainty, the shown
     #: value (NULL until the first rated match, so the leaderboard's index holds only rated
     #: accounts) and how many rated matches it rests on (migration 0007)
     rating_mu: Mapped[float] = mapped_column(

@@ -1,8 +1,11 @@
 """Skill ratings (issue 32): every account and every bot level, updated once per finished
 match, with their history.
 
-The arithmetic is openskill's Plackett-Luce model (a rating for games of more than two players,
-with ties), not our own: each seat of a match is a team of one, ranked by its points over the
+The arithmetic is openskill's (a rating for games of more than two players, with ties), not our
+own: its Bradley-Terry "full pairing" model, which scores every pair of seats. Its
+Plackett-Luce model was tried first and refused: with two seats tied for first (openskill 6.2)
+it gives the seat placed behind them the same gain as the winners, so a tie would reward the
+loser beside it. Each seat of a match is a team of one, ranked by its points over the
 match's hands; seats with equal points share a place, and a seat that escaped (R45) or left the
 match is last whatever its points. A bot level is one player wherever it sits: the bots of one
 level at a match are each rated from the level's rating and the level moves by the mean of
@@ -21,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from openskill.models import PlackettLuce
+from openskill.models import BradleyTerryFull
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -43,7 +46,7 @@ from duyun.server.store.types import SEATS, RatingChange
 RATING_BASE = 1000
 RATING_SCALE = 40.0
 
-_MODEL = PlackettLuce(mu=RATING_MU, sigma=RATING_SIGMA)
+_MODEL = BradleyTerryFull(mu=RATING_MU, sigma=RATING_SIGMA)
 
 
 def shown(mu: float, sigma: float) -> int:
