@@ -42,6 +42,7 @@ class Person:
         self.account: Account | None = account
         self.table: Table | None = None
         self.spectating: Table | None = None
+        self.address: str | None = None
         self.messages: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
     def send(self, message: dict[str, Any]) -> None:
@@ -64,6 +65,7 @@ class FakeHost:
         self.metrics = Metrics()
         self.search_pool = ThreadPoolExecutor(2, thread_name_prefix="search")
         self.deal: Callable[[int, int, int, int], Setup] | None = None
+        self.bot_ratings: dict[str, int] = {}
         self.calls: list[tuple[str, int]] = []
         self.asked: list[str] = []
         self.writer = EventWriter(store, self._moves)

@@ -434,6 +434,7 @@ class Table:
             "bot": self.options.bot,
             "spectators_allowed": self.options.spectators,
             "claim_pause": self.options.claim_pause,
+            "rated": self.options.kind == "room" or self.options.rated,
             "status": self.status,
             "seated": self.seated_count,
             "humans": len(self.humans()),
@@ -450,7 +451,7 @@ class Table:
                 "hand_id": self.hand_id,
                 "you": you,
                 "seats": [
-                    None if seat is None else seat.to_json(i, points[i], coins[i])
+                    None if seat is None else self._seat_json(seat, i, points[i], coins[i])
                     for i, seat in enumerate(self.seats)
                 ],
                 "dissolve": None
@@ -459,6 +460,16 @@ class Table:
                 "invite": f"/?join={self.code}",
             }
         )
+        return data
+
+    def addresses(self) -> set[str]:
+        """The address digests of the people seated (fair matching, issue 32)."""
+        return {s.address for s in self.seats if s is not None and s.address is not None}
+
+    def _seat_json(self, seat: Seat, index: int, points: int, coins: int) -> dict[str, Any]:
+        data = seat.to_json(index, points, coins)
+        if seat.kind == "bot":  # a bot seat plays as its level: the level's rating
+            data["rating"] = self.host.bot_ratings.get(seat.bot_name)
         return data
 
     def voters(self) -> list[int]:
@@ -559,6 +570,7 @@ class Table:
                 "host": self.options.host,
                 "spectators": self.options.spectators,
                 "claim_pause": self.options.claim_pause,
+                "rated": self.options.rated,
             },
         )
         self.match_id = await self.host.store_call(
