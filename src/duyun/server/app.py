@@ -125,6 +125,7 @@ async def _open(
     tables = TableManager(state.config, opened, owner)
     state.store, state.manager = opened, tables
     tables.metrics.watch(lambda: {**live_gauges(tables), "draining": int(state.draining)})
+    tables.bot_ratings.update(await tables.store_call(opened.bot_ratings))
     restored = await tables.restore()
     log.info("restored %d live match(es)", restored)
     return opened, tables

@@ -364,6 +364,7 @@ class ServerConfig:
 
     def public(self) -> dict[str, Any]:
         """The values a client may know (sent in ``welcome``)."""
+        economy = self.economy()
         return {
             "turn_timer": self.turn_timer,
             "claim_window": self.claim_window,
@@ -377,6 +378,11 @@ class ServerConfig:
             "max_message_bytes": self.max_message_bytes,
             "rate_limit": self.rate_limit,
             "rate_burst": self.rate_burst,
+            # the house's free coins (issue 32): the lobby and the rules page name them
+            "daily_gift": self.daily_gift,
+            "topup_to": economy.topup_to,
+            "topup_below": economy.topup_below,
+            "topups_per_day": self.topups_per_day,
         }
 
 

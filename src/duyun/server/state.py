@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
+from typing import Any
 
 from duyun.server.cluster import Cluster
 from duyun.server.config import ServerConfig
@@ -41,6 +42,9 @@ class ServerState:
     socket_tokens: weakref.WeakKeyDictionary[Client, str] = field(
         default_factory=weakref.WeakKeyDictionary
     )
+    #: leaderboard answers by (board, account id): when read and what (issue 32; reused for
+    #: ``leaderboard_cache`` seconds, at most BOARD_CACHE_SIZE kept)
+    boards: dict[tuple[str, int], tuple[float, dict[str, Any]]] = field(default_factory=dict)
     #: when a refused websocket was last logged (at most once per RESOURCE_LOG_INTERVAL)
     cap_logged: float = -RESOURCE_LOG_INTERVAL
 
