@@ -59,7 +59,7 @@ class TableHost(Protocol):
     @property
     def bot_ratings(self) -> dict[str, int]:
         """Each bot level's rating as last read from the store (issue 32): shown next to a
-        bot seat's name; a level not in it shows none."""
+        bot seat's name; a level not in it has not played a rated match: the initial rating."""
         ...
 
     @property

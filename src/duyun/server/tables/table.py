@@ -28,6 +28,7 @@ from duyun.engine import Action, Round, SeatView, Setup, deal_setup
 from duyun.server import protocol
 from duyun.server.protocol import ProtocolError, error_message
 from duyun.server.store import ConflictError, Lease, LeaseLostError, LiveMatch, MatchSpec, SeatSpec
+from duyun.server.store.base import INITIAL_RATING
 from duyun.server.tables import ending, messages, seating
 from duyun.server.tables.flow import (
     BroadcastTable,
@@ -469,7 +470,7 @@ class Table:
     def _seat_json(self, seat: Seat, index: int, points: int, coins: int) -> dict[str, Any]:
         data = seat.to_json(index, points, coins)
         if seat.kind == "bot":  # a bot seat plays as its level: the level's rating
-            data["rating"] = self.host.bot_ratings.get(seat.bot_name)
+            data["rating"] = self.host.bot_ratings.get(seat.bot_name, INITIAL_RATING)
         return data
 
     def voters(self) -> list[int]:

@@ -190,7 +190,7 @@ function plate(tb, st, seat, base) {
           ${won ? wonBadge(won) : ""}
         </div>
         <div class="who"><span class="name">${st.started ? `<span class="seat-wind" title="${seatWind(seat, st.dealer)[1]}">${seatWind(seat, st.dealer)[0]}</span>` : ""}${esc(name)}${seat === app.seat ? ` (${t("you")})` : ""}</span>
-          <span class="money">${balance != null ? `<span>${COIN}${balance}</span>` : ""}${points}</span></div>
+          <span class="money">${info?.rating != null ? `<span class="rating-chip" title="${t("rating")}">${info.rating}</span>` : ""}${balance != null ? `<span>${COIN}${balance}</span>` : ""}${points}</span></div>
       </div>
       ${tags.length ? `<div class="tags">${tags.join("")}</div>` : ""}
       ${concealed}${melds}
