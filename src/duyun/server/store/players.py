@@ -57,8 +57,7 @@ RATING_BOARD = text(
     UNION ALL
     SELECT me.id, me.name, me.rating,
         1 + (SELECT count(*) FROM accounts b
-             WHERE b.rating IS NOT NULL
-               AND (b.rating > me.rating OR (b.rating = me.rating AND b.id > me.id)))
+             WHERE b.rating IS NOT NULL AND (b.rating, b.id) > (me.rating, me.id))
     FROM accounts me
     WHERE me.id = :me AND me.rating IS NOT NULL
     """
