@@ -66,7 +66,7 @@ def test_two_tabs_claiming_at_once_are_paid_once(live_server: Any) -> None:
 
 
 def test_names_leaderboards_and_profiles(live_server: Any) -> None:
-    server: LiveServer = live_server(leaderboard_cache=0.0)
+    server: LiveServer = live_server(leaderboard_cache=0.0, renames_per_minute=2)
     ann, bob = server.guest(), server.guest()
     http = server.http
     renamed = http.post("/api/name", json={"name": "阿小明"}, headers=_auth(ann))
@@ -76,6 +76,10 @@ def test_names_leaderboards_and_profiles(live_server: Any) -> None:
     bad = http.post("/api/name", json={"name": "a!"}, headers=_auth(bob))
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_account"
     assert http.post("/api/name", json={"name": 5}, headers=_auth(bob)).status_code == 400
+    # two renames written from this address this minute (a refused name is not counted)
+    limited = http.post("/api/name", json={"name": "Bobby"}, headers=_auth(bob))
+    assert limited.status_code == 429 and limited.json()["error"]["code"] == "rate_limited"
+    assert "name changes" in limited.json()["error"]["message"]
 
     board = http.get("/api/leaderboard/rating", headers=_auth(ann)).json()
     assert board == {"board": "rating", "top": [], "own": None}

@@ -190,6 +190,8 @@ class ServerConfig:
     registrations_per_minute: int = 5
     tables_per_minute: int = 10
     code_lookups_per_minute: int = 30
+    #: a guest's display-name changes per client address and minute (issue 32; 0 = no limit)
+    renames_per_minute: int = 5
     #: private tables an account may have open (created, not yet ended) at once (0 = no limit)
     open_tables_per_account: int = 3
     #: several processes on one database (docs/deploy.md "Leases"): how long a process's
@@ -297,6 +299,7 @@ class ServerConfig:
             "registrations_per_minute",
             "tables_per_minute",
             "code_lookups_per_minute",
+            "renames_per_minute",
             "open_tables_per_account",
         ):
             value = getattr(self, name)

@@ -25,6 +25,7 @@ from duyun.server.store import (
     NotFoundError,
     Profile,
     StoreError,
+    auth,
 )
 
 router = APIRouter()
@@ -217,10 +218,20 @@ async def profile(
 
 @router.post("/api/name")
 async def rename(
-    body: NewName, account: CurrentAccount, store: OpenStore, manager: Manager
+    body: NewName,
+    account: CurrentAccount,
+    state: State,
+    store: OpenStore,
+    manager: Manager,
+    client: ClientAddress,
 ) -> dict[str, Any]:
     """A guest's display name (the registration name rules); tables show it from the next
     table the guest sits at."""
+    try:  # cheap checks first: only a rename that will be written is counted
+        auth.validate_name(body.name)
+    except AccountError as error:
+        raise ApiError(400, "bad_account", str(error)) from None
+    state.limits.renames.hit(client)
     try:
         renamed = await run_db(manager, store.rename_guest, account.id, body.name)
     except AccountError as error:
@@ -228,6 +239,9 @@ async def rename(
         raise ApiError(status, code, str(error)) from None
     except StoreError as error:
         raise ApiError(400, "bad_account", str(error)) from None
+    connection = manager.connections.get(account.id)
+    if connection is not None and connection.account is not None:
+        connection.account = renamed  # its next table shows the new name
     return account_json(renamed)
 
 

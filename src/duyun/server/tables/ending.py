@@ -3,6 +3,7 @@ and letting the players go. Functions of a :class:`~duyun.server.tables.table.Ta
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -121,6 +122,14 @@ def _apply_ratings(table: Table, changes: list[RatingChange]) -> list[dict[str, 
         seat = table.seats[change.seat]
         if seat is not None and seat.kind == "human":
             seat.rating = change.after
+            client = seat.client
+            if client is not None and client.account is not None:
+                # the next table this connection sits at (by code) shows the new rating
+                client.account = dataclasses.replace(
+                    client.account,
+                    rating=change.after,
+                    rated_matches=client.account.rated_matches + 1,
+                )
         if change.bot is not None:
             table.host.bot_ratings[change.bot] = change.after
         lines.append(
