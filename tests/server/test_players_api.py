@@ -12,7 +12,6 @@ import httpx
 import pytest
 import websockets
 
-from conftest import LiveServer, WsClient
 from duyun.server.app import WS_MAX_FRAME
 from duyun.server.config import Room
 
@@ -26,7 +25,7 @@ def _auth(session: dict[str, Any]) -> dict[str, str]:
 def test_bonus_endpoints_answer_already_claimed_and_not_eligible_with_when_next(
     live_server: Any,
 ) -> None:
-    server: LiveServer = live_server(daily_gift=150, topup_to=400)
+    server = live_server(daily_gift=150, topup_to=400)
     ann = server.guest()
     http = server.http
     offered = http.get("/api/bonus", headers=_auth(ann)).json()
@@ -51,7 +50,7 @@ def test_bonus_endpoints_answer_already_claimed_and_not_eligible_with_when_next(
 
 
 def test_two_tabs_claiming_at_once_are_paid_once(live_server: Any) -> None:
-    server: LiveServer = live_server()
+    server = live_server()
     ann = server.guest()
 
     async def claims() -> list[int]:
@@ -66,7 +65,7 @@ def test_two_tabs_claiming_at_once_are_paid_once(live_server: Any) -> None:
 
 
 def test_names_leaderboards_and_profiles(live_server: Any) -> None:
-    server: LiveServer = live_server(leaderboard_cache=0.0, renames_per_minute=2)
+    server = live_server(leaderboard_cache=0.0, renames_per_minute=2)
     ann, bob = server.guest(), server.guest()
     http = server.http
     renamed = http.post("/api/name", json={"name": "阿小明"}, headers=_auth(ann))
@@ -107,7 +106,7 @@ def test_names_leaderboards_and_profiles(live_server: Any) -> None:
 def test_a_rated_quick_match_shows_ratings_at_the_table_and_its_change_in_the_summary(
     live_server: Any, ws_client: Any, play: Any
 ) -> None:
-    server: LiveServer = live_server(rooms=ONE_HAND)
+    server = live_server(rooms=ONE_HAND)
     ann = server.guest()
 
     async def main() -> tuple[dict[str, Any], dict[str, Any]]:
@@ -139,19 +138,19 @@ def test_a_rated_quick_match_shows_ratings_at_the_table_and_its_change_in_the_su
     assert board["own"]["place"] == 1 and board["top"][0]["account_id"] == ann["account"]["id"]
 
 
-async def _connect(server: LiveServer, session: dict[str, Any], address: str) -> WsClient:
-    """A websocket whose proxy says it comes from ``address`` (X-Forwarded-For, believed from
-    127.0.0.1: config ``forwarded_allow_ips``)."""
+async def _connect(server: Any, client_class: Any, session: dict[str, Any], address: str) -> Any:
+    """A websocket client (the ``ws_client`` fixture's class) whose proxy says it comes from
+    ``address`` (X-Forwarded-For, believed from 127.0.0.1: config ``forwarded_allow_ips``)."""
     ws = await websockets.connect(
         server.ws_url, additional_headers={"X-Forwarded-For": address}, max_size=WS_MAX_FRAME
     )
-    client = WsClient(ws, address)
+    client = client_class(ws, address)
     await client.send(type="hello", version=1, token=session["token"])
     await client.expect("welcome")
     return client
 
 
-async def _quick(client: WsClient) -> str:
+async def _quick(client: Any) -> str:
     await client.send(type="quick_match", room="novice")
     table = await client.expect("table", lambda m: bool(m["table"]))
     code: str = table["table"]["code"]
@@ -160,40 +159,32 @@ async def _quick(client: WsClient) -> str:
 
 @pytest.mark.parametrize("allowed", [False, True])
 def test_quick_match_never_seats_two_accounts_of_one_address_together_unless_allowed(
-    live_server: Any, allowed: bool
+    live_server: Any, ws_client: Any, allowed: bool
 ) -> None:
-    server: LiveServer = live_server(bot_fill_wait=60.0, same_address_tables=allowed)
+    """Quick match keeps one address's accounts apart (unless the config allows it); a
+    private table, for friends, seats them together either way."""
+    server = live_server(bot_fill_wait=60.0, same_address_tables=allowed)
     ann, ann2, bob = server.guest(), server.guest(), server.guest()
+    friend, friend2 = server.guest(), server.guest()
+    code = server.create_table(friend["token"])
 
-    async def main() -> list[str]:
-        a = await _connect(server, ann, "203.0.113.7")
-        a2 = await _connect(server, ann2, "203.0.113.7")  # the same person's second account
-        b = await _connect(server, bob, "198.51.100.20")
+    async def main() -> tuple[list[str], list[int]]:
+        a = await _connect(server, ws_client, ann, "203.0.113.7")
+        a2 = await _connect(server, ws_client, ann2, "203.0.113.7")  # the same person again
+        b = await _connect(server, ws_client, bob, "198.51.100.20")
         codes = [await _quick(a), await _quick(a2), await _quick(b)]
-        for client in (a, a2, b):
-            await client.close()
-        return codes
-
-    first, second, stranger = asyncio.run(main())
-    assert (first == second) is allowed
-    assert stranger == first  # a stranger joins the fullest table
-
-
-def test_a_private_table_seats_friends_of_one_address(live_server: Any) -> None:
-    server: LiveServer = live_server()
-    ann, bob = server.guest(), server.guest()
-    code = server.create_table(ann["token"])
-
-    async def main() -> list[int]:
-        seats, clients = [], []
-        for session in (ann, bob):
-            client = await _connect(server, session, "203.0.113.8")
+        seats, clients = [], [a, a2, b]
+        for session in (friend, friend2):
+            client = await _connect(server, ws_client, session, "203.0.113.8")
             await client.send(type="join", code=code)
             table = await client.expect("table", lambda m: bool(m["table"]))
             seats.append(table["table"]["you"])
             clients.append(client)
         for client in clients:
             await client.close()
-        return seats
+        return codes, seats
 
-    assert asyncio.run(main()) == [0, 1]
+    (first, second, stranger), seats = asyncio.run(main())
+    assert (first == second) is allowed
+    assert stranger == first  # a stranger joins the fullest table
+    assert seats == [0, 1]  # friends of one address at a private table
