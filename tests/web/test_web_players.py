@@ -82,6 +82,12 @@ def test_free_coins_leaderboard_and_profile(
         text = page.inner_text("#profile-page")
         assert "清一色" in text and "+12" in text  # the biggest win, pattern and coins
         assert page.locator("#profile-page [data-do=profile-replay]").count() == 2
+        # the coin rows under their own names: the gift beside the hands and starting coins
+        kinds = page.eval_on_selector_all(
+            "#profile-ledger li", "els => els.map(e => e.dataset.kind)"
+        )
+        assert kinds == ["hand", "hand", "gift", "starting"], kinds
+        assert "每日禮物" in page.inner_text("#profile-ledger")
         shot(tab, screenshots, f"issue32-profile-{size}.png")
         new_name = "阿小明" if size == "phone" else "阿小紅"
         page.fill("#profile-name", new_name)

@@ -315,6 +315,12 @@ const ZH = {
   place_n: "第 {n} 名",
   rated_table: "計分（至少兩位真人時）",
   unrated: "不計分",
+  coin_moves: "金幣明細",
+  kind_starting: "新手金幣",
+  kind_grant: "系統贈送",
+  kind_hand: "牌局",
+  kind_gift: "每日禮物",
+  kind_topup: "破產補助",
 };
 
 const EN = {
@@ -632,6 +638,12 @@ const EN = {
   place_n: "Place {n}",
   rated_table: "Rated (with two people or more)",
   unrated: "Unrated",
+  coin_moves: "Coins in and out",
+  kind_starting: "Starting coins",
+  kind_grant: "From the operator",
+  kind_hand: "Hand",
+  kind_gift: "Daily gift",
+  kind_topup: "Top-up",
 };
 
 const TABLES = { zh: ZH, en: EN };

@@ -40,7 +40,21 @@ function matchLine(m) {
       ${replays ? `<span class="profile-replays">${t("replay")} ${replays}</span>` : ""}</li>`;
 }
 
-export function profileHTML(p) {
+/** The account's latest coin rows (own profile only): gifts and top-ups under their own
+ * names, beside hands, starting coins and operator grants. */
+function ledgerList(rows, accountId) {
+  if (!rows) return "";
+  const items = rows
+    .map((r) => {
+      const amount = r.payee === accountId ? r.coins : -r.coins;
+      const when = new Date(r.created).toLocaleString(getLang() === "zh" ? "zh-TW" : "en-GB", { month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit" });
+      return `<li class="profile-match" data-kind="${esc(r.kind)}"><span>${esc(when)} · ${t(`kind_${r.kind}`)}</span><b>${signed(amount)}</b></li>`;
+    })
+    .join("");
+  return `<h3>${t("coin_moves")}</h3><ol class="profile-matches" id="profile-ledger">${items || `<li class="muted">—</li>`}</ol>`;
+}
+
+export function profileHTML(p, ledger = null) {
   const own = app.account && p.id === app.account.id;
   const best = p.biggest_win;
   const rate = p.win_rate == null ? "—" : `${Math.round(p.win_rate * 1000) / 10}%`;
@@ -64,6 +78,7 @@ export function profileHTML(p) {
       ${chart || `<div class="muted">${t("no_rating_history")}</div>`}
       <h3>${t("recent_matches")}</h3>
       <ol class="profile-matches">${(p.recent ?? []).map(matchLine).join("") || `<li class="muted">${t("no_history")}</li>`}</ol>
+      ${own ? ledgerList(ledger, p.id) : ""}
     </div></div>`;
 }
 
@@ -71,9 +86,10 @@ export function profileHTML(p) {
 export async function openProfile(accountId) {
   try {
     const path = accountId == null ? "/api/profile" : `/api/profile/${Number(accountId)}`;
-    const data = await api("GET", path);
+    const own = accountId == null || Number(accountId) === app.account?.id;
+    const [data, ledger] = await Promise.all([api("GET", path), own ? api("GET", "/api/ledger?limit=10") : null]);
     document.getElementById("profile-page")?.remove();
-    document.body.insertAdjacentHTML("beforeend", profileHTML(data));
+    document.body.insertAdjacentHTML("beforeend", profileHTML(data, ledger?.rows ?? null));
   } catch (err) {
     showError(err);
   }
