@@ -136,6 +136,13 @@ def test_a_rated_quick_match_shows_ratings_at_the_table_and_its_change_in_the_su
     assert set(bots) == {server.config.default_bot}
     board = server.http.get("/api/leaderboard/rating", headers=_auth(ann)).json()
     assert board["own"]["place"] == 1 and board["top"][0]["account_id"] == ann["account"]["id"]
+    week = server.http.get("/api/leaderboard/weekly", headers=_auth(ann)).json()
+    moved = [r for r in server.store.coin_ledger(ann["account"]["id"]) if r.kind == "hand"]
+    if moved:  # what the hand moved for her, from the ledger
+        assert week["own"]["value"] == end["coins"][0]
+        assert [line["account_id"] for line in week["top"]] == [ann["account"]["id"]]
+    else:  # a draw that moved nothing: no line this week
+        assert week["own"] is None and week["top"] == []
 
 
 async def _connect(server: Any, client_class: Any, session: dict[str, Any], address: str) -> Any:

@@ -27,6 +27,7 @@ from duyun.server.store import (
     StoreError,
     auth,
 )
+from duyun.server.store.players import BOARD_SIZE
 
 router = APIRouter()
 
@@ -122,17 +123,23 @@ async def leaderboard(
     """The top 50 by rating or by coins won in hands this week, and the caller's place;
     reused for ``leaderboard_cache`` seconds."""
     now = time.monotonic()
+    if board == "weekly":
+        # the week's ranking is read whole, once per cache period, and every player's answer
+        # (the top and their own line) comes from it: its cost is the week's ledger rows
+        week = state.weekly
+        if week is None or now - week[0] >= state.config.leaderboard_cache:
+            since = _week_start(store.clock(), state.config.time_zone)
+            ranking = await run_db(manager, store.weekly_ranking, since)
+            week = state.weekly = (now, since, ranking, {e.account_id: e for e in ranking})
+        _, since, ranking, by_account = week
+        lines = Board(tuple(ranking[:BOARD_SIZE]), by_account.get(account.id))
+        return {"board": board, "since": since.isoformat(), **board_json(lines)}
     key = (board, account.id)
     cached = state.boards.get(key)
     if cached is not None and now - cached[0] < state.config.leaderboard_cache:
         return cached[1]
-    if board == "rating":
-        found = await run_db(manager, store.rating_board, account.id)
-        answer: dict[str, Any] = {"board": board, **board_json(found)}
-    else:
-        since = _week_start(store.clock(), state.config.time_zone)
-        found = await run_db(manager, store.weekly_board, account.id, since)
-        answer = {"board": board, "since": since.isoformat(), **board_json(found)}
+    found = await run_db(manager, store.rating_board, account.id)
+    answer: dict[str, Any] = {"board": board, **board_json(found)}
     if len(state.boards) >= BOARD_CACHE_SIZE:
         horizon = now - state.config.leaderboard_cache
         for stale in [k for k, (at, _) in state.boards.items() if at <= horizon]:

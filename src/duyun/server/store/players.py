@@ -9,11 +9,15 @@ them):
   without a rated match have no rating (NULL) and are not in it;
 - by coins won this week: the week's ``hand`` rows through ``ix_coin_ledger_kind_created``,
   each row counted for its payee and against its payer, summed per account and numbered with
-  ``ROW_NUMBER()``; the top lines and the asking account's line come out of the one statement.
+  ``ROW_NUMBER()``. This one is read whole (:meth:`PlayerStore.weekly_ranking`: every account
+  that played this week, in order), because its cost is the week's rows, not the answer's
+  size: the server reads it once per cache period and answers every player's own line from
+  it (330 ms at 100,000 rows this week; docs/deploy.md "The economy").
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, cast
 
@@ -81,7 +85,6 @@ WEEKLY_BOARD = text(
     )
     SELECT r.account_id AS id, a.name AS name, r.value AS value, r.place AS place
     FROM ranked r JOIN accounts a ON a.id = r.account_id
-    WHERE r.place <= :size OR r.account_id = :me
     ORDER BY r.place
     """
 )
@@ -110,21 +113,21 @@ class PlayerStore(RecordStore):
         )
         return Board(top, own)
 
+    def weekly_ranking(self, since: datetime) -> tuple[BoardEntry, ...]:
+        """Every account by coins won in hands since ``since`` (the week's start), in order:
+        the weekly board's one query, read once and shared by every player's answer."""
+        with self._session() as session:
+            rows = session.execute(WEEKLY_BOARD, {"since": since, "house": self._house}).all()
+        return tuple(BoardEntry(int(r.place), int(r.id), r.name, int(r.value)) for r in rows)
+
     def weekly_board(
         self, account_id: int | None, since: datetime, size: int = BOARD_SIZE
     ) -> Board:
-        """The top ``size`` accounts by coins won in hands since ``since`` (the week's start)
-        and the asking account's line."""
+        """The top ``size`` accounts by coins won in hands since ``since`` and the asking
+        account's line (:func:`board_of` over :meth:`weekly_ranking`)."""
         check_int("size", size, 1, 1000)
-        me = 0 if account_id is None else check_int("account id", account_id, 1, MAX_ID)
-        with self._session() as session:
-            rows = session.execute(
-                WEEKLY_BOARD, {"size": size, "me": me, "since": since, "house": self._house}
-            ).all()
-        entries = [BoardEntry(int(r.place), int(r.id), r.name, int(r.value)) for r in rows]
-        top = tuple(e for e in entries if e.place <= size)
-        own = next((e for e in entries if e.account_id == me), None)
-        return Board(top, own)
+        me = None if account_id is None else check_int("account id", account_id, 1, MAX_ID)
+        return board_of(self.weekly_ranking(since), me, size)
 
     def bot_ratings(self) -> dict[str, int]:
         """Each bot level's rating (levels that never played a rated match are absent)."""
@@ -202,6 +205,12 @@ class PlayerStore(RecordStore):
         return Profile(account, matches, len(hands), won, best, points)
 
 
+def board_of(ranking: Sequence[BoardEntry], account_id: int | None, size: int) -> Board:
+    """A board from a whole ranking: its first ``size`` lines and the account's own."""
+    own = next((e for e in ranking if e.account_id == account_id), None)
+    return Board(tuple(ranking[:size]), own)
+
+
 def _wins_of(result: Any, seat: int) -> list[dict[str, Any]]:
     if not isinstance(result, dict):
         return []
@@ -218,4 +227,4 @@ def _points_of(result: Any, seat: int) -> int:
     return 0
 
 
-__all__ = ["BOARD_SIZE", "INITIAL_RATING", "PlayerStore"]
+__all__ = ["BOARD_SIZE", "INITIAL_RATING", "PlayerStore", "board_of"]
