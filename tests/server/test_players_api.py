@@ -173,6 +173,7 @@ def test_quick_match_never_seats_two_accounts_of_one_address_together_unless_all
     server = live_server(bot_fill_wait=60.0, same_address_tables=allowed)
     ann, ann2, bob = server.guest(), server.guest(), server.guest()
     friend, friend2 = server.guest(), server.guest()
+    carl, carl2 = server.guest(), server.guest()
     code = server.create_table(friend["token"])
 
     async def main() -> tuple[list[str], list[int]]:
@@ -180,7 +181,20 @@ def test_quick_match_never_seats_two_accounts_of_one_address_together_unless_all
         a2 = await _connect(server, ws_client, ann2, "203.0.113.7")  # the same person again
         b = await _connect(server, ws_client, bob, "198.51.100.20")
         codes = [await _quick(a), await _quick(a2), await _quick(b)]
-        seats, clients = [], [a, a2, b]
+        # two more of one address asking at the same moment in another room: the second
+        # join, queued to the same table before the first sat down, looks again
+        # (seating.join)
+        c = await _connect(server, ws_client, carl, "192.0.2.44")
+        c2 = await _connect(server, ws_client, carl2, "192.0.2.44")
+        await asyncio.gather(
+            c.send(type="quick_match", room="junior"), c2.send(type="quick_match", room="junior")
+        )
+        racing = [
+            (await client.expect("table", lambda m: bool(m["table"])))["table"]["code"]
+            for client in (c, c2)
+        ]
+        codes.append(str(racing[0] == racing[1]))
+        seats, clients = [], [a, a2, b, c, c2]
         for session in (friend, friend2):
             client = await _connect(server, ws_client, session, "203.0.113.8")
             await client.send(type="join", code=code)
@@ -191,7 +205,8 @@ def test_quick_match_never_seats_two_accounts_of_one_address_together_unless_all
             await client.close()
         return codes, seats
 
-    (first, second, stranger), seats = asyncio.run(main())
+    (first, second, stranger, raced_together), seats = asyncio.run(main())
     assert (first == second) is allowed
+    assert raced_together == str(allowed)
     assert stranger == first  # a stranger joins the fullest table
     assert seats == [0, 1]  # friends of one address at a private table

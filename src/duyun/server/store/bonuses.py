@@ -31,6 +31,7 @@ from duyun.server.store.types import (
     CoinRow,
     Economy,
     NotEligibleError,
+    NotFoundError,
     StoreError,
 )
 
@@ -114,8 +115,6 @@ class BonusStore(AccountStore):
                 f"{per_address}); next from {tomorrow.isoformat()}"
             )
             next_at = tomorrow
-        if kind == "gift" and reason is None:
-            next_at = None
         state = BonusState(
             kind=kind,
             coins=coins if reason is None else 0,
@@ -134,7 +133,7 @@ class BonusStore(AccountStore):
         with self._session() as session:
             account = session.get(AccountRow, account_id)
             if account is None:
-                raise StoreError(f"no account with id {account_id}")
+                raise NotFoundError(f"no account with id {account_id}")
             return tuple(
                 self._judge(session, account, kind, _client(client), economy)[0]
                 for kind in BONUS_KINDS
