@@ -18,6 +18,9 @@ them and each table's players talk to its process, as the proxy of docs/deploy.m
 ``--human`` answers every prompt after 1-3 s (a person's pace) with the server's default
 4 s claim window, so a table makes a decision every second or two instead of every few
 milliseconds: what a machine holds at that pace is its capacity in tables.
+``--reviews N`` keeps N reviews (牌譜解析, docs/protocol.md "Reviews") of hands just played
+asked for and polled during the run, as players opening 解析 would: the tables' round trip
+beside a run without it shows what reviews cost them (issue 36 item 4).
 
 Target (issue 9): 100 tables with p99 < 100 ms and zero errors on a 2-core machine.
 """
@@ -59,6 +62,11 @@ class Stats:
     #: server CPU seconds when play began (after the accounts and tables were made)
     cpu_at_play: float = 0.0
     play_started: float = 0.0
+    #: finished hands a review may be asked for: (url, token of seat 0, hand id)
+    reviewable: list[tuple[str, str, int]] = field(default_factory=list)
+    #: seconds from asking for a review to reading it done
+    review_times: list[float] = field(default_factory=list)
+    review_refusals: int = 0
 
 
 def _start_server(
@@ -88,6 +96,9 @@ def _start_server(
                 "code_lookups_per_minute = 0",
                 "open_tables_per_account = 0",
                 'allowed_origins = ["*"]',
+                # --reviews: the players asking are few and each asks many times
+                "reviews_per_hour = 0",
+                f"review_queue = {max(8, args.reviews)}",
             ]
         ),
         encoding="utf-8",
@@ -102,6 +113,7 @@ def _start_server(
 
 async def _player(
     ws_url: str,
+    http_url: str,
     token: str,
     code: str,
     seed: int,
@@ -156,6 +168,7 @@ async def _player(
             elif kind == "hand_end":
                 if seat == 0:
                     stats.hands += 1
+                    stats.reviewable.append((http_url, token, message["hand_id"]))
             elif kind == "match_end":
                 if seat == 0:
                     stats.matches += 1
@@ -205,6 +218,7 @@ async def _run(
                 asyncio.create_task(
                     _player(
                         ws_urls[table],
+                        urls[table % len(urls)],
                         tokens[table * 4 + seat],
                         code,
                         table * 4 + seat,
@@ -217,12 +231,42 @@ async def _run(
             )
             await joined.wait()  # join in seat order, so seat 0 is the table's host
     monitor = asyncio.create_task(_watch_loop(stats, stop_at))
+    reviewers = [asyncio.create_task(_reviewer(stats, stop_at)) for _ in range(args.reviews)]
     results = await asyncio.gather(*tasks, return_exceptions=True)
     monitor.cancel()
+    for reviewer in reviewers:
+        reviewer.cancel()
     for result in results:
         if isinstance(result, BaseException):
             stats.errors.append(f"client failed: {result!r}")
     return stats
+
+
+async def _reviewer(stats: Stats, stop_at: float) -> None:
+    """One player after another opening 解析 on a hand just played: ask for its review and
+    poll it each second until it is done, then the next."""
+    async with httpx.AsyncClient(timeout=60) as http:
+        while time.monotonic() < stop_at:
+            if not stats.reviewable:
+                await asyncio.sleep(0.5)
+                continue
+            url, token, hand_id = stats.reviewable.pop()
+            path = f"{url}/api/hands/{hand_id}/review"
+            headers = {"Authorization": f"Bearer {token}"}
+            asked = time.monotonic()
+            answer = await http.post(path, headers=headers)
+            while answer.status_code in (200, 202) and answer.json()["status"] != "done":
+                if time.monotonic() >= stop_at:
+                    return
+                await asyncio.sleep(1.0)
+                answer = await http.get(path, headers=headers)
+            if answer.status_code in (429, 503):
+                stats.review_refusals += 1
+                await asyncio.sleep(float(answer.headers.get("Retry-After", "5")))
+            elif answer.status_code == 200:
+                stats.review_times.append(time.monotonic() - asked)
+            else:
+                stats.errors.append(f"review {hand_id}: {answer.status_code} {answer.text[:120]}")
 
 
 async def _watch_loop(stats: Stats, stop_at: float, period: float = 0.01) -> None:
@@ -295,6 +339,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--database-url",
         help="the servers' database (default: a fresh SQLite file); an empty or throwaway one",
+    )
+    parser.add_argument(
+        "--reviews",
+        type=int,
+        default=0,
+        help="keep this many reviews (牌譜解析) of hands just played asked for during the run",
     )
     parser.add_argument("--url", help="use a running server instead of starting one")
     parser.add_argument(
@@ -371,6 +421,15 @@ def main(argv: list[str] | None = None) -> int:
             f"  load generator: CPU {client_cpu:.1f} s ({100 * client_cpu / elapsed:.0f}% of one "
             f"core), event-loop lag p50 {1000 * statistics.median(lags):.1f} ms, p99 "
             f"{1000 * _percentile(lags, 0.99):.1f} ms (a round trip includes this lag)"
+        )
+    if args.reviews:
+        times = stats.review_times
+        done = (
+            f"mean {statistics.mean(times):.1f} s, max {max(times):.1f} s" if times else "none done"
+        )
+        print(
+            f"  reviews: {len(times)} done ({done} from asking to reading), "
+            f"{stats.review_refusals} refused (busy)"
         )
     print(f"  claim answers after their window closed (too_late): {stats.late}")
     print(f"  errors: {len(stats.errors)}")

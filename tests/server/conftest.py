@@ -142,6 +142,8 @@ FAST: dict[str, Any] = {
     "tables_per_minute": 0,
     "code_lookups_per_minute": 0,
     "open_tables_per_account": 0,
+    # ... and quick match may seat them together (fair matching has tests of its own)
+    "same_address_tables": True,
 }
 
 

@@ -100,8 +100,11 @@ class Player:
     """A websocket player that follows ``redirect`` messages the way the browser client does
     (same token in ``hello``, then ``join``), and reconnects through random processes."""
 
-    def __init__(self, name: str, token: str) -> None:
+    def __init__(self, name: str, token: str, address: str | None = None) -> None:
         self.name, self.token = name, token
+        #: the client address the proxy passes (X-Forwarded-For, trusted from 127.0.0.1):
+        #: quick match never seats two people of one address at one table (issue 32)
+        self.address = address
         self.ws: Any = None
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.redirects: list[dict[str, Any]] = []
@@ -112,7 +115,8 @@ class Player:
 
     async def connect(self, url: str) -> dict[str, Any]:
         await self.close()
-        self.ws = await websockets.connect(url, open_timeout=5)
+        headers = {"X-Forwarded-For": self.address} if self.address else None
+        self.ws = await websockets.connect(url, open_timeout=5, additional_headers=headers)
         self.inbox = asyncio.Queue()
         self.reader = asyncio.create_task(self._read(self.ws, self.inbox))
         await self.send(type="hello", version=1, token=self.token)
@@ -222,6 +226,27 @@ def test_four_processes_redirect_shared_room_sigkill_resume_and_audit_r41(
 
     # a private table opened on web-1 is listed, described and joinable from every process
     host_token = _guest(processes[0])
+
+    async def claim_everywhere() -> list[httpx.Response]:
+        # the same account's daily gift asked of all four processes at once (issue 32)
+        async with httpx.AsyncClient(timeout=10) as client:
+            return list(
+                await asyncio.gather(
+                    *(
+                        client.post(
+                            f"{p.url}/api/bonus/gift",
+                            headers={"Authorization": f"Bearer {host_token}"},
+                        )
+                        for p in processes
+                    )
+                )
+            )
+
+    claims = asyncio.run(claim_everywhere())
+    assert sorted(c.status_code for c in claims) == [200, 409, 409, 409], [c.text for c in claims]
+    assert {c.json()["error"]["code"] for c in claims if c.status_code == 409} == {
+        "already_claimed"
+    }
     created = httpx.post(
         f"{processes[0].url}/api/tables",
         json={"listed": True, "hands": 1},
@@ -251,7 +276,9 @@ def test_four_processes_redirect_shared_room_sigkill_resume_and_audit_r41(
         await guest.close()
 
         # one quick-match room, four players asking on four processes, in random order
-        players = [Player(f"p{i}", _guest(processes[i])) for i in range(4)]
+        players = [
+            Player(f"p{i}", _guest(processes[i]), address=f"198.51.100.{i + 1}") for i in range(4)
+        ]
         order = list(range(4))
         rng.shuffle(order)
         for i in order:
@@ -318,6 +345,19 @@ def test_four_processes_redirect_shared_room_sigkill_resume_and_audit_r41(
                 .where(MatchRow.code == room_code)
             ).all()
         assert len(seats) == 4 and all(account is not None for (account,) in seats)  # no bot
+        # the gift was paid once whichever process answered
+        host = store.verify_token(host_token)
+        assert [r.kind for r in store.coin_ledger(host.id)].count("gift") == 1
+        # the match was rated once, by whichever process ended it after the adoption
+        with store._session() as session:
+            (match_id,) = session.execute(
+                select(MatchRow.id).where(MatchRow.code == room_code)
+            ).one()
+        changes = store.match_ratings(match_id)
+        assert len(changes) == 4 and all(c.account_id is not None for c in changes)
+        for change in changes:
+            assert change.account_id is not None
+            assert store.account(change.account_id).rated_matches == 1
     finally:
         store.close()
 

@@ -164,5 +164,9 @@ def test_two_processes_one_postgres_same_accounts_balances_equal_ledger_r41(
             assert len(records) == 2
             for record in records:
                 assert [h.status for h in record.hand_records] == ["finished"] * 3
+            # two people sat at each private table: both matches were rated, each once, by the
+            # process that played it (issue 32)
+            assert store.account(account_id).rated_matches == 2
+            assert len(store.profile(account_id).history) == 2
     finally:
         store.close()

@@ -103,7 +103,7 @@ def test_migrations_from_empty_create_schema_matching_models(
             assert "alembic_version" in tables
             head = connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
             assert head == ScriptDirectory.from_config(alembic_config()).get_current_head()
-            assert head == "0007"  # the newest script is the one that ran
+            assert head == "0008"  # the newest script is the one that ran
             # the models and the migrations describe the same schema
             diff = compare_metadata(MigrationContext.configure(connection), Base.metadata)
             assert diff == []

@@ -51,6 +51,7 @@ class Watcher:
         self.account: Account | None = None
         self.table: Table | None = None
         self.spectating: Table | None = None
+        self.address: str | None = None
 
     def send(self, message: dict[str, Any]) -> None:
         raise AssertionError("the flow never sends: its shell does")

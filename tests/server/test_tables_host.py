@@ -18,6 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from duyun.bots.search import SearchBot
 from duyun.engine import Action, ActionKind, SeatView, Setup
 from duyun.rules import RuleSet
@@ -42,6 +44,7 @@ class Person:
         self.account: Account | None = account
         self.table: Table | None = None
         self.spectating: Table | None = None
+        self.address: str | None = None
         self.messages: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
     def send(self, message: dict[str, Any]) -> None:
@@ -64,6 +67,7 @@ class FakeHost:
         self.metrics = Metrics()
         self.search_pool = ThreadPoolExecutor(2, thread_name_prefix="search")
         self.deal: Callable[[int, int, int, int], Setup] | None = None
+        self.bot_ratings: dict[str, int] = {}
         self.calls: list[tuple[str, int]] = []
         self.asked: list[str] = []
         self.writer = EventWriter(store, self._moves)
@@ -256,3 +260,58 @@ def test_a_search_bot_thinks_off_the_event_loop(store: Store, monkeypatch: Any) 
     assert chosen and chosen[0].kind is ActionKind.DISCARD
     assert chosen[0].tile is not None and discard["tile"] == tile_to_str(chosen[0].tile)
     assert searched_on and not set(searched_on) & loop_threads
+
+
+class RoomHost(FakeHost):
+    """A host of a stake room's table: a join the table hands back to quick match is
+    recorded (fair matching, issue 32)."""
+
+    def __init__(self, store: Store, same_address_tables: bool) -> None:
+        super().__init__(store)
+        self.config = self.config.with_overrides(
+            same_address_tables=same_address_tables, bot_fill_wait=60.0
+        )
+        self.rerouted: list[tuple[Any, str]] = []
+        self.looked_again = asyncio.Event()
+
+    async def quick_match(self, client: Any, room_id: str) -> None:
+        self.rerouted.append((client, room_id))
+        self.looked_again.set()
+
+
+@pytest.mark.parametrize("allowed", [False, True])
+def test_a_room_table_hands_back_a_racing_join_from_the_same_address(
+    store: Store, allowed: bool
+) -> None:
+    """Two joins of one address queued to one room table before either sat (two quick
+    matches at the same moment): the first sits, the second goes back to quick match, which
+    then passes this table over; with ``same_address_tables`` both sit."""
+
+    async def run() -> tuple[RoomHost, list[Person], list[int | None]]:
+        host = RoomHost(store, allowed)
+        people = [Person(await asyncio.to_thread(store.create_guest)) for _ in range(2)]
+        for person in people:
+            person.address = "203.0.113.9"
+        options = TableOptions("room", "novice", 1, 1, RuleSet(), True, "strong", True, None)
+        table = Table(host, "654321", options)
+        table.start_task()
+        for person in people:
+            table.post(Join(person))
+        if allowed:
+            await asyncio.wait_for(people[1].messages.get(), timeout=10)
+        else:
+            await asyncio.wait_for(host.looked_again.wait(), timeout=10)
+        seated = [None if s is None else s.account_id for s in table.seats]
+        table.post(Stop())
+        assert table.task is not None
+        await asyncio.wait_for(table.task, timeout=5)
+        return host, people, seated
+
+    host, people, seated = asyncio.run(run())
+    assert people[0].account is not None and people[1].account is not None
+    if allowed:
+        assert host.rerouted == [] and seated[:2] == [people[0].account.id, people[1].account.id]
+    else:
+        assert host.rerouted == [(people[1], "novice")]
+        assert seated == [people[0].account.id, None, None, None]
+        assert people[1].table is None  # free to be seated elsewhere

@@ -62,6 +62,8 @@ BROWSER_TIMERS: dict[str, Any] = {
     "tables_per_minute": 0,
     "code_lookups_per_minute": 0,
     "open_tables_per_account": 0,
+    # ... and quick match may seat them at one table (fair matching, issue 32)
+    "same_address_tables": True,
 }
 
 

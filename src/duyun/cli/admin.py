@@ -320,12 +320,14 @@ def house(database_url: DatabaseOption = DEFAULT_DATABASE, as_json: JsonOption =
                     "balance": report.balance,
                     "granted": report.granted,
                     "hands_net": report.hands_net,
+                    "bonuses": report.bonuses,
                     "hands_played": report.hands_played,
                 }
             )
         )
         return
     out.print(f"granted to players (starting balances and grants): {report.granted}")
+    out.print(f"daily gifts and top-ups paid: {report.bonuses}")
     out.print(f"net from hands with bots: {report.hands_net:+d} over {report.hands_played} hand(s)")
     out.print(f"house balance: {report.balance}")
 

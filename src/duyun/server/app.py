@@ -133,6 +133,7 @@ async def _open(
             "reviews_pending": reviewer.pending,
         }
     )
+    tables.bot_ratings.update(await tables.store_call(opened.bot_ratings))
     restored = await tables.restore()
     log.info("restored %d live match(es)", restored)
     return opened, tables

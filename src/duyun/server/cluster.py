@@ -30,6 +30,8 @@ from duyun.server.protocol import ProtocolError
 from duyun.server.store import Store
 from duyun.server.store import cluster as shared
 from duyun.server.tables import Client, Table, TableManager, TableOptions
+from duyun.server.tables.seating import shares_address
+from duyun.server.tables.seats import address_key
 
 log = logging.getLogger("duyun.server.cluster")
 T = TypeVar("T")
@@ -201,14 +203,25 @@ class Cluster:
             await manager.quick_match(client, room_id)
             return
         fresh = await manager.admit(client, room)
+        address = address_key(client.address)
         local_free = {
             t.code: t.free_seats - t.pending_joins
             for t in manager.tables.values()
-            if t.options.kind == "room" and t.options.room == room.id and t.status == "waiting"
+            if t.options.kind == "room"
+            and t.options.room == room.id
+            and t.status == "waiting"
+            and not shares_address(t, address)
         }
         state = shared.TableState("", None, "room", room.id, True, "waiting", 4, 0, {})
         pick = await self._db(
-            shared.quick_pick, self.store, self.owner, room.id, local_free, state, self.draining
+            shared.quick_pick,
+            self.store,
+            self.owner,
+            room.id,
+            local_free,
+            state,
+            self.draining,
+            None if manager.config.same_address_tables else address,
         )
         if pick.url is not None:
             self.redirect(client, pick.url, code=pick.code, reason="quick_match", room=room.id)
@@ -257,6 +270,7 @@ def state_of(table: Table) -> shared.TableState:
         humans=len(table.humans()),
         summary=summary,
         arrived=table.arrivals,
+        addresses=tuple(sorted(table.addresses())),
     )
 
 

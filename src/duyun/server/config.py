@@ -33,11 +33,15 @@ import math
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
 
 from duyun.bots import BOT_NAMES
 from duyun.rules import RuleSet
+
+if TYPE_CHECKING:  # the store needs the server extra; the config is read without it too
+    from duyun.server.store.types import Economy
 
 #: the websocket layer's own limit on one frame (uvicorn ``ws_max_size``): a larger frame is
 #: refused unread with close code 1009; a message between ``max_message_bytes`` and this gets
@@ -72,6 +76,13 @@ _RANGES: dict[str, tuple[int, int]] = {
     "review_samples": (2, 4096),
     "review_queue": (1, 10_000),
     "reviews_per_hour": (0, 100_000),
+    # the house's free coins (issue 32): at most a starting balance's worth each
+    "daily_gift": (0, MAX_STARTING_BALANCE),
+    "topup_to": (0, MAX_STARTING_BALANCE),
+    "topup_below": (0, MAX_STARTING_BALANCE),
+    "topups_per_day": (0, 100),
+    "gifts_per_address": (0, 100_000),
+    "topups_per_address": (0, 100_000),
 }
 
 
@@ -183,6 +194,8 @@ class ServerConfig:
     registrations_per_minute: int = 5
     tables_per_minute: int = 10
     code_lookups_per_minute: int = 30
+    #: a guest's display-name changes per client address and minute (issue 32; 0 = no limit)
+    renames_per_minute: int = 5
     #: private tables an account may have open (created, not yet ended) at once (0 = no limit)
     open_tables_per_account: int = 3
     #: several processes on one database (docs/deploy.md "Leases"): how long a process's
@@ -205,6 +218,39 @@ class ServerConfig:
     reviews_per_hour: int = 20
     #: anyone signed in may replay and review any finished hand, not only its players
     public_replays: bool = False
+    #: the house's free coins (issue 32; docs/deploy.md "Economy"): a gift of ``daily_gift``
+    #: coins on the first visit of each day, and up to ``topups_per_day`` top-ups a day to
+    #: ``topup_to`` coins for a balance below ``topup_below`` (0: the cheapest room's entry).
+    #: ``gifts_per_address`` / ``topups_per_address`` cap the claims of all accounts of one
+    #: client address in a day (0 = no cap). Days run midnight to midnight in ``time_zone``
+    daily_gift: int = 100
+    topup_to: int = 300
+    topup_below: int = 0
+    topups_per_day: int = 3
+    gifts_per_address: int = 3
+    topups_per_address: int = 6
+    time_zone: str = "Asia/Shanghai"
+    #: quick match may seat two accounts of one client address at one table (issue 32 fair
+    #: matching: off, so one person cannot fill a stake table with their own accounts)
+    same_address_tables: bool = False
+    #: seconds a leaderboard answer is reused before it is read again
+    leaderboard_cache: float = 30.0
+
+    def economy(self) -> Economy:
+        """The economy settings as the store takes them; ``topup_below`` 0 is the cheapest
+        room's entry (a balance below it cannot sit down anywhere)."""
+        from duyun.server.store.types import Economy
+
+        below = self.topup_below or min(room.entry for room in self.rooms)
+        return Economy(
+            daily_gift=self.daily_gift,
+            topup_to=max(self.topup_to, below) if self.topup_to else 0,
+            topup_below=below,
+            topups_per_day=self.topups_per_day,
+            gifts_per_address=self.gifts_per_address,
+            topups_per_address=self.topups_per_address,
+            time_zone=self.time_zone,
+        )
 
     def __post_init__(self) -> None:
         for name in (
@@ -223,6 +269,7 @@ class ServerConfig:
             "hello_timeout",
             "lease_seconds",
             "lease_renew_every",
+            "leaderboard_cache",
         ):
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
@@ -244,6 +291,11 @@ class ServerConfig:
                 "characters without spaces (it travels in an HTTP header), for example "
                 "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
             )
+        if self.topup_to and self.topup_below and self.topup_to < self.topup_below:
+            raise ConfigError(
+                f"topup_to ({self.topup_to}) must be at least topup_below ({self.topup_below}): "
+                "a top-up lifts a balance to where its player can sit down again"
+            )
         if self.rate_limit <= 0:
             raise ConfigError("rate_limit must be positive")
         if not 0 < self.lease_renew_every <= self.lease_seconds / 2:
@@ -262,6 +314,7 @@ class ServerConfig:
             "registrations_per_minute",
             "tables_per_minute",
             "code_lookups_per_minute",
+            "renames_per_minute",
             "open_tables_per_account",
         ):
             value = getattr(self, name)
@@ -293,6 +346,15 @@ class ServerConfig:
                     f"public_url must be an absolute http(s) address without a query, like "
                     f"https://s1.play.example, got {self.public_url!r}"
                 )
+        try:
+            ZoneInfo(self.time_zone)
+        except (ValueError, KeyError, TypeError, OSError):
+            raise ConfigError(
+                f"time_zone must be an IANA zone name such as 'Asia/Shanghai', "
+                f"got {self.time_zone!r}"
+            ) from None
+        if not isinstance(self.same_address_tables, bool):
+            raise ConfigError("same_address_tables must be true or false")
         if not self.rooms:
             raise ConfigError("at least one room is needed")
         ids = [room.id for room in self.rooms]
@@ -320,6 +382,7 @@ class ServerConfig:
 
     def public(self) -> dict[str, Any]:
         """The values a client may know (sent in ``welcome``)."""
+        economy = self.economy()
         return {
             "turn_timer": self.turn_timer,
             "claim_window": self.claim_window,
@@ -333,6 +396,11 @@ class ServerConfig:
             "max_message_bytes": self.max_message_bytes,
             "rate_limit": self.rate_limit,
             "rate_burst": self.rate_burst,
+            # the house's free coins (issue 32): the lobby and the rules page name them
+            "daily_gift": self.daily_gift,
+            "topup_to": economy.topup_to,
+            "topup_below": economy.topup_below,
+            "topups_per_day": self.topups_per_day,
         }
 
 
@@ -399,7 +467,7 @@ def config_from_mapping(data: dict[str, Any]) -> ServerConfig:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError("allowed_origins must be a list of strings")
             values[key] = tuple(value)
-        elif key in ("default_bot", "secret_key", "public_url", "metrics_token"):
+        elif key in ("default_bot", "secret_key", "public_url", "metrics_token", "time_zone"):
             if not isinstance(value, str):
                 raise ConfigError(f"{key} must be a string")
             values[key] = value

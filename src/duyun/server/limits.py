@@ -89,6 +89,7 @@ class Limits:
         self.code_lookups = SlidingWindow(
             "table-code lookups", config.code_lookups_per_minute, clock=clock
         )
+        self.renames = SlidingWindow("name changes", config.renames_per_minute, clock=clock)
 
 
 __all__ = ["WINDOW", "LimitExceeded", "Limits", "SlidingWindow"]

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
 from duyun.server.cluster import Cluster
 from duyun.server.config import ServerConfig
 from duyun.server.limits import Limits
 from duyun.server.logs import RESOURCE_LOG_INTERVAL
 from duyun.server.reviews import Reviewer
-from duyun.server.store import Store
+from duyun.server.store import BoardEntry, Store
 from duyun.server.tables import Client, TableManager
 
 
@@ -44,6 +46,12 @@ class ServerState:
     socket_tokens: weakref.WeakKeyDictionary[Client, str] = field(
         default_factory=weakref.WeakKeyDictionary
     )
+    #: leaderboard answers by (board, account id): when read and what (issue 32; reused for
+    #: ``leaderboard_cache`` seconds, at most BOARD_CACHE_SIZE kept)
+    boards: dict[tuple[str, int], tuple[float, dict[str, Any]]] = field(default_factory=dict)
+    #: the week's whole ranking (the weekly leaderboard): when read, the week's start, the
+    #: lines in order and by account
+    weekly: tuple[float, datetime, tuple[BoardEntry, ...], dict[int, BoardEntry]] | None = None
     #: when a refused websocket was last logged (at most once per RESOURCE_LOG_INTERVAL)
     cap_logged: float = -RESOURCE_LOG_INTERVAL
 

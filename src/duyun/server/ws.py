@@ -65,6 +65,9 @@ class Connection:
         self.websocket = websocket
         self.config = config
         self.account: Account | None = None
+        #: the peer's address as uvicorn gives it (the X-Forwarded-For address behind a proxy
+        #: of ``forwarded_allow_ips``): fair matching compares it (issue 32)
+        self.address: str | None = websocket.client.host if websocket.client else None
         self.table: Table | None = None
         self.spectating: Table | None = None
         self.closed = False

@@ -54,6 +54,8 @@ def account_json(account: Account) -> dict[str, Any]:
         "name": account.name,
         "kind": account.kind,
         "balance": account.balance,
+        # the skill rating (issue 32): 1000 until the first rated match
+        "rating": account.rating,
     }
 
 

@@ -32,20 +32,34 @@ class ApiError(Exception):
     """
 
     def __init__(
-        self, status: int, code: str, message: str, *, retry_after: float | None = None
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        retry_after: float | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.status, self.code, self.message = status, code, message
         if retry_after is None and status == 429:
             retry_after = DEFAULT_RETRY_AFTER
         self.retry_after = retry_after
+        #: more fields of the error body, e.g. ``next`` of a bonus refused (issue 32)
+        self.extra = extra or {}
 
 
 def error_response(
-    status: int, code: str, message: str, headers: dict[str, str] | None = None
+    status: int,
+    code: str,
+    message: str,
+    headers: dict[str, str] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> JSONResponse:
     return JSONResponse(
-        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+        {"error": {"code": code, "message": message, **(extra or {})}},
+        status_code=status,
+        headers=headers,
     )
 
 
@@ -53,7 +67,7 @@ async def api_error(request: Request, error: ApiError) -> JSONResponse:
     headers = {}
     if error.retry_after is not None:
         headers["Retry-After"] = str(max(1, int(error.retry_after + 0.999)))
-    return error_response(error.status, error.code, error.message, headers)
+    return error_response(error.status, error.code, error.message, headers, error.extra)
 
 
 async def limit_exceeded(request: Request, error: LimitExceeded) -> JSONResponse:

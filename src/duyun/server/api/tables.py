@@ -41,6 +41,8 @@ class CreateTable(Body):
     spectators: bool = False
     #: the pause after a discard: natural or fixed (docs/protocol.md "Timing", issue 21 item 1)
     claim_pause: Literal["natural", "fixed"] = "natural"
+    #: rated when at least two people sit (issue 32); false: the match is never rated
+    rated: bool = True
 
 
 @router.get("/api/rooms")
@@ -129,6 +131,7 @@ async def create_table(
         listed=body.listed,
         spectators=body.spectators,
         claim_pause=body.claim_pause,
+        rated=body.rated,
     )
     return {"code": table.code, "invite": f"/?join={table.code}", "table": table.summary()}
 

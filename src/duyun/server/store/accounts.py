@@ -87,7 +87,8 @@ class AccountStore(StoreCore):
         key = auth.name_key(cleaned)
         try:
             with self._session() as session:
-                if session.scalar(select(AccountRow.id).where(AccountRow.name_key == key)):
+                holder = session.scalar(select(AccountRow.id).where(AccountRow.name_key == key))
+                if holder is not None and holder != guest_id:  # a guest may keep its name
                     raise AccountError(f"name {cleaned!r} is taken")
                 if guest_id is None:
                     row = self._new_account(session, cleaned, "user", password_hash)
@@ -104,6 +105,30 @@ class AccountStore(StoreCore):
                 session.refresh(row)
                 return account_of(row)
         except IntegrityError as exc:  # a concurrent registration won the name
+            raise AccountError(f"name {cleaned!r} is taken") from exc
+
+    def rename_guest(self, account_id: int, name: str) -> Account:
+        """A guest's display name (issue 32): tables show "小明" rather than guest-123456.
+        The name follows the registration rules (:func:`auth.validate_name`) and is unique the
+        same way, so registering later can keep it. :class:`AccountError` says what is wrong;
+        a registered user's name is the one they log in with and does not change here."""
+        cleaned = auth.validate_name(name)
+        key = auth.name_key(cleaned)
+        check_int("account id", account_id, 1, MAX_ID)
+        try:
+            with self._session() as session:
+                row = session.get(AccountRow, account_id)
+                if row is None:
+                    raise NotFoundError(f"no account with id {account_id}")
+                if row.kind != "guest":
+                    raise AccountError("only a guest chooses a display name; yours is your login")
+                holder = session.scalar(select(AccountRow.id).where(AccountRow.name_key == key))
+                if holder is not None and holder != account_id:
+                    raise AccountError(f"name {cleaned!r} is taken")
+                row.name, row.name_key = cleaned, key
+                session.flush()
+                return account_of(row)
+        except IntegrityError as exc:  # a registration or rename won the name meanwhile
             raise AccountError(f"name {cleaned!r} is taken") from exc
 
     def login(self, name: str, password: str, client: str | None = None) -> Account:

@@ -43,6 +43,9 @@ from duyun.server.store.types import (
 )
 
 HOUSE_NAME = "house"
+#: the rating shown before an account's first rated match (store/ratings.py ``shown`` of
+#: openskill's defaults)
+INITIAL_RATING = 1000
 _Row = TypeVar("_Row", MatchRow, HandRow)
 LIVE_STATUSES = ("open", "playing")
 MATCH_END_REASONS = ("completed", "dissolved")
@@ -77,6 +80,8 @@ def account_of(row: AccountRow) -> Account:
         kind=cast(AccountKind, row.kind),
         balance=int(row.balance),
         created=cast(datetime, aware(row.created)),
+        rating=INITIAL_RATING if row.rating is None else int(row.rating),
+        rated_matches=int(row.rated_matches or 0),
     )
 
 

@@ -19,8 +19,6 @@ from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
 from typing import Any
 
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import (
     JSON,
     Boolean,
@@ -37,7 +35,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from duyun.server.store.database import alembic_config
+from duyun.server.store.database import schema_state
 from duyun.server.store.models import Base, MatchRow, MatchSeatRow
 from duyun.server.store.store import Store
 from duyun.server.store.types import StoreError
@@ -83,6 +81,8 @@ class TableCodeRow(Base):
     reserved: Mapped[int] = mapped_column(Integer, nullable=False, server_default="0")
     reserved_until: Mapped[float] = mapped_column(Double, nullable=False, server_default="0")
     summary: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
+    #: digests of the seated people's addresses (issue 32 fair matching), never shown
+    addresses: Mapped[list[str]] = mapped_column(JSON, nullable=False, server_default=text("'[]'"))
     created: Mapped[float] = mapped_column(Double, nullable=False)
     updated: Mapped[float] = mapped_column(Double, nullable=False)
 
@@ -134,6 +134,8 @@ class TableState:
     #: players who took a seat here by code since the last publish, sent by another process's
     #: quick match: each consumes one of the row's reservations (quick_pick)
     arrived: int = 0
+    #: address digests of the people seated (issue 32 fair matching; never published)
+    addresses: tuple[str, ...] = ()
 
 
 def _alive(store: Store) -> Any:
@@ -199,6 +201,7 @@ def _new_row(store: Store, owner: str, code: str, state: TableState | None) -> T
         reserved=0,
         reserved_until=0.0,
         summary=dict(state.summary) if state else {},
+        addresses=sorted(state.addresses) if state else [],
         created=now,
         updated=now,
     )
@@ -264,6 +267,7 @@ def publish(
                 row.owner = owner
             row.match_id, row.status, row.listed = state.match_id, state.status, state.listed
             row.free, row.humans, row.summary = state.free, state.humans, dict(state.summary)
+            row.addresses = sorted(state.addresses)
             if state.arrived and row.reserved_until >= now:
                 # the new ``free`` counts the players who came on a reservation: the
                 # reservation is kept no longer, or quick_pick would count them twice
@@ -357,6 +361,7 @@ def quick_pick(
     local_free: Mapping[str, int],
     state: TableState,
     draining: bool = False,
+    address: str | None = None,
 ) -> QuickPick:
     """One room's queue across processes: the waiting table of the room with the most humans
     and a free seat, whichever live process holds it (a seat there is promised for
@@ -364,7 +369,9 @@ def quick_pick(
     the same transaction. The room's row is locked (``FOR UPDATE``) for the whole choice, so
     players asking on different processes at the same moment join one table instead of each
     opening their own. ``local_free``: this process's waiting tables of the room and their free
-    seats (its own count is exact; other processes' rows are at most a beat old)."""
+    seats (its own count is exact; other processes' rows are at most a beat old).
+    ``address``: the asking person's address digest; a table where someone of it sits is
+    passed over (issue 32 fair matching; None: no such check)."""
     now = store.clock()
     with store._session() as session:
         if session.get(QueueRoomRow, room, with_for_update=True) is None:
@@ -388,6 +395,8 @@ def quick_pick(
             .with_for_update(of=TableCodeRow)
         ).all()
         for row, process in rows:
+            if address is not None and address in (row.addresses or []):
+                continue
             if row.owner == owner:
                 if local_free.get(row.code, 0) > 0:
                     return QuickPick(row.code, owner, None, False)
@@ -425,17 +434,8 @@ def quick_pick(
 
 def schema_ready(store: Store) -> str | None:
     """None when the database answers and its migrations are at head, else why not (for
-    ``/readyz``)."""
-    try:
-        with store._engine.connect() as connection:
-            connection.execute(text("SELECT 1"))
-            current = set(MigrationContext.configure(connection).get_current_heads())
-    except Exception as error:  # any failure to reach the database is "not ready"
-        return f"database unreachable: {type(error).__name__}"
-    heads = set(ScriptDirectory.from_config(alembic_config()).get_heads())
-    if current != heads:
-        return f"migrations at {sorted(current)}, head is {sorted(heads)}"
-    return None
+    ``/readyz``; :func:`~duyun.server.store.database.schema_state`)."""
+    return schema_state(store._engine)
 
 
 __all__ = [

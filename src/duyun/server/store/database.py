@@ -17,6 +17,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import make_url
@@ -243,3 +244,18 @@ def upgrade(engine: Engine) -> None:
             connection.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK_KEY})
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+
+
+def schema_state(engine: Engine) -> str | None:
+    """None when the database answers and its migrations are at head, else why not (for
+    ``/readyz``, through ``cluster.schema_ready``)."""
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+            current = set(MigrationContext.configure(connection).get_current_heads())
+    except Exception as error:  # any failure to reach the database is "not ready"
+        return f"database unreachable: {type(error).__name__}"
+    heads = set(ScriptDirectory.from_config(alembic_config()).get_heads())
+    if current != heads:
+        return f"migrations at {sorted(current)}, head is {sorted(heads)}"
+    return None

@@ -154,6 +154,11 @@ class LedgerStore(AccountStore):
                     CoinRowModel.payer_id == house, CoinRowModel.kind.in_(("starting", "grant"))
                 )
             )
+            bonuses = session.scalar(
+                select(func.coalesce(func.sum(CoinRowModel.coins), 0)).where(
+                    CoinRowModel.payer_id == house, CoinRowModel.kind.in_(("gift", "topup"))
+                )
+            )
             won = session.scalar(
                 select(func.coalesce(func.sum(CoinRowModel.coins), 0)).where(
                     CoinRowModel.payee_id == house, CoinRowModel.kind == "hand"
@@ -176,4 +181,5 @@ class LedgerStore(AccountStore):
             granted=int(granted or 0),
             hands_net=int(won or 0) - int(lost or 0),
             hands_played=int(played or 0),
+            bonuses=int(bonuses or 0),
         )

@@ -36,6 +36,7 @@ from duyun.server.store.models import (
     MatchRow,
     MatchSeatRow,
 )
+from duyun.server.store.ratings import rate_match
 from duyun.server.store.types import (
     SEATS,
     CoinRow,
@@ -43,6 +44,7 @@ from duyun.server.store.types import (
     Lease,
     MatchSpec,
     NotFoundError,
+    RatingChange,
     SeatSpec,
     StoreError,
 )
@@ -286,8 +288,13 @@ class MatchStore(StoreCore):
             raise StoreError(f"match {match_id} has {len(rows)} seats stored, not {SEATS}")
         return [row.account_id if row.account_id is not None else self._house for row in rows]
 
-    def finish_match(self, match_id: int, reason: str, lease: Lease | None = None) -> None:
-        """Mark a match over: ``completed`` or ``dissolved``; releases its lease."""
+    def finish_match(
+        self, match_id: int, reason: str, lease: Lease | None = None
+    ) -> list[RatingChange]:
+        """Mark a match over: ``completed`` or ``dissolved``; releases its lease. A rated
+        match (:func:`~duyun.server.store.ratings.is_rated`) updates its seats' ratings in the
+        same transaction, so it is rated exactly once; returns each seat's change (empty when
+        it is not rated)."""
         if reason not in MATCH_END_REASONS:
             raise StoreError(f"a match ends completed or dissolved, not {reason!r}")
         with self._session() as session:
@@ -305,3 +312,4 @@ class MatchStore(StoreCore):
             match.finished = utcnow()
             match.lease_owner = None
             match.lease_expires = None
+            return rate_match(session, match, self._postgres)

@@ -29,6 +29,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+#: openskill's defaults: a new player's rating mean and uncertainty
+RATING_MU = 25.0
+RATING_SIGMA = 25.0 / 3
+
 
 class Base(DeclarativeBase):
     pass
@@ -44,6 +48,8 @@ class AccountRow(Base):
         # R41 with the never-below-zero rule: only the house may owe
         CheckConstraint("kind = 'house' OR balance >= 0", name="ck_accounts_balance"),
         UniqueConstraint("name_key", name="uq_accounts_name_key"),
+        # the rating leaderboard (issue 32): rated accounts in order, read from the top
+        Index("ix_accounts_rating", "rating", "id"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -58,6 +64,81 @@ class AccountRow(Base):
     token_generation: Mapped[int] = mapped_column(
         Integer, nullable=False, default=0, server_default="0"
     )
+    #: the skill rating (issue 32, openskill's Bradley-Terry): mean and uncertainty, the shown
+    #: value (NULL until the first rated match, so the leaderboard's index holds only rated
+    #: accounts) and how many rated matches it rests on (migration 0007)
+    rating_mu: Mapped[float] = mapped_column(
+        Double, nullable=False, default=RATING_MU, server_default=text(repr(RATING_MU))
+    )
+    rating_sigma: Mapped[float] = mapped_column(
+        Double, nullable=False, default=RATING_SIGMA, server_default=text(repr(RATING_SIGMA))
+    )
+    rating: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    rated_matches: Mapped[int] = mapped_column(
+        Integer, nullable=False, default=0, server_default="0"
+    )
+
+
+class BotRatingRow(Base):
+    """The rating of one bot level (issue 32): every bot seat of that level plays as it, so the
+    lobby can say what level of player a bot is."""
+
+    __tablename__ = "bot_ratings"
+
+    bot: Mapped[str] = mapped_column(String(64), primary_key=True)
+    rating_mu: Mapped[float] = mapped_column(Double, nullable=False)
+    rating_sigma: Mapped[float] = mapped_column(Double, nullable=False)
+    rating: Mapped[int] = mapped_column(Integer, nullable=False)
+    rated_matches: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
+class RatingHistoryRow(Base):
+    """One seat of one rated match: the rating before and after (an account's history chart,
+    the match summary's change). A bot seat names its level in ``bot``."""
+
+    __tablename__ = "rating_history"
+    __table_args__ = (
+        Index("ix_rating_history_account", "account_id", "id"),
+        Index("ix_rating_history_match", "match_id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    match_id: Mapped[int] = mapped_column(
+        Integer, ForeignKey("matches.id", ondelete="CASCADE"), nullable=False
+    )
+    seat: Mapped[int] = mapped_column(Integer, nullable=False)
+    account_id: Mapped[int | None] = mapped_column(
+        Integer, ForeignKey("accounts.id"), nullable=True
+    )
+    bot: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    place: Mapped[int] = mapped_column(Integer, nullable=False)
+    before: Mapped[int] = mapped_column(Integer, nullable=False)
+    after: Mapped[int] = mapped_column(Integer, nullable=False)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+
+class BonusClaimRow(Base):
+    """One daily gift or top-up paid (issue 32), beside its ledger row. ``number`` counts the
+    account's claims of the kind that day from 1, and the unique key on it is what makes two
+    claims at the same moment (two tabs, two processes) pay once; ``client`` is the address
+    the per-address cap counts."""
+
+    __tablename__ = "bonus_claims"
+    __table_args__ = (
+        CheckConstraint("kind IN ('gift', 'topup')", name="ck_bonus_claims_kind"),
+        UniqueConstraint("account_id", "kind", "day", "number", name="uq_bonus_claims_number"),
+        Index("ix_bonus_claims_client", "client", "day", "kind"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    account_id: Mapped[int] = mapped_column(Integer, ForeignKey("accounts.id"), nullable=False)
+    kind: Mapped[str] = mapped_column(String(10), nullable=False)
+    day: Mapped[str] = mapped_column(String(10), nullable=False)
+    number: Mapped[int] = mapped_column(Integer, nullable=False)
+    client: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    coins: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    ledger_id: Mapped[int] = mapped_column(Integer, ForeignKey("coin_ledger.id"), nullable=False)
+    created: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
 
 
 class SettingRow(Base):
@@ -206,8 +287,12 @@ class CoinRowModel(Base):
     __table_args__ = (
         CheckConstraint("coins >= 0", name="ck_coin_ledger_coins"),
         CheckConstraint("cut >= 0 AND cut = requested - coins", name="ck_coin_ledger_cut"),
-        CheckConstraint("kind IN ('starting', 'grant', 'hand')", name="ck_coin_ledger_kind"),
+        CheckConstraint(
+            "kind IN ('starting', 'grant', 'hand', 'gift', 'topup')", name="ck_coin_ledger_kind"
+        ),
         Index("ix_coin_ledger_payer", "payer_id"),
+        # the weekly leaderboard reads one week of hand rows (issue 32)
+        Index("ix_coin_ledger_kind_created", "kind", "created"),
         Index("ix_coin_ledger_payee", "payee_id"),
         Index("ix_coin_ledger_hand", "hand_id"),
     )
@@ -228,7 +313,7 @@ class CoinRowModel(Base):
 
 
 class HandReviewRow(Base):
-    """大師's review of one seat's decisions in a finished hand (issue 36, migration 0007).
+    """大師's review of one seat's decisions in a finished hand (issue 36, migration 0008).
 
     A review costs seconds of CPU per hand and its result never changes (it is deterministic by
     its samples and seed, and a finished hand's log is final), so it is computed once per

@@ -23,6 +23,7 @@ from sqlalchemy.exc import DBAPIError
 from duyun.server.store import auth
 from duyun.server.store.accounts import AccountStore
 from duyun.server.store.base import LIVE_STATUSES, MATCH_END_REASONS, MAX_ID, MAX_LIMIT
+from duyun.server.store.bonuses import BonusStore
 from duyun.server.store.database import (
     alembic_config,
     check_revision,
@@ -38,6 +39,7 @@ from duyun.server.store.leases import LeaseStore
 from duyun.server.store.ledger import LedgerStore
 from duyun.server.store.matches import MatchStore
 from duyun.server.store.models import AccountRow, SettingRow
+from duyun.server.store.players import PlayerStore
 from duyun.server.store.records import RecordStore
 from duyun.server.store.reviews import ReviewStore
 from duyun.server.store.types import StoreConfig, StoreError
@@ -55,7 +57,15 @@ __all__ = [
 
 
 class Store(
-    LedgerStore, MatchStore, EventLogStore, LeaseStore, RecordStore, ReviewStore, AccountStore
+    LedgerStore,
+    BonusStore,
+    MatchStore,
+    EventLogStore,
+    LeaseStore,
+    PlayerStore,
+    RecordStore,
+    ReviewStore,
+    AccountStore,
 ):
     """Thread-safe facade over the database. Create with :meth:`open`."""
 

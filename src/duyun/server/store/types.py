@@ -15,7 +15,9 @@ AccountKind = Literal["guest", "user", "house"]
 MatchKind = Literal["room", "private"]
 MatchStatus = Literal["open", "playing", "completed", "dissolved"]
 HandStatus = Literal["playing", "finished"]
-CoinKind = Literal["starting", "grant", "hand"]
+CoinKind = Literal["starting", "grant", "hand", "gift", "topup"]
+#: the house's free coins (issue 32): the daily gift and the bankruptcy top-up (破產補助)
+BonusKind = Literal["gift", "topup"]
 
 SEATS = 4
 
@@ -48,6 +50,30 @@ class ConflictError(StoreError):
     """A write that contradicts what is stored: an event seq already written, a hand finished
     twice, a match already over. The writer still owns the match: it may reload it from the
     store and go on."""
+
+
+class BonusRefused(StoreError):
+    """A daily gift or top-up that is not paid now; ``next_at`` says when it may be claimed
+    again (None: not until something else changes, e.g. the balance falls)."""
+
+    code = "not_eligible"
+
+    def __init__(self, message: str, next_at: datetime | None) -> None:
+        super().__init__(message)
+        self.next_at = next_at
+
+
+class AlreadyClaimedError(BonusRefused):
+    """This account claimed the gift today, or used up today's top-ups."""
+
+    code = "already_claimed"
+
+
+class NotEligibleError(BonusRefused):
+    """The balance is not low enough for a top-up, the address has claimed its share today,
+    or the account cannot claim (the house)."""
+
+    code = "not_eligible"
 
 
 class LeaseLostError(StoreError):
@@ -120,6 +146,125 @@ class Account:
     kind: AccountKind
     balance: int
     created: datetime
+    #: the skill rating shown next to the name (issue 32): the initial value until the
+    #: account's first rated match
+    rating: int = 1000
+    rated_matches: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Economy:
+    """The house's free coins (issue 32), from the server config; every process of a service
+    must use the same values. A day runs midnight to midnight in ``time_zone``.
+
+    ``daily_gift`` coins once a day per account; ``topup_to``: a top-up raises a balance below
+    ``topup_below`` to this, at most ``topups_per_day`` times a day; ``gifts_per_address`` and
+    ``topups_per_address`` cap the claims of every account from one client address in a day
+    (guests are free to create, the address is not; 0 = no cap). 0 coins switch a bonus off.
+    """
+
+    daily_gift: int = 100
+    topup_to: int = 300
+    topup_below: int = 100
+    topups_per_day: int = 3
+    gifts_per_address: int = 3
+    topups_per_address: int = 6
+    time_zone: str = "Asia/Shanghai"
+
+    def __post_init__(self) -> None:
+        for name in (
+            "daily_gift",
+            "topup_to",
+            "topup_below",
+            "topups_per_day",
+            "gifts_per_address",
+            "topups_per_address",
+        ):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10**12:
+                raise StoreError(f"{name} must be a whole number 0..10^12, got {value!r}")
+        if self.topup_to and self.topup_to < self.topup_below:
+            raise StoreError(
+                f"topup_to ({self.topup_to}) must be at least topup_below ({self.topup_below}): "
+                "a top-up must lift a balance to where the player can sit down again"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class BonusState:
+    """What one bonus offers an account now: ``coins`` it would pay (0 when it would pay
+    nothing), whether it may be claimed, claims left today and when it may be claimed next."""
+
+    kind: BonusKind
+    coins: int
+    available: bool
+    left: int
+    next_at: datetime | None
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """One seat's rating before and after a rated match (issue 32); ``place`` 1..4, ties share
+    a place, an escape is last."""
+
+    seat: int
+    account_id: int | None
+    bot: str | None
+    place: int
+    before: int
+    after: int
+
+
+@dataclass(frozen=True, slots=True)
+class RatingPoint:
+    """One entry of an account's rating history."""
+
+    match_id: int
+    rating: int
+    change: int
+    place: int
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class BoardEntry:
+    """One line of a leaderboard: place 1.. and the value ranked (rating, or coins won)."""
+
+    place: int
+    account_id: int
+    name: str
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """A leaderboard: its top lines and the asking account's own line (None when it is not
+    ranked: no rated match yet, or no hand this week)."""
+
+    top: tuple[BoardEntry, ...]
+    own: BoardEntry | None
+
+
+@dataclass(frozen=True, slots=True)
+class BiggestWin:
+    hand_id: int
+    match_id: int
+    pattern: str
+    fan: int
+    coins: int
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """An account's profile page (issue 32): rating and its history, counts, biggest win."""
+
+    account: Account
+    matches: int
+    hands: int
+    hands_won: int
+    biggest_win: BiggestWin | None
+    history: tuple[RatingPoint, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,3 +453,5 @@ class HouseReport:
     granted: int
     hands_net: int
     hands_played: int
+    #: daily gifts and top-ups paid (issue 32); ``balance`` = hands_net - granted - bonuses
+    bonuses: int = 0

@@ -3,12 +3,13 @@ and letting the players go. Functions of a :class:`~duyun.server.tables.table.Ta
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from duyun.engine import Round
-from duyun.server.store import CoinRow
+from duyun.server.store import CoinRow, RatingChange
 from duyun.server.tables.seats import SEATS, HandSummary, win_summaries
 
 if TYPE_CHECKING:
@@ -111,11 +112,46 @@ async def _refresh_balances(table: Table) -> None:
         seat.balance = balances[seat.account_id]
 
 
+def _apply_ratings(table: Table, changes: list[RatingChange]) -> list[dict[str, Any]] | None:
+    """The match summary's rating lines, and the seats' (and bot levels') new ratings, which
+    the table shows from now on."""
+    if not changes:
+        return None
+    lines = []
+    for change in changes:
+        seat = table.seats[change.seat]
+        if seat is not None and seat.kind == "human":
+            seat.rating = change.after
+            client = seat.client
+            if client is not None and client.account is not None:
+                # the next table this connection sits at (by code) shows the new rating
+                client.account = dataclasses.replace(
+                    client.account,
+                    rating=change.after,
+                    rated_matches=client.account.rated_matches + 1,
+                )
+        if change.bot is not None:
+            table.host.bot_ratings[change.bot] = change.after
+        lines.append(
+            {
+                "seat": change.seat,
+                "place": change.place,
+                "before": change.before,
+                "after": change.after,
+                "change": change.after - change.before,
+            }
+        )
+    return lines
+
+
 async def finish_match(table: Table, reason: str) -> None:
     """Store the match's end, send ``match_end`` and let everyone go."""
     assert table.match_id is not None
     table.cancel_all_timers()
-    await table.host.store_call(table.store.finish_match, table.match_id, reason, table.lease)
+    changes: list[RatingChange] = await table.host.store_call(
+        table.store.finish_match, table.match_id, reason, table.lease
+    )
+    ratings = _apply_ratings(table, changes)
     table.status = "ended"
     table.dissolve_votes = None
     table.match_end = {
@@ -124,6 +160,8 @@ async def finish_match(table: Table, reason: str) -> None:
         "hands_played": len(table.results),
         "points": table.match_points(),
         "coins": table.match_coins(),
+        # each seat's rating before and after (issue 32); null: the match was not rated
+        "ratings": ratings,
         "results": [
             {
                 "hand_id": h.hand_id,

@@ -57,6 +57,12 @@ class TableHost(Protocol):
     def deal(self) -> DealOverride | None: ...
 
     @property
+    def bot_ratings(self) -> dict[str, int]:
+        """Each bot level's rating as last read from the store (issue 32): shown next to a
+        bot seat's name; a level not in it has not played a rated match: the initial rating."""
+        ...
+
+    @property
     def search_pool(self) -> Executor:
         """Where the 大師 bots' searches run (threads of their own, not the default pool that
         store calls take)."""

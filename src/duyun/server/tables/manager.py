@@ -26,7 +26,8 @@ from duyun.server.protocol import ProtocolError, error_message
 from duyun.server.store import Account, LiveMatch, Store
 from duyun.server.tables.host import DealOverride
 from duyun.server.tables.inbox import Attach, Detach, Join, Spectate, Stop, Unspectate
-from duyun.server.tables.seats import Client, TableOptions
+from duyun.server.tables.seating import shares_address
+from duyun.server.tables.seats import Client, TableOptions, address_key
 from duyun.server.tables.table import Table
 from duyun.server.writer import EventWriter
 
@@ -61,6 +62,8 @@ class TableManager:
     route: StoreRoute = field(init=False)
     #: GET /metrics (issue 24 item 4)
     metrics: Metrics = field(default_factory=Metrics)
+    #: each bot level's rating (issue 32), read at start and after every rated match
+    bot_ratings: dict[str, int] = field(default_factory=dict)
     #: the codes of the stalled tables the watchdog has logged (:meth:`watch_stalled`)
     stalled_logged: set[str] = field(default_factory=set)
     #: the 大師 bots' searches: threads of their own, so that a busy hour of searches never
@@ -129,6 +132,7 @@ class TableManager:
         spectators: bool = False,
         claim_pause: str = "natural",
         code: str | None = None,
+        rated: bool = True,
     ) -> Table:
         table = self.add_table(
             TableOptions(
@@ -143,6 +147,7 @@ class TableManager:
                 host.id,
                 spectators,
                 claim_pause,
+                rated,
             ),
             code,
         )
@@ -215,6 +220,7 @@ class TableManager:
             known = ", ".join(r.id for r in self.config.rooms)
             raise ProtocolError("unknown_room", f"unknown room {room_id!r}; rooms: {known}")
         fresh = await self.admit(client, room)
+        address = address_key(client.address)
         table = next(
             (
                 t
@@ -223,6 +229,7 @@ class TableManager:
                 and t.options.room == room.id
                 and t.status == "waiting"
                 and t.free_seats - t.pending_joins > 0
+                and not shares_address(t, address)
             ),
             None,
         )
@@ -455,6 +462,7 @@ class TableManager:
                     bool(options.get("spectators", True)),
                     # matches stored before issue 21 played the fixed window
                     str(options.get("claim_pause", "fixed")),
+                    bool(options.get("rated", True)),
                 ),
                 code=spec.code if spec.code and spec.code not in self.tables else None,
             )

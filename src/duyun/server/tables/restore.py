@@ -85,6 +85,7 @@ async def _reseat(table: Table, live: LiveMatch) -> None:
             bot_name=seat_spec.bot or table.options.bot,
             account_id=account.id,
             balance=account.balance,
+            rating=account.rating,
             tuoguan=seat_spec.tuoguan or seat_spec.forced_tuoguan,
             forced_tuoguan=seat_spec.forced_tuoguan,
         )

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from duyun.server.protocol import ProtocolError
 from duyun.server.tables.inbox import Unspectate
-from duyun.server.tables.seats import PRIVATE_TABLE_IDLE, Client, Seat
+from duyun.server.tables.seats import PRIVATE_TABLE_IDLE, Client, Seat, address_key
 
 if TYPE_CHECKING:
     from duyun.server.tables.table import Table
@@ -38,6 +38,15 @@ async def join(
             await table.host.quick_match(client, table.options.room)
             return
         raise ProtocolError("table_full", f"table {table.code} has no free seat")
+    address = address_key(client.address)
+    if shares_address(table, address):
+        # fair matching (issue 32): a stake room's table never seats two people of one
+        # address; the join of a quick match that raced another from the same address looks
+        # again (this table now holds the other one, so it is not picked twice)
+        _unjoin(table, client)
+        assert table.options.room is not None
+        await table.host.quick_match(client, table.options.room)
+        return
     index = free[0] if seat_wanted is None or seat_wanted not in free else seat_wanted
     table.seats[index] = Seat(
         kind="human",
@@ -47,6 +56,8 @@ async def join(
         ready=table.options.kind == "room",
         client=client,
         balance=account.balance,
+        rating=account.rating,
+        address=address,
     )
     table.host.attach_client(client, table)
     if by_code and table.options.kind == "room":
@@ -60,6 +71,15 @@ async def join(
         table.set_timer("fill", table.config.bot_fill_wait)
         table.fill_at = time.monotonic() + table.config.bot_fill_wait
     await table.maybe_start()
+
+
+def shares_address(table: Table, address: str | None) -> bool:
+    """Whether a person of ``address`` (:func:`address_key`) may not sit at ``table``: a
+    stake room's table (quick match) where someone of that address sits already, unless the
+    config allows it (``same_address_tables``). Private tables are for friends: never."""
+    if address is None or table.options.kind != "room" or table.config.same_address_tables:
+        return False
+    return address in table.addresses()
 
 
 def _unjoin(table: Table, client: Client) -> None:

@@ -7,6 +7,7 @@ Plain data shared by the hand flow (``flow.py``), the async table (``table.py``)
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import random
@@ -38,12 +39,24 @@ class Client(Protocol):
     account: Account | None
     table: Table | None
     spectating: Table | None
+    #: the client's address as the server sees it (behind the proxy of ``forwarded_allow_ips``,
+    #: docs/deploy.md); None when unknown
+    address: str | None
 
     def send(self, message: dict[str, Any]) -> None: ...
 
     def send_text(self, text: str) -> None: ...
 
     def close(self, code: int, reason: str) -> None: ...
+
+
+def address_key(address: str | None) -> str | None:
+    """A digest of a client address (issue 32 fair matching): what a table and the shared
+    ``table_codes`` rows keep to tell two people of one address apart from strangers, without
+    keeping the address itself. None for an unknown address (it matches nobody)."""
+    if not address or address == "?":
+        return None
+    return hashlib.sha256(f"duyun-address:{address}".encode()).hexdigest()[:20]
 
 
 def hand_seed(match_seed: int, index: int) -> int:
@@ -80,6 +93,10 @@ class Seat:
     #: the person has not been back since a restored or adopted table seated them: the server
     #: process failed under them (cleared on reconnect)
     cut_off_by_server: bool = False
+    #: the rating shown next to the name (issue 32): the account's, or the bot level's
+    rating: int | None = None
+    #: :func:`address_key` of the person's address when they sat down (fair matching)
+    address: str | None = None
 
     @property
     def is_human(self) -> bool:
@@ -103,6 +120,7 @@ class Seat:
             # escaped (R45) or left: 托管 to the end of the match, not to be switched off
             "escaped": self.forced_tuoguan,
             "balance": self.balance,
+            "rating": self.rating,
             "points": points,
             "coins": coins,
         }
@@ -176,3 +194,6 @@ class TableOptions:
     spectators: bool = True
     #: ``natural`` or ``fixed`` (config.CLAIM_PAUSES; docs/protocol.md "Timing")
     claim_pause: str = "natural"
+    #: a private table's match is rated when at least two people sit (issue 32); false: never
+    #: (room tables are always rated)
+    rated: bool = True

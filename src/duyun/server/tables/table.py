@@ -28,6 +28,7 @@ from duyun.engine import Action, Round, SeatView, Setup, deal_setup
 from duyun.server import protocol
 from duyun.server.protocol import ProtocolError, error_message
 from duyun.server.store import ConflictError, Lease, LeaseLostError, LiveMatch, MatchSpec, SeatSpec
+from duyun.server.store.base import INITIAL_RATING
 from duyun.server.tables import ending, messages, seating
 from duyun.server.tables.flow import (
     BroadcastTable,
@@ -436,6 +437,7 @@ class Table:
             "bot": self.options.bot,
             "spectators_allowed": self.options.spectators,
             "claim_pause": self.options.claim_pause,
+            "rated": self.options.kind == "room" or self.options.rated,
             "status": self.status,
             "seated": self.seated_count,
             "humans": len(self.humans()),
@@ -452,7 +454,7 @@ class Table:
                 "hand_id": self.hand_id,
                 "you": you,
                 "seats": [
-                    None if seat is None else seat.to_json(i, points[i], coins[i])
+                    None if seat is None else self._seat_json(seat, i, points[i], coins[i])
                     for i, seat in enumerate(self.seats)
                 ],
                 "dissolve": None
@@ -461,6 +463,16 @@ class Table:
                 "invite": f"/?join={self.code}",
             }
         )
+        return data
+
+    def addresses(self) -> set[str]:
+        """The address digests of the people seated (fair matching, issue 32)."""
+        return {s.address for s in self.seats if s is not None and s.address is not None}
+
+    def _seat_json(self, seat: Seat, index: int, points: int, coins: int) -> dict[str, Any]:
+        data = seat.to_json(index, points, coins)
+        if seat.kind == "bot":  # a bot seat plays as its level: the level's rating
+            data["rating"] = self.host.bot_ratings.get(seat.bot_name, INITIAL_RATING)
         return data
 
     def voters(self) -> list[int]:
@@ -561,6 +573,7 @@ class Table:
                 "host": self.options.host,
                 "spectators": self.options.spectators,
                 "claim_pause": self.options.claim_pause,
+                "rated": self.options.rated,
             },
         )
         self.match_id = await self.host.store_call(

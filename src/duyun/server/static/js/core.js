@@ -18,6 +18,12 @@ export const app = {
   lobbyLoads: 0,
   lobbyDrawn: 0,
   history: null,
+  // issue 32: what the gift and top-up offer, the leaderboards read, the bots' ratings
+  bonus: null,
+  boards: {},
+  boardTab: "rating",
+  botRatings: {},
+  botLevels: null,
   route: "lobby",
   status: "idle",
   table: null,

@@ -31,7 +31,7 @@ const CODES = new Set([
   "wrong_state", "not_your_turn", "illegal_action", "not_your_seat", "too_late", "table_moved",
   "name_taken", "bad_account", "bad_login", "bad_request", "not_a_player", "hand_not_found",
   "hand_not_finished", "network", "too_many_tables", "no_spectators",
-  "table_elsewhere", "draining",
+  "table_elsewhere", "draining", "already_claimed", "not_eligible",
 ]);
 
 /** The explanation of an error from the server (websocket `error` or a REST error). */

@@ -41,7 +41,7 @@ function head() {
   const langBtn = `<button class="icon-btn" data-do="rules" id="rules-btn">${t("rules_page")}</button><button class="icon-btn" data-do="lang" id="lang-toggle">${t("lang_toggle")}</button>`;
   const accountBox = acc
     ? `<span class="conn ${app.status}" title="${app.status === "open" ? t("connected") : t("reconnecting")}"></span>
-       <span class="muted" id="account-name">${esc(acc.name)}</span>
+       <button class="icon-btn name-btn" data-do="profile" id="account-name" title="${t("profile")}">${esc(acc.name)}${acc.rating != null ? ` <span class="rating-chip">${acc.rating}</span>` : ""}</button>
        <span class="coin-pill" id="balance" title="${t("balance")}"><span class="coin"></span>${coinsText(acc.balance)}</span>
        <button class="icon-btn" data-do="logout">${t("logout")}</button>`
     : "";
@@ -67,6 +67,68 @@ function welcome() {
 /** The 血戰 label (R52-R57) of a room, table or match whose rules have `bloody_battle`. */
 function bloodyChip(rules) {
   return rules?.bloody_battle ? ` <span class="chip bloody" title="${t("bloody_room")}">${t("bloody")}</span> ` : "";
+}
+
+/** The daily gift or the top-up: one button with the amount, else when to come back. */
+function bonusCard() {
+  const offers = app.bonus;
+  if (!app.account || !offers) return "";
+  const gift = offers.find((b) => b.kind === "gift");
+  const topup = offers.find((b) => b.kind === "topup");
+  const offer = [gift, topup].find((b) => b?.available);
+  // the next day starts at midnight in the server's time zone: shown in the player's own
+  const when = (iso) =>
+    new Date(iso).toLocaleString(getLang() === "zh" ? "zh-TW" : "en-GB", { month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  let body;
+  if (offer) {
+    const what = t(offer.kind === "gift" ? "bonus_gift" : "bonus_topup");
+    body = `<button class="btn" data-do="bonus" data-kind="${offer.kind}" id="bonus-btn">${t("bonus_claim", { what, coins: offer.coins })}</button>`;
+    if (offer.kind === "topup") body += `<div class="muted">${t("bonus_left", { n: offer.left })}</div>`;
+  } else {
+    const next = gift?.next ? t("bonus_next", { time: when(gift.next) }) : "";
+    body = `<div class="muted" id="bonus-none">${gift && !gift.available ? `${t("bonus_done")}${next ? ` · ${next}` : ""}` : ""}</div>`;
+  }
+  const rule = app.config?.topup_to
+    ? `<div class="muted small">${t("bonus_rule", { below: app.config.topup_below, to: app.config.topup_to, n: app.config.topups_per_day })}</div>`
+    : "";
+  return `<section class="card bonus-card" id="bonus-card"><h2>${t("bonus_title")}</h2>${body}${rule}</section>`;
+}
+
+/** 排行榜: by rating or coins won this week, top 50 and the player's own place. */
+function boardsCard() {
+  if (!app.account) return "";
+  const tab = app.boardTab;
+  const board = app.boards?.[tab];
+  const value = (v) => (tab === "weekly" ? signed(v) : String(v));
+  const line = (e, own = false) =>
+    `<li class="lb-line ${own || e.account_id === app.account.id ? "me" : ""}"><span class="place">${e.place}</span><button class="link-btn" data-do="profile" data-account="${e.account_id}">${esc(e.name)}</button><b>${value(e.value)}</b></li>`;
+  let body = `<div class="muted">${t("loading")}</div>`;
+  if (board) {
+    const top = board.top.map((e) => line(e)).join("");
+    const ownInTop = board.own && board.top.some((e) => e.account_id === board.own.account_id);
+    const own = board.own
+      ? ownInTop
+        ? ""
+        : `<div class="muted">${t("your_place")}</div><ol class="lb-list own">${line(board.own, true)}</ol>`
+      : `<div class="muted" id="board-unranked">${t(tab === "weekly" ? "unranked_weekly" : "unranked_rating")}</div>`;
+    body = `<ol class="lb-list" id="board-${tab}">${top}</ol>${own}`;
+  }
+  const bots = Object.entries(app.botRatings ?? {})
+    .map(([bot, rating]) => `<span class="chip">${esc(botLevelName(bot))} ${rating}</span>`)
+    .join("");
+  const tabs = ["rating", "weekly"]
+    .map((id) => `<button class="btn small ${id === tab ? "" : "ghost"}" data-do="board" data-board="${id}" id="board-tab-${id}">${t(`board_${id}`)}</button>`)
+    .join("");
+  return `<section class="card" id="boards-card"><h2>${t("leaderboard")}</h2><div class="row">${tabs}</div>${body}
+      ${bots ? `<div class="muted small">${t("bots_rated")}</div><div class="chips">${bots}</div>` : ""}</section>`;
+}
+
+/** A bot's level name from its bot name (GET /api/bots maps levels to bots). */
+function botLevelName(bot) {
+  // the strongest level naming the bot ("master" and "expert" may seat the same one)
+  const level = (app.botLevels ?? []).filter((l) => l.bot === bot).pop();
+  if (level) return getLang() === "zh" ? level.label_zh : level.label;
+  return bot;
 }
 
 function rooms() {
@@ -112,6 +174,7 @@ function privateTables() {
             <label class="check"><input type="checkbox" id="create-bots" checked>${t("bots_allowed")}</label>
             <label class="check"><input type="checkbox" id="create-listed">${t("listed")}</label>
             <label class="check"><input type="checkbox" id="create-spectators">${t("spectators_allowed")}</label>
+            <label class="check" title="${esc(t("rated_table"))}"><input type="checkbox" id="create-rated" checked>${t("rated_table")}</label>
             ${options}
           </div>
           <div><button class="btn" type="submit" id="create-btn">${t("create_table")}</button></div>
@@ -211,8 +274,8 @@ export function renderLobby(root, appState) {
     "lobby-top": head(),
     "lobby-invite": inviteCard(appState, render),
     "lobby-welcome": signed ? "" : welcome(),
-    "lobby-left": `${rooms()}${signed ? privateTables() : ""}`,
-    "lobby-right": `${openTables()}${historyCard()}`,
+    "lobby-left": `${bonusCard()}${rooms()}${signed ? privateTables() : ""}`,
+    "lobby-right": `${openTables()}${boardsCard()}${historyCard()}`,
     "lobby-help": `<p class="kbd-help">${t("keyboard_help")}</p>`,
   };
   // Each part is replaced only when its markup changed (as on the table screen): a lobby
@@ -332,6 +395,7 @@ export const lobbyHandlers = {
       listed: $("#create-listed").checked,
       spectators: $("#create-spectators").checked,
       claim_pause: $("#create-claim-pause").value,
+      rated: $("#create-rated").checked,
     };
     try {
       const made = await api("POST", "/api/tables", body);
@@ -341,4 +405,26 @@ export const lobbyHandlers = {
     }
   },
   replay: (btn) => openReplay(Number(btn.dataset.hand)),
+  bonus: async (btn) => {
+    btn.disabled = true;
+    try {
+      const paid = await api("POST", `/api/bonus/${btn.dataset.kind}`);
+      toast(t("bonus_claimed", { coins: paid.coins }), "info");
+      app.account = { ...app.account, balance: paid.balance };
+    } catch (err) {
+      showError(err);
+    }
+    await refreshLobby();
+  },
+  board: async (btn) => {
+    app.boardTab = btn.dataset.board === "weekly" ? "weekly" : "rating";
+    render();
+    try {
+      const board = await api("GET", `/api/leaderboard/${app.boardTab}`);
+      app.boards = { ...app.boards, [board.board]: board };
+    } catch (err) {
+      showError(err);
+    }
+    render();
+  },
 };

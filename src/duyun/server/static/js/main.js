@@ -10,6 +10,7 @@ import { TILE_DEFS } from "./tiles.js";
 import { app, provide, render, send } from "./core.js";
 import { $, showError, toast } from "./ui.js";
 import { renderLobby, lobbyHandlers } from "./lobby.js";
+import { profileHandlers } from "./profile.js";
 import { renderTable, tableHandlers, fxForFlashes, fxReaction, tableKey } from "./table.js";
 import { holdSettlement, rememberHandEnd } from "./settle.js";
 import { loadReview, renderReplay, replayHandlers, replayKey } from "./replay.js";
@@ -360,20 +361,28 @@ export async function refreshLobby() {
   app.lobbyLoads += 1;
   try {
     const token = getToken();
-    const [rooms, lobby, history, me] = await Promise.allSettled([
+    const [rooms, lobby, history, me, bonus, board, bots, levels] = await Promise.allSettled([
       api("GET", "/api/rooms"),
       api("GET", "/api/lobby"),
       token ? api("GET", "/api/history?limit=30") : null,
       token ? api("GET", "/api/me") : null,
+      token ? api("GET", "/api/bonus") : null,
+      token ? api("GET", `/api/leaderboard/${app.boardTab}`) : null,
+      api("GET", "/api/ratings/bots"),
+      app.botLevels ? null : api("GET", "/api/bots"),
     ]);
     if (rooms.status === "fulfilled") app.rooms = rooms.value;
     if (lobby.status === "fulfilled") app.lobbyTables = lobby.value.tables ?? [];
+    if (bots.status === "fulfilled") app.botRatings = bots.value.bots ?? {};
+    if (levels.status === "fulfilled" && levels.value) app.botLevels = levels.value;
     const answers = [rooms, lobby];
     // the account's answers belong to the token they were asked with: after a logout (or
     // another sign-in) meanwhile they would bring the old account back into the lobby
     if (token && getToken() === token) {
       if (history.status === "fulfilled") app.history = history.value.matches ?? [];
       if (me.status === "fulfilled") app.account = { ...app.account, ...me.value };
+      if (bonus.status === "fulfilled") app.bonus = bonus.value.bonuses ?? [];
+      if (board.status === "fulfilled" && board.value) app.boards = { ...app.boards, [board.value.board]: board.value };
       answers.push(history, me);
     }
     const failed = answers.find((r) => r.status === "rejected");
@@ -390,6 +399,8 @@ export function logout() {
   setToken(null);
   app.account = null;
   app.history = null;
+  app.bonus = null;
+  app.boards = {};
   app.table = null;
   app.route = "lobby";
   resetHand();
@@ -443,6 +454,7 @@ export { app, render, send };
 
 const handlers = {
   ...lobbyHandlers,
+  ...profileHandlers,
   ...tableHandlers,
   ...replayHandlers,
   "resume-here": () => resumeHere(),

@@ -3,6 +3,7 @@
 // appear nowhere on the page. Every amount (base points, the escape penalty) comes from the
 // rules the server sent for the room or table, never from this file.
 
+import { app } from "./core.js";
 import { getLang, patternName, t } from "./i18n.js";
 import { esc, tile } from "./ui.js";
 
@@ -22,6 +23,7 @@ const SECTIONS = {
   draw: ["流局：查大叫與黃豆", "A draw: 查大叫 and 黃豆"],
   escape: ["逃跑（中途離開）", "Leaving mid-hand (escape)"],
   bloody: ["血戰到底", "血戰 (bloody battle)"],
+  coins: ["金幣、等級分與排行榜", "Coins, rating and leaderboards"],
 };
 
 /** Rule number → the section that explains it (for links next to payments and notices). */
@@ -179,6 +181,33 @@ function exampleTiles(text) {
   return `<span class="rule-hand">${out.map((x) => tile(x)).join("")}</span>`;
 }
 
+/** 金幣、等級分與排行榜 (issue 32): the free coins with this server's amounts (the welcome's
+ * config), how the rating moves, the leaderboards and fair quick matching. */
+function coinsSection() {
+  const c = app.config ?? {};
+  const gift = c.daily_gift ?? "?";
+  const below = c.topup_below ?? "?";
+  const to = c.topup_to ?? "?";
+  const n = c.topups_per_day ?? "?";
+  return section(
+    "coins",
+    [
+      p(
+        `金幣只在玩家和電腦（莊家）之間轉移。每天第一次來可以在大廳領每日禮物 ${gift} 金幣；金幣少於 ${below}、哪個場都進不去時，可以領破產補助，補到 ${to} 金幣，每天最多 ${n} 次。一個網路位址上的帳號共用每天的次數。一天從午夜算起。`,
+        `Coins only move between players, the bots (the house) and the operator. On your first visit each day the lobby offers a daily gift of ${gift} coins; when you have fewer than ${below} coins and cannot sit down in any room, a top-up brings you back to ${to} coins, at most ${n} times a day. Accounts from one internet address share the day's count. A day starts at midnight.`,
+      ),
+      p(
+        "等級分表示你打得怎麼樣：每打完一場計分的比賽，按整場的總分排名次（同分同名次，中途逃跑算最後一名），和同桌的人比較後升降。剛開始是 1000，打得越多越準。快速匹配的比賽都計分；好友房有兩位以上真人時計分，房主也可以設為不計分。電腦玩家也有等級分，所以大廳能告訴你每個難度大約有多強。",
+        "Your rating says how well you play: after each rated match the seats are placed by their points over the whole match (equal points share a place; leaving mid-match is last) and ratings move by how you did against the others. It starts at 1000 and settles as you play more. Quick-match games are always rated; a private table is rated when at least two people sit at it, unless its host turns that off. The bots are rated too, so the lobby shows about how strong each level plays.",
+      ),
+      p(
+        "排行榜有兩種：等級分，和本週（週一午夜起）在牌局中贏的金幣。各列前 50 名和你自己的名次，每半分鐘左右更新。快速匹配不會把同一個網路位址的兩個帳號排在同一桌；和朋友一起玩請開好友房。",
+        "There are two leaderboards: rating, and coins won in hands this week (from Monday midnight). Each shows the top 50 and your own place, and refreshes about every half minute. Quick match never seats two accounts from one internet address at one table; to play with friends at home, open a private table.",
+      ),
+    ].join(""),
+  );
+}
+
 function section(id, body) {
   const [zt, et] = SECTIONS[id];
   return `<section class="rules-section" id="rules-${id}"><h3>${esc(zh() ? zt : et)}</h3>${body}</section>`;
@@ -230,6 +259,7 @@ export function rulesPageHTML(table, rooms, focus) {
       "escape",
       `${p(`牌局中離開或斷線超時算逃跑，這局立刻結束。逃跑的人賠其他還在局中的每人 ${units ?? "?"} × 底分；牌牆只剩四張以內時，若按查大叫賠更多就按查大叫。之後由托管替你打完比賽。`, `Leaving during a hand, or a dropped connection that times out, is an escape and ends the hand. You pay each other player still in the hand ${units ?? "?"} × base; with four tiles or fewer left, the 查大叫 amount instead when it is larger. Auto-play then finishes the match for you.`)}${table ? roomsEscape : roomsEscape ? `<ul>${roomsEscape}</ul>` : ""}`,
     ),
+    coinsSection(),
     section("bloody", p("血戰到底：有人胡了這局不結束，胡家亮牌離場，其他人繼續打，直到三家胡、牌摸完或有人逃跑。只有還沒胡的人付錢；血戰沒有連莊加番。胡家可以離開牌桌，不扣分。", "血戰 (bloody battle): a win does not end the hand; the winner lays the hand open and leaves play while the others go on until three have won, the wall runs out or someone escapes. Only players still in the hand pay; there is no streak bonus. A winner may leave the table at no cost.")),
   ].join("");
   const toc = Object.entries(SECTIONS)

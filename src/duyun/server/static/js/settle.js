@@ -287,10 +287,16 @@ export function renderMatchSummary(app) {
   const points = m.points ?? app.totals.points;
   const coins = m.coins ?? app.totals.coins;
   const best = Math.max(...points);
+  // the rated match's rating changes (issue 32); none when the match was not rated
+  const ratings = m.ratings ?? [];
+  const ratingLine = (s) => {
+    const r = ratings.find((x) => x.seat === s);
+    return r ? `<div class="rating-change" title="${t("rating_change")}">${t("rating")} ${r.after} <b>${signed(r.change)}</b></div>` : "";
+  };
   const cards = who
     .map(
       (name, s) => `<div class="total-card ${points[s] === best && best > 0 ? "winner" : ""}"><div class="name">${points[s] === best && best > 0 ? "★ " : ""}${esc(name)}</div>
-        <div class="big">${signed(points[s])}</div><div>${COIN} ${signed(coins[s])}</div></div>`,
+        <div class="big">${signed(points[s])}</div><div>${COIN} ${signed(coins[s])}</div>${ratingLine(s)}</div>`,
     )
     .join("");
   // one card per hand: how it ended, each win's pattern and fan, and every seat's coins (a

@@ -190,7 +190,7 @@ function plate(tb, st, seat, base) {
           ${won ? wonBadge(won) : ""}
         </div>
         <div class="who"><span class="name">${st.started ? `<span class="seat-wind" title="${seatWind(seat, st.dealer)[1]}">${seatWind(seat, st.dealer)[0]}</span>` : ""}${esc(name)}${seat === app.seat ? ` (${t("you")})` : ""}</span>
-          <span class="money">${balance != null ? `<span>${COIN}${balance}</span>` : ""}${points}</span></div>
+          <span class="money">${info?.rating != null ? `<span class="rating-chip" title="${t("rating")}">${info.rating}</span>` : ""}${balance != null ? `<span>${COIN}${balance}</span>` : ""}${points}</span></div>
       </div>
       ${tags.length ? `<div class="tags">${tags.join("")}</div>` : ""}
       ${concealed}${melds}
@@ -388,10 +388,12 @@ function waitingRoom(tb) {
     .filter(([k, v]) => typeof v === "boolean" && v !== (k === "dead_waits_count"))
     .map(([k]) => `<span class="chip ${k === "bloody_battle" ? "bloody" : ""}">${t(`opt_${k}`)}</span>`)
     .join("");
+  // a private table is rated with two people or more unless its host said not (issue 32)
+  const rated = tb.kind === "private" && tb.rated != null ? `<span class="chip" id="rated-chip">${t(tb.rated ? "rated_table" : "unrated")}</span>` : "";
   return `<div class="overlay" id="waiting-room"><div class="sheet">
       <h2>${tb.kind === "private" ? t("private_table") : esc(roomName(app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? ""))}</h2>
       ${codeBlock}
-      <div class="chips" style="justify-content:center;margin:8px 0">${`<span class="chip">${t("stake")} ${tb.stake}</span><span class="chip">${t("hands")} ${tb.hands}</span>`}${tb.claim_pause ? `<span class="chip" title="${esc(t("claim_pause_help"))}">${t(`claim_pause_short_${tb.claim_pause}`)}</span>` : ""}${rules}</div>
+      <div class="chips" style="justify-content:center;margin:8px 0">${`<span class="chip">${t("stake")} ${tb.stake}</span><span class="chip">${t("hands")} ${tb.hands}</span>`}${tb.claim_pause ? `<span class="chip" title="${esc(t("claim_pause_help"))}">${t(`claim_pause_short_${tb.claim_pause}`)}</span>` : ""}${rated}${rules}</div>
       <h3>${t("waiting_players")}</h3>
       <div class="seats-grid">${seats}</div>
       <div class="actions">${readyBtn}${startBtn}<button class="btn ghost" data-do="leave">${t("leave")}</button></div>
