@@ -13,10 +13,10 @@ from collections import Counter
 from typing import Any
 
 from sqlalchemy import create_engine, text
-from stacked_deals import slow
 
 from duyun.server.store import Store
 from duyun.server.store.database import normalize_url
+from stacked_deals import slow
 
 
 def settled_once(store: Store, database_url: str, hand_ids: list[int]) -> None:

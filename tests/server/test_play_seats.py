@@ -6,9 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from stacked_deals import slow
-
 from duyun.server.protocol import view_to_json
+from stacked_deals import slow
 
 
 async def _fill_and_ready(clients: list[Any], free: list[int]) -> None:
@@ -231,3 +230,45 @@ def test_leaving_during_a_hand_is_an_escape_at_once(
     hand_end, seat = asyncio.run(main())
     assert hand_end["result"] == "escape" and hand_end["loser"] == 1
     assert seat["tuoguan"]
+
+
+def test_a_seat_left_between_hands_can_be_taken_back_an_escaped_one_cannot_r45(
+    live_server: Any, ws_client: Any, play: Any
+) -> None:
+    """Leaving between hands costs nothing and the seat plays on in 托管; a ``join`` of the
+    table's code takes it back (回到牌桌), and ``/api/me`` lists the match meanwhile. A seat
+    that escaped during a hand (R45) stays its bot's: its player may only watch."""
+    server = live_server(next_hand_wait=60.0, next_hand_limit=120.0, claim_window=0.03)
+    ann, bob = server.guest(), server.guest()
+    code = server.create_table(ann["token"], hands=3, bot="random")
+
+    async def main() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        a, b = await server.seat(ws_client, code, [ann, bob])
+        await _fill_and_ready([a, b], [2, 3])
+        await asyncio.gather(play(a, 1, until="hand_end"), play(b, 2, until="hand_end"))
+        await a.send(type="leave")  # between hands: nothing to pay
+        await a.expect("table", lambda m: m["table"] is None)
+        away = server.http.get("/api/me", headers=server.auth(ann["token"])).json()
+        await a.send(type="join", code=code)
+        back = await a.expect("table", lambda m: m["table"] is not None)
+        # bob escapes during the next hand, then tries to come back
+        await a.send(type="ready")
+        await b.send(type="ready")
+        await b.expect("snapshot", lambda m: m["hand_index"] == 1)
+        await b.send(type="leave")
+        await b.expect("table", lambda m: m["table"] is None)
+        await b.send(type="join", code=code)
+        refused = await b.expect("error", lambda m: m["code"] == "wrong_state")
+        await a.close()
+        await b.close()
+        return away, back, refused
+
+    away, back, refused = asyncio.run(main())
+    (in_play,) = away["in_play"]
+    assert away["table"] is None and in_play["code"] == code and in_play["seat"] == 0
+    assert in_play["may_return"] and not in_play["escaped"] and in_play["tuoguan"]
+    assert not in_play["seated"]
+    mine = back["table"]["seats"][0]
+    assert back["table"]["you"] == 0 and not mine["tuoguan"] and not mine["escaped"]
+    assert refused["code"] == "wrong_state" and "escaped" in refused["message"]
+    assert server.store.audit().ok

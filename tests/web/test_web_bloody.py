@@ -336,13 +336,12 @@ def test_bloody_battle_winner_has_no_action_bar_and_may_leave_without_penalty(
     assert tab.page.query_selector("#tuoguan-btn") is None  # nothing left to hand to a bot
     badge = tab.page.text_content("#won-area .badge.won")
     assert badge is not None and "第1胡" in badge
-    # the confirmation is read and declined (window.confirm answers false, keeping the text)
-    tab.page.evaluate(
-        "() => { window.__asked = []; window.confirm = (m) => (window.__asked.push(m), false); }"
-    )
+    # the confirmation, in the page's own dialog, is read and declined
     tab.page.click("#leave-won-btn")
-    dialogs = tab.page.evaluate("() => window.__asked")
-    assert len(dialogs) == 1 and "不扣分" in dialogs[0] and "黃豆" in dialogs[0]
-    assert "不扣分" in dialogs[0]
+    asked = tab.page.wait_for_selector("#confirm-dialog #confirm-body").text_content() or ""
+    assert "不扣分" in asked and "黃豆" in asked, asked
+    assert len(tab.page.query_selector_all("#confirm-dialog")) == 1
+    tab.page.click("#confirm-dialog #confirm-cancel")
+    tab.page.wait_for_selector("#confirm-dialog", state="detached")
     assert tab.app("app.route") == "table"  # dismissed: still seated
     tab.close()

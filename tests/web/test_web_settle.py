@@ -178,11 +178,13 @@ def test_rules_page_from_lobby_and_table_explains_in_words_and_costs_the_escape(
     table_escape = tab.page.text_content("#rules-escape")
     assert "288 分" in table_escape and "576 金幣" in table_escape  # 16 × 6 × 3, stake 2
     tab.page.click("#rules-close")
-    # leaving mid-hand says what it costs now: 288 points, 576 coins at stake 2
-    tab.page.evaluate("() => { window.confirm = (m) => { window.__said = m; return false; }; }")
+    # leaving mid-hand says what it costs now, in the page's own dialog: 288 points, 576
+    # coins at stake 2
     tab.page.click("#leave-btn")
-    said = tab.page.evaluate("() => window.__said")
+    said = tab.page.wait_for_selector("#confirm-dialog #confirm-body").text_content()
     assert said and "288" in said and "576" in said, said
     assert not RULE_NUMBER.search(said)
+    tab.page.click("#confirm-dialog #confirm-cancel")
+    tab.page.wait_for_selector("#confirm-dialog", state="detached")
     assert tab.app("app.route") == "table"  # dismissed: still seated
     tab.close()

@@ -140,7 +140,11 @@ async def logout(
 @router.get("/api/me")
 async def me(account: CurrentAccount, manager: Manager) -> dict[str, Any]:
     table = manager.seated.get(account.id)
-    return {**account_json(account), "table": None if table is None else table.code}
+    return {
+        **account_json(account),
+        "table": None if table is None else table.code,
+        "in_play": manager.seats_in_play(account.id),
+    }
 
 
 __all__ = ["Credentials", "Logout", "account_json", "router"]

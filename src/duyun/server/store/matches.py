@@ -128,10 +128,13 @@ class MatchStore(StoreCore):
                     )
                 )
 
-    def mark_forced_tuoguan(self, match_id: int, seat: int, lease: Lease | None = None) -> None:
+    def mark_forced_tuoguan(
+        self, match_id: int, seat: int, lease: Lease | None = None, on: bool = True
+    ) -> None:
         """Record that a live match's human seat escaped (R45) or left: 托管 to the end. A
         restarted server reads it back in the match's spec and neither waits for the player
-        nor charges a second escape."""
+        nor charges a second escape. ``on`` False: the player who left between hands took
+        the seat back (issue 31 item 1)."""
         check_int("seat", seat, 0)
         if seat >= SEATS:
             raise StoreError(f"seat must be 0-{SEATS - 1}, not {seat}")
@@ -140,7 +143,7 @@ class MatchStore(StoreCore):
             row = session.get(MatchSeatRow, (match_id, seat))
             if row is None or row.account_id is None:
                 raise StoreError(f"seat {seat} of match {match_id} is not a player's seat")
-            row.forced_tuoguan = True
+            row.forced_tuoguan = on
 
     def set_tuoguan(self, match_id: int, seat: int, on: bool, lease: Lease | None = None) -> None:
         """Record that a live match's human seat is (or no longer is) played by its 托管 bot,

@@ -263,8 +263,39 @@ class TableManager:
         if table is None or table.status == "ended":
             raise ProtocolError("table_not_found", f"no table with code {code}")
         if table.status != "waiting":
+            if any(s is not None and s.account_id == account.id for s in table.seats):
+                # back to one's own seat of a match in play (it left between hands)
+                self.queue_join(client, account.id, table, by_code=True)
+                return
             raise ProtocolError("wrong_state", f"table {code} has already started; spectate it")
         self.queue_join(client, account.id, table, by_code=True)
+
+    def seats_in_play(self, account_id: int) -> list[dict[str, Any]]:
+        """The matches in play on this process where the account holds a seat, seated or
+        not (left between hands, escaped): the lobby's way back to them (issue 31 item 1)."""
+        found = []
+        for table in self.tables.values():
+            if table.status not in ("playing", "between"):
+                continue
+            for index, seat in enumerate(table.seats):
+                if seat is not None and seat.account_id == account_id:
+                    found.append(
+                        {
+                            "code": table.code,
+                            "match_id": table.match_id,
+                            "seat": index,
+                            "hand_index": table.hand_index,
+                            "hands": table.options.hands,
+                            "stake": table.options.stake,
+                            "room": table.options.room,
+                            "seated": seat.client is not None,
+                            "tuoguan": seat.tuoguan,
+                            "escaped": seat.forced_tuoguan and not seat.may_return,
+                            "may_return": not seat.forced_tuoguan or seat.may_return,
+                            "coins": sum(h.coins[index] for h in table.results),
+                        }
+                    )
+        return found
 
     def queue_join(
         self, client: Client, account_id: int, table: Table, *, by_code: bool = False

@@ -26,6 +26,12 @@ async def join(
     account = client.account
     assert account is not None
     if table.status != "waiting":
+        mine = [
+            i for i, s in enumerate(table.seats) if s is not None and s.account_id == account.id
+        ]
+        if mine and table.status in ("playing", "between"):
+            await _come_back(table, client, mine[0])
+            return
         _unjoin(table, client)
         raise ProtocolError("wrong_state", f"table {table.code} has already started")
     if any(s is not None and s.account_id == account.id for s in table.seats):
@@ -80,6 +86,35 @@ def shares_address(table: Table, address: str | None) -> bool:
     if address is None or table.options.kind != "room" or table.config.same_address_tables:
         return False
     return address in table.addresses()
+
+
+async def _come_back(table: Table, client: Client, index: int) -> None:
+    """A player back at the seat it left between hands (回到牌桌): it takes the seat from
+    托管 and plays on. A seat that escaped during a hand (R45) stays its bot's to the end of
+    the match: its player may only watch."""
+    seat = table.seats[index]
+    assert seat is not None and seat.account_id is not None
+    if seat.forced_tuoguan and not seat.may_return:
+        _unjoin(table, client)
+        raise ProtocolError(
+            "wrong_state",
+            f"your seat at table {table.code} escaped and a bot plays it until the match ends; "
+            "spectate it to watch",
+        )
+    if seat.client is not None and seat.client is not client:
+        table.host.detach_client(seat.client, table)
+    seat.client = client
+    seat.cut_off_by_server = False
+    table.cancel_timer(f"grace:{index}")
+    table.host.seat(seat.account_id, table)
+    table.host.attach_client(client, table)
+    if seat.forced_tuoguan:
+        seat.forced_tuoguan = seat.may_return = False
+        await table.host.store_call(
+            table.store.mark_forced_tuoguan, table.match_id, index, table.lease, False
+        )
+    await set_tuoguan(table, index, seat, False)
+    table.send_state(client, index)
 
 
 def _unjoin(table: Table, client: Client) -> None:
@@ -178,8 +213,11 @@ async def leave(table: Table, index: int) -> None:
         return
     # during a match: R45 when a hand is on, then 托管 for the rest of the match. A seat
     # that has escaped already only stops being watched by its player: no second escape.
+    # Between hands nothing is paid, and the player may come back to the seat (回到牌桌)
     if not seat.forced_tuoguan:
+        between = table.status == "between"
         await escape(table, index)
+        seat.may_return = between
     client = seat.client
     seat.client = None
     if seat.account_id is not None:

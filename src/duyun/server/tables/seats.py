@@ -83,6 +83,9 @@ class Seat:
     tuoguan: bool = False
     #: escaped (R45) or left: a bot plays this seat for the rest of the match
     forced_tuoguan: bool = False
+    #: left between hands (no hand on, nothing paid): its player may take it back with a
+    #: ``join`` of the table's code (issue 31 item 1); an escape during a hand may not
+    may_return: bool = False
     timeouts: int = 0
     balance: int | None = None
     bot: Bot | None = None

@@ -232,6 +232,32 @@ function resultLabel(hand) {
   return result ?? "…";
 }
 
+/** "Your table is still playing" (issue 31 item 1): every match in play where the account
+ * holds a seat it is not sitting at (left between hands, escaped, or a page elsewhere), with
+ * the way back (回到牌桌) or, after an escape, what it cost and a way to watch. */
+function inPlayCard() {
+  const seats = (app.account?.in_play ?? []).filter((p) => !p.seated);
+  if (!seats.length) return "";
+  const rows = seats
+    .map((p) => {
+      const room = p.room ? roomName(app.rooms.find((r) => r.id === p.room)?.name ?? p.room) : t("private_table_code", { code: p.code });
+      const line = t("in_play_line", { room: esc(room), i: (p.hand_index ?? 0) + 1, n: p.hands, coins: signed(p.coins ?? 0) });
+      let note = p.tuoguan ? `<div class="muted">${t("in_play_tuoguan")}</div>` : "";
+      if (p.escaped) {
+        const record = (app.history ?? []).find((m) => m.match_id === p.match_id);
+        const hand = record && matchHands(record).find((h) => handResult(h) === "escape" && h.result?.loser === p.seat);
+        const cost = hand ? -handCoins(hand, p.seat) : null;
+        note = `<div class="in-play-escaped">${cost != null && cost > 0 ? t("in_play_escaped", { cost }) : t("in_play_escaped_nocost")}</div>`;
+      }
+      const button = p.may_return
+        ? `<button class="btn" data-do="join-code" data-code="${esc(p.code)}" id="back-to-table">${t("back_to_table")}</button>`
+        : `<button class="btn secondary" data-do="invite-watch" data-code="${esc(p.code)}">${t("watch_table")}</button>`;
+      return `<div class="in-play" data-code="${esc(p.code)}"><div><b>${line}</b>${note}</div>${button}</div>`;
+    })
+    .join("");
+  return `<section class="card in-play-card" id="in-play-card" role="status"><h2>${t("in_play_title")}</h2>${rows}</section>`;
+}
+
 function historyCard() {
   if (!app.account) return "";
   const matches = app.history;
@@ -274,7 +300,7 @@ export function renderLobby(root, appState) {
     "lobby-top": head(),
     "lobby-invite": inviteCard(appState, render),
     "lobby-welcome": signed ? "" : welcome(),
-    "lobby-left": `${bonusCard()}${rooms()}${signed ? privateTables() : ""}`,
+    "lobby-left": `${signed ? inPlayCard() : ""}${bonusCard()}${rooms()}${signed ? privateTables() : ""}`,
     "lobby-right": `${openTables()}${boardsCard()}${historyCard()}`,
     "lobby-help": `<p class="kbd-help">${t("keyboard_help")}</p>`,
   };

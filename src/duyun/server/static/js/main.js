@@ -167,6 +167,9 @@ function onMessage(msg) {
         if (app.route === "table") app.route = "lobby";
         resetHand();
         render();
+        // the lobby's way back to a match the seat still plays in (托管), now that the
+        // server has let the seat go (issue 31 item 1)
+        if (app.route === "lobby") refreshLobby();
         break;
       }
       const before = app.table;

@@ -6,6 +6,7 @@
 import { getLang, ordinalSuffix, patternName, roomName, t } from "./i18n.js";
 import { app, backToLobby, render, send } from "./core.js";
 import { closeRules, leaveWarning, openRules, refusedExplanation } from "./rules.js";
+import { confirmDialog } from "./dialog.js";
 import { renderSettlement, renderMatchSummary, settleHandlers } from "./settle.js";
 import { isMuted, play, setMuted } from "./sound.js";
 import { tingpaiFor } from "./tingpai.js";
@@ -815,18 +816,25 @@ export const tableHandlers = {
     if (app.handEnd) app.handEnd.closed = true;
     render();
   },
-  leave: () => {
+  leave: async () => {
     const tb = app.table;
     const inHand = tb && tb.status === "playing" && app.seat != null && app.hand && app.hand.phase !== "ended";
     const won = inHand && app.hand.won?.[app.seat];
+    // hands still to play after this moment (between hands `hand_index` counts the hands played)
+    const left = tb ? Math.max(0, (tb.hands ?? 0) - (tb.hand_index ?? 0) - (tb.status === "between" ? 0 : 1)) : 0;
+    const me = app.seat != null ? tb?.seats?.[app.seat] : null;
+    let asked = true;
     if (won) {
       // R57: a 血戰 winner leaves without penalty; the hand goes on without them
-      const more = (tb.hand_index ?? 0) + 1 < (tb.hands ?? 1) ? ` ${t("leave_won_more")}` : "";
-      if (!window.confirm(`${t("leave_won_confirm")}${more} ${t("leave_won_ok")}`)) return;
-    } else if (inHand) {
-      if (!window.confirm(leaveWarning(tb, app.hand, app.seat))) return;
+      const more = left > 0 ? ` ${t("leave_won_more")}` : "";
+      asked = await confirmDialog({ title: t("leave_title"), body: `${t("leave_won_confirm")}${more} ${t("leave_won_ok")}`, ok: t("leave"), cancel: t("stay"), danger: false });
+    } else if (inHand && !me?.escaped) {
+      asked = await confirmDialog({ title: t("leave_title"), body: leaveWarning(tb, app.hand, app.seat), ok: t("leave_escape"), cancel: t("keep_playing") });
+    } else if (me && !me.escaped && left > 0 && tb.status !== "ended" && tb.status !== "waiting") {
+      // between hands nothing is paid, but the match goes on with the player's coins
+      asked = await confirmDialog({ title: t("leave_title"), body: t("leave_between", { n: left, stake: tb.stake ?? 1 }), ok: t("leave"), cancel: t("stay") });
     }
-    backToLobby();
+    if (asked) backToLobby();
   },
 };
 
