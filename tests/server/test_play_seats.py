@@ -272,3 +272,41 @@ def test_a_seat_left_between_hands_can_be_taken_back_an_escaped_one_cannot_r45(
     assert back["table"]["you"] == 0 and not mine["tuoguan"] and not mine["escaped"]
     assert refused["code"] == "wrong_state" and "escaped" in refused["message"]
     assert server.store.audit().ok
+
+
+def test_play_again_at_a_private_table_keeps_the_seats_and_the_bots(
+    live_server: Any, ws_client: Any, play: Any
+) -> None:
+    """再來一局 (issue 31 item 5): the ended private table waits again under its code, bots in
+    their seats; each person comes back to their own seat and the match starts when both are
+    ready. A room's match_end offers its room instead."""
+    server = live_server(claim_window=0.03)
+    ann, bob = server.guest(), server.guest()
+    code = server.create_table(ann["token"], hands=1, bot="random")
+
+    async def main() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        a, b = await server.seat(ws_client, code, [ann, bob])
+        await _fill_and_ready([a, b], [2, 3])
+        ends = await asyncio.gather(play(a, 1), play(b, 2))
+        # bob comes back first; he must get his own seat (1), not the lowest free one (0)
+        for client in (b, a):
+            await client.send(type="join", code=code)
+        again_b = await b.expect(
+            "table", lambda m: m["table"] and m["table"]["status"] == "waiting"
+        )
+        again_a = await a.expect(
+            "table", lambda m: m["table"] and m["table"]["you"] == 0 and m["table"]["seats"][1]
+        )
+        for client in (a, b):
+            await client.send(type="ready")
+        started = await a.expect("snapshot")
+        await a.close()
+        await b.close()
+        return ends[0], {"a": again_a, "b": again_b}, started
+
+    end, again, started = asyncio.run(main())
+    assert end["rematch"] == {"code": code, "room": None}
+    assert again["b"]["table"]["you"] == 1 and again["a"]["table"]["you"] == 0
+    seats = again["a"]["table"]["seats"]
+    assert [s["kind"] for s in seats] == ["human", "human", "bot", "bot"]
+    assert started["hand_index"] == 0  # a new match

@@ -107,6 +107,11 @@ class FakeHost:
         self.asked.append("drop_table")
         self.dropped.set()
 
+    def rematch(self, ended: Table) -> Table:
+        # 再來一局: a waiting table under the same code (its task is never started here)
+        self.asked.append("rematch")
+        return Table(self, ended.code, ended.options)
+
     def stop_moved(self, table: Table, message: str = "") -> None:
         raise AssertionError("the lease is never lost here")
 
@@ -150,7 +155,8 @@ def test_a_table_plays_a_match_under_a_fake_host(store: Store) -> None:
     host, person, end = asyncio.run(play())
     assert end["hands_played"] == 1
     assert host.asked[:2] == ["attach_client", "register_match"]
-    assert host.asked[-3:] == ["unseat", "detach_client", "drop_table"]
+    assert host.asked[-4:] == ["rematch", "unseat", "detach_client", "drop_table"]
+    assert end["rematch"]["code"] is not None and end["rematch"]["room"] is None  # 再來一局
     assert person.table is None  # detached by the host when the match ended
     names = [name for name, _ in host.calls]
     assert names[:2] == ["create_match", "start_hand"]

@@ -111,6 +111,18 @@ def test_settlement_waits_for_its_reader_and_the_last_one_comes_before_the_summa
     tab.page.set_viewport_size({"width": 844, "height": 390})
     tab.page.wait_for_function("() => document.documentElement.scrollWidth <= 844")
     shot(tab, screenshots, "match-summary-phone-sideways.png")
+    # 再來一局: the same private table again, the same seat, the bots back; alone with bots,
+    # pressing it is everyone's agreement, so the new match starts
+    code, seat = tab.app("[app.table.code, app.seat]")
+    tab.page.click("#match-summary #play-again")
+    tab.page.wait_for_function(
+        "([code, seat]) => { const app = window.__duyun; return !app.matchEnd && app.table"
+        " && app.table.code === code && app.table.status !== 'ended' && app.seat === seat"
+        " && app.table.seats.filter(s => s && s.kind === 'bot').length === 3; }",
+        arg=[code, seat],
+    )
+    assert tab.page.query_selector("#match-summary") is None
+    assert not tab.errors, tab.errors
     tab.close()
 
 

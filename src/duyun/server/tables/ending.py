@@ -174,6 +174,15 @@ async def finish_match(table: Table, reason: str) -> None:
             for h in table.results
         ],
     }
+    again = None
+    if reason == "completed":
+        # 再來一局 (issue 31 item 5): the same private table, waiting again; a room's players
+        # quick-match again in the same room
+        if table.options.kind == "private":
+            again = {"code": table.host.rematch(table).code, "room": None}
+        else:
+            again = {"code": None, "room": table.options.room}
+    table.match_end["rematch"] = again
     table.broadcast_table()
     table.send_to_all(table.match_end)
     for _, seat in table.humans():

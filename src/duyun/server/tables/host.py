@@ -103,6 +103,11 @@ class TableHost(Protocol):
         """Forget ``table`` and its match and stop its task."""
         ...
 
+    def rematch(self, ended: Table) -> Table:
+        """再來一局: a new waiting table under the ended private table's code, its bots back
+        and its people's seats kept for them."""
+        ...
+
     def stop_moved(self, table: Table, message: str = ...) -> None:
         """Another process plays the table's match now (its lease was lost)."""
         ...

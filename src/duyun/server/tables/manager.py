@@ -27,7 +27,7 @@ from duyun.server.store import Account, LiveMatch, Store
 from duyun.server.tables.host import DealOverride
 from duyun.server.tables.inbox import Attach, Detach, Join, Spectate, Stop, Unspectate
 from duyun.server.tables.seating import shares_address
-from duyun.server.tables.seats import Client, TableOptions, address_key
+from duyun.server.tables.seats import Client, TableOptions, address_key, bot_seat
 from duyun.server.tables.table import Table
 from duyun.server.writer import EventWriter
 
@@ -151,6 +151,26 @@ class TableManager:
             ),
             code,
         )
+        table.start_task()
+        return table
+
+    def rematch(self, ended: Table) -> Table:
+        """再來一局 at a private table (issue 31 item 5): a new table under the same code and
+        options, waiting, with the bots back in their seats and each person's seat kept for
+        them. Whoever comes back (a ``join`` of the code) sits in their old seat; the match
+        starts as any private table's does, when four sit and every person is ready, so each
+        person agrees by coming back, and the host may give a seat nobody took to a bot.
+        Registered before the ended table is dropped, so the code never points at nothing."""
+        table = self.add_table(ended.options, ended.code)
+        for index, seat in enumerate(ended.seats):
+            if seat is None:
+                continue
+            if seat.kind == "bot":
+                again = bot_seat(seat.bot_name)
+                again.rating = seat.rating
+                table.seats[index] = again
+            elif seat.account_id is not None:
+                table.reserved[seat.account_id] = index
         table.start_task()
         return table
 

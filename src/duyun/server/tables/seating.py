@@ -53,7 +53,15 @@ async def join(
         assert table.options.room is not None
         await table.host.quick_match(client, table.options.room)
         return
-    index = free[0] if seat_wanted is None or seat_wanted not in free else seat_wanted
+    kept = table.reserved.get(account.id)
+    if kept is not None and kept in free:
+        index = kept  # 再來一局: one's seat of the match before
+    elif seat_wanted is not None and seat_wanted in free:
+        index = seat_wanted
+    else:
+        # seats kept for the people of the match before go last
+        others = [i for i in free if i not in table.reserved.values()]
+        index = (others or free)[0]
     table.seats[index] = Seat(
         kind="human",
         name=account.name,

@@ -93,6 +93,8 @@ class Table:
         self.inbox: asyncio.Queue[InboxMessage] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.pending_joins = 0
+        #: 再來一局: the seat each person of the match before had, kept for them
+        self.reserved: dict[int, int] = {}
         #: seats taken at this room table by code since the cluster last published it: players
         #: another process's quick match sent here, each holding a seat that process reserved
         #: (the next publish consumes their reservations; cluster.py)

@@ -177,7 +177,8 @@ function onMessage(msg) {
       app.seat = msg.table.you ?? null;
       app.queueing = null;
       if (app.route !== "replay") app.route = "table";
-      if (before?.code !== msg.table.code) {
+      // a new table, or the same private table waiting again for 再來一局
+      if (before?.code !== msg.table.code || (before?.status === "ended" && msg.table.status !== "ended")) {
         resetHand();
         app.handEnd = null;
         app.matchEnd = null;

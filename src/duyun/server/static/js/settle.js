@@ -281,6 +281,15 @@ export function renderSettlement(app, top = "") {
     </div></div>`;
 }
 
+/** 再來一局 (issue 31 item 5): the same private table again (each person agrees by coming
+ * back), or a quick match in the same room. */
+function playAgain(m) {
+  const again = m.rematch;
+  if (again?.code) return `<button class="btn" data-do="play-again" data-code="${esc(again.code)}" id="play-again">${t("play_again")}</button>`;
+  if (again?.room) return `<button class="btn" data-do="play-again" data-room="${esc(again.room)}" id="play-again">${t("play_again")}</button>`;
+  return "";
+}
+
 export function renderMatchSummary(app) {
   const m = app.matchEnd;
   const who = names(app);
@@ -326,6 +335,6 @@ export function renderMatchSummary(app) {
       <div class="totals">${cards}</div>
       <h3>${t("match_hands")}</h3>
       <ol class="sum-hands" id="summary-hands">${rows}</ol>
-      <div class="actions"><button class="btn" data-do="leave" id="back-lobby">${t("back_lobby")}</button></div>
+      <div class="actions">${playAgain(m)}<button class="btn ${m.rematch ? "secondary" : ""}" data-do="leave" id="back-lobby">${t("back_lobby")}</button></div>
     </div></div>`;
 }

@@ -4,7 +4,7 @@
 // player's own hand below with the action bar that shows exactly the legal actions.
 
 import { getLang, ordinalSuffix, patternName, roomName, t } from "./i18n.js";
-import { app, backToLobby, render, send } from "./core.js";
+import { app, backToLobby, render, send, sendWhenReady } from "./core.js";
 import { closeRules, leaveWarning, openRules, refusedExplanation } from "./rules.js";
 import { confirmDialog } from "./dialog.js";
 import { renderSettlement, renderMatchSummary, settleHandlers } from "./settle.js";
@@ -815,6 +815,15 @@ export const tableHandlers = {
   "close-settlement": () => {
     if (app.handEnd) app.handEnd.closed = true;
     render();
+  },
+  "play-again": (btn) => {
+    if (btn.dataset.code) {
+      sendWhenReady({ type: "join", code: btn.dataset.code });
+      sendWhenReady({ type: "ready" }); // pressing 再來一局 is this person's agreement
+    } else if (btn.dataset.room) {
+      app.queueing = btn.dataset.room;
+      sendWhenReady({ type: "quick_match", room: btn.dataset.room });
+    }
   },
   leave: async () => {
     const tb = app.table;
