@@ -137,7 +137,7 @@ function rooms() {
         .map(
           (room) => `<div class="room">
             <div class="name">${esc(roomName(room.name))}${bloodyChip(room.rules)}</div>
-            <div class="meta">${t("stake")} ${room.stake} · ${t("entry")} ${coinsText(room.entry)} · ${t("hands")} ${room.hands}</div>
+            <div class="meta"><span>${t("stake")} ${room.stake}</span> · <span>${t("entry")} ${coinsText(room.entry)}</span> · <span>${t("hands")} ${room.hands}</span></div>
             <button class="btn small" data-do="quick" data-room="${esc(room.id)}" ${app.queueing ? "disabled" : ""}>${app.queueing === room.id ? t("queueing") : t("quick_match")}</button>
           </div>`,
         )

@@ -162,7 +162,9 @@ function plate(tb, st, seat, base) {
   if (info && info.connected === false) tags.push(`<span class="tag" title="${t("offline_help")}">⚡${t("offline")}</span>`);
   if (st.beans[seat]) tags.push(`<span class="tag bean" title="${t("has_bean_help")}">${t("has_bean")}</span>`);
   if (st.left?.[seat]) tags.push(`<span class="tag left">${t("left_table")}</span>`);
-  if (tb.status === "waiting" || tb.status === "between") {
+  // 準備 matters where people press it: a private table before its match, and between hands
+  // (a room table seats its people ready: a chip there says nothing)
+  if ((tb.status === "waiting" && tb.kind !== "room") || tb.status === "between") {
     if (info && info.kind !== "bot") tags.push(`<span class="tag">${info.ready ? t("is_ready") : t("not_ready")}</span>`);
   }
   const points = st.started ? signed(st.points[seat]) : "";
@@ -587,7 +589,9 @@ function cues(appState, st) {
     const mine = appState.table?.seats?.[appState.seat];
     // the own turn was open and never answered, yet the own discard came: the timer ran out
     if (st.lastDiscard.seat === appState.seat && cueState.openTurn != null && !appState.promptSent && !mine?.tuoguan && !st.baoting[appState.seat]) {
-      toast(t("timeout_discard"), "info", 4000);
+      // the tile that went out: the drawn one, or after a 碰 (no draw) the one the timer chose
+      const gone = st.rivers[appState.seat]?.[st.lastDiscard.index]?.tile;
+      toast(t("timeout_discard", { tile: gone ? tileName(gone, getLang()) : "" }), "info", 4000);
     }
   }
   melds.forEach((n, s) => {

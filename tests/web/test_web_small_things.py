@@ -1,0 +1,106 @@
+"""Small things a player met (issue 31 item 6), each checked where the page shows it: one's own
+name whole on the seat plate of a small phone, no lone 準備 chip at a room table (its people
+are seated ready), room cards that break only between their figures, and a turn that ran out
+naming the tile that was played for the player.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from web_helpers import PHONE, SKIP_REASON, WebServer, start_web_server
+
+if SKIP_REASON:
+    pytest.skip(SKIP_REASON, allow_module_level=True)
+
+from test_web_client import NEXT_FRAMES, Tab
+
+pytestmark = pytest.mark.slow
+
+SMALL_PHONE = {"width": 360, "height": 740}
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
+    db = tmp_path_factory.mktemp("web-small") / "duyun.db"
+    # a room table waits a minute for others before bots come; a turn runs out in 2 s
+    server = start_web_server(f"sqlite:///{db}", bot_fill_wait=60.0, turn_timer=2.0)
+    yield server
+    server.stop()
+
+
+def test_a_room_table_alone_shows_no_ready_chip_and_room_cards_keep_words_whole(
+    browser: Any, web_server: WebServer
+) -> None:
+    tab = Tab(browser, web_server, SMALL_PHONE)
+    tab.goto()
+    tab.guest()
+    # each figure of a room card (底注 1, 入場 100, 局數 8) and its name sit on one line
+    broken = tab.page.eval_on_selector_all(
+        ".room .name, .room .meta > span",
+        "es => es.filter(e => e.getClientRects().length > 1).map(e => e.textContent)",
+    )
+    assert broken == [], broken
+    tab.page.click(".room:first-child [data-do=quick]")
+    tab.page.wait_for_function("() => window.__duyun.table && window.__duyun.seat != null")
+    tab.page.evaluate(NEXT_FRAMES)
+    seat = tab.app("app.seat")
+    assert tab.app("app.table.status") == "waiting" and tab.app("app.table.kind") == "room"
+    tags = tab.page.text_content(f"#plate-{seat}") or ""
+    assert "準備" not in tags, tags
+    tab.close()
+
+
+def test_own_name_is_whole_on_a_small_phone_and_a_timed_out_turn_names_its_tile(
+    browser: Any, web_server: WebServer
+) -> None:
+    tab = Tab(browser, web_server, SMALL_PHONE)
+    tab.goto()
+    tab.guest()
+    tab.page.fill("#create-hands", "1")
+    tab.page.click("#create-btn")
+    tab.page.wait_for_selector("#table-code")
+    tab.add_bots()
+    tab.page.click("#ready-btn")
+    tab.page.wait_for_selector("#hand.can-discard")  # the dealer's first turn: left to run out
+    seat = tab.app("app.seat")
+    cut = tab.page.eval_on_selector(
+        f"#plate-{seat} .name", "n => n.scrollWidth > n.clientWidth + 1"
+    )
+    assert not cut, tab.page.text_content(f"#plate-{seat} .name")
+    toast = tab.page.wait_for_selector(".toast.info", timeout=30_000)
+    text = toast.text_content() or ""
+    river = tab.app(f"app.hand.rivers[{seat}].map(r => r.tile)")
+    assert "時間到了" in text and river, (text, river)
+    # the tile the timer played, by its Chinese name (五筒): the first of the seat's river
+    number, suit = river[0][0], river[0][1]
+    name = "一二三四五六七八九"[int(number) - 1] + {"m": "萬", "p": "筒", "s": "條"}[suit]
+    assert text.endswith(name), (text, river)
+    tab.close()
+
+
+def test_phone_sizes_keep_the_own_plate_inside_the_board(
+    browser: Any, web_server: WebServer
+) -> None:
+    """The wider own plate stays within the board at the phone sizes."""
+    for viewport in (PHONE, SMALL_PHONE):
+        tab = Tab(browser, web_server, viewport)
+        tab.goto()
+        tab.guest()
+        tab.page.fill("#create-hands", "1")
+        tab.page.click("#create-btn")
+        tab.page.wait_for_selector("#table-code")
+        tab.add_bots()
+        tab.page.click("#ready-btn")
+        tab.page.wait_for_selector("#hand button.tile")
+        seat = tab.app("app.seat")
+        plate = tab.page.eval_on_selector(
+            f"#plate-{seat}", "p => p.getBoundingClientRect().toJSON()"
+        )
+        board = tab.page.eval_on_selector("#board", "b => b.getBoundingClientRect().toJSON()")
+        assert (
+            plate["x"] >= board["x"] and plate["x"] + plate["width"] <= board["x"] + board["width"]
+        ), (plate, board)
+        tab.close()
