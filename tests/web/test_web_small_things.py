@@ -104,3 +104,14 @@ def test_phone_sizes_keep_the_own_plate_inside_the_board(
             plate["x"] >= board["x"] and plate["x"] + plate["width"] <= board["x"] + board["width"]
         ), (plate, board)
         tab.close()
+
+
+def test_no_keyboard_help_on_a_touch_screen(browser: Any, web_server: WebServer) -> None:
+    for touch in (True, False):
+        tab = Tab(browser, web_server, PHONE, touch=touch)
+        tab.goto()
+        shown = tab.page.eval_on_selector_all(
+            ".kbd-help", "es => es.filter(e => e.getClientRects().length > 0).length"
+        )
+        assert (shown == 0) == touch, (touch, shown)
+        tab.close()
