@@ -221,6 +221,13 @@ def play_until_settlement(tab: Tab, on_claim: Any = None, on_turn: Any = None) -
                 try:
                     page.wait_for_selector("#hand.can-discard", state="detached", timeout=10_000)
                 except PlaywrightError as error:
+                    # a click Chromium lost on a machine loaded far beyond CI's (it never
+                    # reached the page: nothing was sent) is made again; a discard that was
+                    # sent and never answered is a failure
+                    if tab.app("!app.promptSent && !!app.prompt && app.prompt.kind === 'turn'"):
+                        done["lost_click"] += 1
+                        assert done["lost_click"] <= 3, f"clicks lost: {tab.state()}"
+                        continue
                     raise AssertionError(f"the discard was not taken: {tab.state()}") from error
     raise AssertionError(f"no settlement within {HAND_DEADLINE} s; did {dict(done)}")
 
@@ -518,6 +525,7 @@ def test_replay_viewer_steps_through_a_finished_hand(
         arg=first,
     )
     tab.page.click("#settlement [data-do=leave]")
+    tab.page.click("#confirm-dialog #confirm-ok")  # the page's own dialog: leave (an escape)
     tab.page.wait_for_selector("#history-card details")
     tab.page.click("#history-card details summary")
     tab.page.click(f"#history-card [data-do=replay][data-hand='{first}']")

@@ -46,6 +46,7 @@ def _one_finished_hand(tab: Tab) -> int:
         arg=first,
     )
     tab.page.click("#settlement [data-do=leave]")
+    tab.page.click("#confirm-dialog #confirm-ok")  # the page's own dialog: leave (an escape)
     tab.page.wait_for_selector("#history-card details")
     return first
 

@@ -9,11 +9,41 @@ import { esc } from "./ui.js";
 
 let open = null;
 
+const FOCUSABLE = "button:not([disabled]), [href], input, select, textarea, [tabindex]:not([tabindex='-1'])";
+
+/** Keep the keyboard inside `container` (a dialog): Tab and Shift+Tab cycle through its
+ * controls, Escape calls `onEscape`; the page's own keys do not act behind it. Returns the
+ * release, which also gives the focus back to where it was. */
+export function holdFocus(container, onEscape) {
+  const before = document.activeElement;
+  const onKey = (event) => {
+    if (!document.contains(container)) return;
+    if (event.key === "Escape") {
+      event.preventDefault();
+      event.stopPropagation();
+      onEscape();
+    } else if (event.key === "Tab") {
+      const items = [...container.querySelectorAll(FOCUSABLE)].filter((el) => el.getClientRects().length);
+      if (!items.length) return;
+      const at = items.indexOf(document.activeElement);
+      const next = at < 0 ? 0 : (at + (event.shiftKey ? items.length - 1 : 1)) % items.length;
+      event.preventDefault();
+      items[next].focus();
+    } else if (container.contains(document.activeElement) && event.key !== "Enter" && event.key !== " ") {
+      event.stopPropagation(); // the table's keys (discard, pass) do not act behind the dialog
+    }
+  };
+  document.addEventListener("keydown", onKey, true);
+  return () => {
+    document.removeEventListener("keydown", onKey, true);
+    if (before && typeof before.focus === "function" && document.contains(before)) before.focus();
+  };
+}
+
 /** Ask `body` under `title`; resolves true for `ok`, false for cancel, Escape or a second
  * dialog replacing this one. */
 export function confirmDialog({ title, body, ok, cancel, danger = true }) {
   if (open) open.finish(false);
-  const before = document.activeElement;
   const box = document.createElement("div");
   box.className = "overlay confirm-overlay";
   box.id = "confirm-dialog";
@@ -27,31 +57,16 @@ export function confirmDialog({ title, body, ok, cancel, danger = true }) {
     </div>`;
   document.body.appendChild(box);
   return new Promise((resolve) => {
+    let release = () => {};
     const finish = (answer) => {
       if (open?.box !== box) return;
       open = null;
-      document.removeEventListener("keydown", onKey, true);
       box.remove();
-      if (before && typeof before.focus === "function" && document.contains(before)) before.focus();
+      release();
       resolve(answer);
     };
-    const onKey = (event) => {
-      if (event.key === "Escape") {
-        event.preventDefault();
-        event.stopPropagation();
-        finish(false);
-      } else if (event.key === "Tab") {
-        // keep the focus inside the dialog
-        const buttons = [box.querySelector("#confirm-cancel"), box.querySelector("#confirm-ok")];
-        const at = buttons.indexOf(document.activeElement);
-        event.preventDefault();
-        buttons[(at + (event.shiftKey ? buttons.length - 1 : 1)) % buttons.length].focus();
-      } else if (event.key !== "Enter" && event.key !== " ") {
-        event.stopPropagation(); // the table's keys (discard, pass) do not act behind the dialog
-      }
-    };
     open = { box, finish };
-    document.addEventListener("keydown", onKey, true);
+    release = holdFocus(box, () => finish(false));
     box.querySelector("#confirm-cancel").addEventListener("click", () => finish(false));
     box.querySelector("#confirm-ok").addEventListener("click", () => finish(true));
     box.addEventListener("click", (event) => {

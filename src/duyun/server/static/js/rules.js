@@ -4,6 +4,7 @@
 // rules the server sent for the room or table, never from this file.
 
 import { app } from "./core.js";
+import { holdFocus } from "./dialog.js";
 import { getLang, patternName, t } from "./i18n.js";
 import { esc, tile } from "./ui.js";
 
@@ -248,7 +249,7 @@ export function rulesPageHTML(table, rooms, focus) {
     section("tiles", p("108 張牌：萬、筒、條三門，每門 1–9 各四張，沒有字牌和花牌。四人輪流摸牌打牌，不能吃，只能碰、槓和胡。", "108 tiles: three suits (萬 characters, 筒 dots, 條 bamboo), ranks 1-9, four of each; no honours or flowers. Four players draw and discard in turn; there is no chow, only pong (碰), kong (槓) and win (胡).")),
     section("win", p("胡牌要十四張（槓算三張）：四組加一對，或七個對子。可以自摸（自己摸到），點炮（胡別人打的牌，打牌的人付），或搶槓（別人加槓時胡那張牌）。自摸時其他每家都付。一張牌可以幾家同時胡（一炮多響）。", "A winning hand has fourteen tiles (a kong counts as three): four sets and a pair, or seven pairs. You win by self-draw (自摸, everyone else pays), on a discard (點炮, the discarder pays) or by robbing a kong (搶槓). Several players may win on one discard.")),
     section("beans", p(`豆就是槓，槓了馬上收錢（一個單位 = 底分${base != null ? ` ${base} 分` : ""}）：直槓（銀豆）打牌的人付 1；面下槓（銀豆）其他每家付 1；暗槓（金豆）其他每家付 2。`, `A bean (豆) is a kong, paid at once (one unit = the base${base != null ? ` of ${base} points` : ""}): a direct kong (銀豆) 1 from the discarder; an added kong (銀豆) 1 from each other player; a concealed kong (金豆) 2 from each other player.`)),
-    section("fan", `${p(`番型不疊加，取最大的一個。分數 = 番 × 底分${base != null ? `（${base}）` : ""}，金幣 = 分數 × 底注。`, `Patterns do not stack: the largest counts. Points = fan × base${base != null ? ` (${base})` : ""}; coins = points × the stake.`)}<table class="pay rules-fan"><tr><th class="num">${t("fan")}</th><th></th></tr>${fanRows}</table>`),
+    section("fan", `${p(`番型不疊加，取最大的一個。分數 = 番 × 底分${base != null ? `（${base}）` : ""}，金幣 = 分數 × 底注。`, `Patterns do not stack: the largest counts. Points = fan × base${base != null ? ` (${base})` : ""}; coins = points × the stake.`)}<table class="pay rules-fan"><tr><th class="num">${t("fan")}</th><th>${t("pattern_col")}</th></tr>${fanRows}</table>`),
     section("extras", p("報聽：付錢或收錢的一方每有一人報聽 +6 番。槓上花（槓後補牌自摸）+1。槓上炮（槓後打出的牌被胡）+1，還要把這個槓收的錢轉給胡家。連莊：莊家每連一局，莊家付或收的胡牌和查大叫都加連莊數的番（豆錢不加）。", "報聽: +6 fan for each party of a payment who declared ready. 槓上花 (self-draw on a kong's replacement) +1. 槓上炮 (your discard right after a kong is won on) +1, and the kong's income goes to the winner. Dealer streak: every payment the dealer makes or receives for a win or 查大叫 adds the streak to the fan (beans do not).")),
     section("baoting", p("第一次打牌時，如果沒碰沒槓並且打出後聽牌，可以報聽。報聽後手牌鎖定：不能碰槓，摸到不胡的牌自動打出，摸到或別人打出能胡的牌自動胡。報聽讓每筆相關付款 +6 番，別人也能用平胡胡你打的牌。", "With your first discard, if you have not melded and the hand is ready after it, you may declare 報聽. The hand is then frozen: no pong or kong, a drawn tile that does not win is discarded for you, and a winning tile wins by itself. It adds 6 fan to each payment you are party to, and anyone may win a plain hand on your discard.")),
     section("pinghu", p("平胡（沒有更大番型）要胡別人打的牌，必須自己有豆（這局槓過），或打牌的人已報聽。否則只能自摸或搶槓。所以有時一張能胡的牌亮起卻不能胡：桌上會說明原因。", "A plain hand (平胡, no larger pattern) may win on a discard only if you have a bean (you made a kong this hand) or the discarder declared 報聽; otherwise only by self-draw or robbing a kong. That is why a tile that completes your hand is sometimes refused: the table says why.")),
@@ -265,21 +266,32 @@ export function rulesPageHTML(table, rooms, focus) {
   const toc = Object.entries(SECTIONS)
     .map(([id, [zt, et]]) => `<a href="#rules-${id}" data-do="rules" data-section="${id}">${esc(z ? zt : et)}</a>`)
     .join("");
-  return `<div class="overlay rules-overlay" id="rules-page" data-focus="${esc(focus ?? "")}"><div class="sheet rules-sheet">
-      <div class="rules-top"><h2>${z ? "玩法說明" : "How to play"}</h2><button class="btn small" data-do="rules-close" id="rules-close">${t("close")}</button></div>
+  return `<div class="overlay rules-overlay" id="rules-page" data-focus="${esc(focus ?? "")}"><div class="sheet rules-sheet" role="dialog" aria-modal="true" aria-labelledby="rules-title">
+      <div class="rules-top"><h2 id="rules-title">${z ? "玩法說明" : "How to play"}</h2><button class="btn small" data-do="rules-close" id="rules-close">${t("close")}</button></div>
       <nav class="rules-toc">${toc}</nav>
       ${body}
     </div></div>`;
 }
 
 /** Open the page (over whatever screen is shown) at a section. */
+let rulesRelease = null;
+
+/** The rules are a dialog: the keyboard's focus moves in (to its close button), stays inside
+ * until it closes (Escape too), and goes back to where it was. */
 export function openRules(table, rooms, sectionId) {
+  const reopened = !!document.getElementById("rules-page");
   document.getElementById("rules-page")?.remove();
   document.body.insertAdjacentHTML("beforeend", rulesPageHTML(table, rooms, sectionId));
+  const page = document.getElementById("rules-page");
+  if (!reopened) rulesRelease = holdFocus(page.querySelector(".rules-sheet"), closeRules);
+  page.querySelector("#rules-close")?.focus();
   const target = sectionId && document.getElementById(`rules-${sectionId}`);
   if (target) target.scrollIntoView({ block: "start" });
 }
 
 export function closeRules() {
   document.getElementById("rules-page")?.remove();
+  const release = rulesRelease;
+  rulesRelease = null;
+  release?.();
 }

@@ -45,6 +45,25 @@ document.addEventListener(
   true,
 );
 document.addEventListener("mouseleave", () => (reading.inside = false));
+// the keyboard's focus on the panel (a reader going through it with Tab) holds it like hover;
+// the focus the page itself moves onto the panel when it appears does not
+let quiet = false;
+document.addEventListener("focusin", (e) => {
+  if (!quiet && inSheet(e.target)) reading.inside = true;
+});
+
+/** Move the focus onto a control of the panel without taking it for a reader's. */
+export function focusQuietly(el) {
+  quiet = true;
+  try {
+    el.focus({ preventScroll: true });
+  } finally {
+    quiet = false;
+  }
+}
+document.addEventListener("focusout", (e) => {
+  if (inSheet(e.target) && !inSheet(e.relatedTarget)) reading.inside = false;
+});
 
 /** Keep the last settlement over a new hand (a snapshot arrived): only while it is being read
  * and its reader has not pressed 下一局. */
@@ -193,7 +212,7 @@ function paymentsTable(end, who) {
   const beans = pays.filter((p) => p.rule === "R12");
   const refunds = pays.filter((p) => p.rule === "R14");
   const main = pays.filter((p) => p.rule !== "R12" && p.rule !== "R14");
-  const head = `<tr><th>${t("payer")} → ${t("payee")}</th><th></th><th class="num">${t("fan")}</th><th class="num">${t("points")}</th><th class="num">${t("coins")}</th></tr>`;
+  const head = `<tr><th>${t("payer")} → ${t("payee")}</th><th>${t("payment_reason")}</th><th class="num">${t("fan")}</th><th class="num">${t("points")}</th><th class="num">${t("coins")}</th></tr>`;
   let body = "";
   if (main.length) body += paymentRows(main, who, "");
   if (beans.length) body += `<tr><td colspan="5"><b>${t("beans")}</b></td></tr>${paymentRows(beans, who, "bean")}`;
@@ -266,9 +285,9 @@ export function renderSettlement(app, top = "") {
         .map((s, i) => (s && s.kind !== "bot" ? `<span class="chip">${esc(who[i])}: ${s.ready ? "✔" : "…"}</span>` : ""))
         .join("")}</div>`
     : "";
-  return `<div class="overlay" id="settlement"><div class="sheet">
+  return `<div class="overlay" id="settlement"><div class="sheet" role="dialog" aria-modal="true" aria-labelledby="settle-title">
       ${top}
-      <h2>${t("settlement")} · ${title}</h2>
+      <h2 id="settle-title">${t("settlement")} · ${title}</h2>
       <div class="muted" style="text-align:center;margin-bottom:8px">${t("hand_no", { i: (end.hand_index ?? 0) + 1, n: tb.hands ?? "?" })}</div>
       ${bloody && wins ? `<h3>${t("wins_in_order")}</h3>` : ""}
       <div class="wins-list" id="wins-list">${wins}</div>
@@ -329,8 +348,8 @@ export function renderMatchSummary(app) {
         </li>`;
     })
     .join("");
-  return `<div class="overlay" id="match-summary"><div class="sheet">
-      <h2>${t("match_summary")}</h2>
+  return `<div class="overlay" id="match-summary"><div class="sheet" role="dialog" aria-modal="true" aria-labelledby="summary-title">
+      <h2 id="summary-title">${t("match_summary")}</h2>
       <div class="muted" style="text-align:center;margin-bottom:8px">${m.reason === "dissolved" ? t("dissolve") : t("match_over")} · ${m.hands_played ?? (m.results ?? []).length} ${t("hands")}</div>
       <div class="totals">${cards}</div>
       <h3>${t("match_hands")}</h3>

@@ -7,7 +7,8 @@ import { getLang, ordinalSuffix, patternName, roomName, t } from "./i18n.js";
 import { app, backToLobby, render, send, sendWhenReady } from "./core.js";
 import { closeRules, leaveWarning, openRules, refusedExplanation } from "./rules.js";
 import { confirmDialog } from "./dialog.js";
-import { renderSettlement, renderMatchSummary, settleHandlers } from "./settle.js";
+import { announce } from "./announce.js";
+import { focusQuietly, renderSettlement, renderMatchSummary, settleHandlers } from "./settle.js";
 import { isMuted, play, setMuted } from "./sound.js";
 import { tingpaiFor } from "./tingpai.js";
 import { describeEvent, emptyHand, handForDisplay } from "./state.js";
@@ -306,11 +307,16 @@ function myArea(st, legal) {
   const cap = sideways ? 33 : window.innerWidth >= 900 ? 62 : 52;
   const hw = Math.max(18, Math.min(cap, Math.floor(avail / units)));
   const sel = app.selected;
+  // one tile of the hand takes the keyboard's Tab (the raised one, else the drawn one, else
+  // the first); ← → move along the hand from there (a roving tabindex), Enter discards
+  const count = tiles.length + (drawn ? 1 : 0);
+  const roving = sel != null && sel < count ? sel : drawn ? tiles.length : 0;
   const tileBtn = (x, i, isDrawn) => {
     const ok = canDiscard && discardSet.has(x);
-    const cls = [isDrawn ? "drawn" : "", sel === i && canDiscard ? "sel" : "", app.btMode ? (ok ? "bt-ok" : "dim") : ""].join(" ");
+    const raised = sel === i && canDiscard;
+    const cls = [isDrawn ? "drawn" : "", raised ? "sel" : "", app.btMode ? (ok ? "bt-ok" : "dim") : ""].join(" ");
     const hint = app.btMode && ok && app.selfDrawOnly.includes(x) ? `<span class="hint">${getLang() === "zh" ? "只能自摸" : "self-draw only"}</span>` : "";
-    return `<button class="tile ${cls}" data-do="tile" data-idx="${i}" data-tile="${x}" aria-label="${tileName(x, getLang())}${isDrawn ? " (new)" : ""}" ${ok ? "" : 'aria-disabled="true"'} tabindex="-1">${tile_svg(x)}${hint}</button>`;
+    return `<button class="tile ${cls}" data-do="tile" data-idx="${i}" data-tile="${x}" aria-label="${tileName(x, getLang())}${isDrawn ? ` (${t("drawn_tile")})` : ""}" aria-pressed="${raised}" ${ok ? "" : 'aria-disabled="true"'} tabindex="${i === roving ? 0 : -1}">${tile_svg(x)}${hint}</button>`;
   };
   const handHTML = tiles.map((x, i) => tileBtn(x, i, false)).join("") + (drawn ? tileBtn(drawn, tiles.length, true) : "");
   void all;
@@ -431,8 +437,8 @@ function scorePanel(tb, st) {
     .map(([k]) => `<span class="chip ${k === "bloody_battle" ? "bloody" : ""}">${t(`opt_${k}`)}</span>`)
     .join("");
   return `<aside class="side-panel left" aria-label="${t("match")}">
-      <h3>${t("match")}</h3>
-      <table class="pay score"><tr><th></th><th class="num">${t("points")}</th><th class="num">${t("coins")}</th></tr>${rows}</table>
+      <h2>${t("match")}</h2>
+      <table class="pay score"><tr><th>${t("player")}</th><th class="num">${t("points")}</th><th class="num">${t("coins")}</th></tr>${rows}</table>
       <div class="chips"><span class="chip">${t("stake")} ${tb.stake}</span><span class="chip">${t("hands")} ${tb.hands}</span>${rules}</div>
       <p class="kbd-help" style="text-align:left">${t("keyboard_help")}</p>
     </aside>`;
@@ -479,9 +485,9 @@ function logPanel(tb) {
   const lines = logLines(tb, 40);
   const reactions = app.seat != null ? (app.reactions ?? []).map((r) => `<button class="btn small secondary" data-do="react" data-id="${esc(r.id)}">${esc(r.text)}</button>`).join("") : "";
   return `<aside class="side-panel right" aria-label="log">
-      <h3>${getLang() === "zh" ? "牌局記錄" : "Hand log"}</h3>
-      <ol class="log" id="hand-log">${lines}</ol>
-      ${reactions ? `<h3>${t("reactions")}</h3><div class="chips">${reactions}</div>` : ""}
+      <h2>${getLang() === "zh" ? "牌局記錄" : "Hand log"}</h2>
+      <ol class="log" id="hand-log" tabindex="0" aria-label="${getLang() === "zh" ? "牌局記錄" : "Hand log"}">${lines}</ol>
+      ${reactions ? `<h2>${t("reactions")}</h2><div class="chips">${reactions}</div>` : ""}
     </aside>`;
 }
 
@@ -534,7 +540,7 @@ export function renderTable(root, appState) {
   screen.dataset.status = tb.status;
   const parts = {
     "part-top": topbar(tb, st) + banner,
-    "part-main": `<main class="board-wrap">${scorePanel(tb, st)}<div class="board" id="board">${board}</div>${logPanel(tb)}</main>`,
+    "part-main": `<div class="board-wrap"><h1 class="sr-only">${esc(t("table_heading", { code: tb.code }))}</h1>${scorePanel(tb, st)}<div class="board" id="board">${board}</div>${logPanel(tb)}</div>`,
     "part-winners": winnersStrip(st),
     "part-recent": recentLog(tb),
     "part-dissolve": overlay ? "" : dissolveBox(tb),
@@ -545,13 +551,36 @@ export function renderTable(root, appState) {
   for (const [id, html] of Object.entries(parts)) {
     const el = document.getElementById(id);
     if (el && el.dataset.html !== html) {
+      // a part drawn again under the keyboard's focus keeps it: on the same control (by its
+      // id), or in the hand on the tile that takes the keyboard now
+      const active = document.activeElement;
+      const inside = !!active && active !== document.body && el.contains(active);
+      const handFocused = inside && !!active.closest("#hand");
+      const sameId = inside && active.id ? active.id : null;
       el.innerHTML = html;
       el.dataset.html = html;
+      // (quietly: a settlement drawn again is not a reader's new look at it)
+      const again = handFocused ? el.querySelector('#hand .tile[tabindex="0"]') : sameId ? document.getElementById(sameId) : null;
+      if (again) focusQuietly(again);
     }
   }
+  focusNewDialog(appState);
   markFreshMelds(appState);
   const log = document.getElementById("hand-log");
   if (log) log.scrollTop = log.scrollHeight;
+}
+
+let dialogShown = null;
+
+/** The settlement and the match summary are dialogs: when one appears the keyboard's focus
+ * moves into it (its first button: 下一局, or the summary's 再來一局), once per appearance. */
+function focusNewDialog(appState) {
+  const sheet = document.querySelector("#part-overlay .sheet[role=dialog]");
+  const key = sheet ? `${sheet.parentElement.id}:${appState.matchEnd ? "end" : appState.handEnd?.hand_id ?? ""}` : null;
+  if (key === dialogShown) return;
+  dialogShown = key;
+  const first = sheet && !sheet.contains(document.activeElement) ? sheet.querySelector(".actions button:not([disabled])") ?? sheet.querySelector("button:not([disabled])") : null;
+  if (first) focusQuietly(first);
 }
 
 /** A meld that has just arrived moves in (css `.fresh`, an animation that ends by itself). The
@@ -582,10 +611,13 @@ function cues(appState, st) {
   const turn = appState.prompt?.kind === "turn" && !appState.promptSent ? appState.prompt.id ?? "turn" : null;
   if (cueState.hand !== appState.handId) {
     Object.assign(cueState, { hand: appState.handId, discard, melds, wins, turn, openTurn: turn, freshUntil: [] });
+    if (turn != null) announce(t("your_turn")); // the dealer's first turn comes with the deal
     return;
   }
   if (discard && discard !== cueState.discard) {
     play("discard");
+    const out = st.rivers[st.lastDiscard.seat]?.[st.lastDiscard.index]?.tile;
+    if (out) announce(t("said_discard", { who: seatName(appState.table?.seats?.[st.lastDiscard.seat], st.lastDiscard.seat), tile: tileName(out, getLang()) }));
     const mine = appState.table?.seats?.[appState.seat];
     // the own turn was open and never answered, yet the own discard came: the timer ran out
     if (st.lastDiscard.seat === appState.seat && cueState.openTurn != null && !appState.promptSent && !mine?.tuoguan && !st.baoting[appState.seat]) {
@@ -600,8 +632,21 @@ function cues(appState, st) {
       play("claim");
     }
   });
-  if (wins > cueState.wins) play("win");
-  if (turn != null && turn !== cueState.turn) play("turn");
+  if (wins > cueState.wins) {
+    play("win");
+    for (const w of st.wins.slice(cueState.wins)) announce(t("said_win", { who: seatName(appState.table?.seats?.[w.seat], w.seat) }));
+  }
+  if (turn != null && turn !== cueState.turn) {
+    play("turn");
+    announce(t("your_turn"));
+  }
+  const claim = appState.prompt?.kind === "claim" && !appState.promptSent ? appState.prompt.id ?? "claim" : null;
+  if (claim != null && claim !== cueState.claim) {
+    const offered = (appState.prompt.legal ?? []).map((a) => t(a.action)).join(" / ");
+    const tile = appState.prompt.claim_tile;
+    announce(`${t("claim_offer", { tile: tile ? tileName(tile, getLang()) : "" })} ${offered}`);
+  }
+  cueState.claim = claim;
   Object.assign(cueState, { discard, melds, wins, turn, openTurn: turn });
 }
 
@@ -641,7 +686,9 @@ function fxAt(seat, text, cls, ms = 1800) {
   el.style.setProperty("--S", `${rect.width}px`);
   el.style.zIndex = "30";
   el.dataset.fx = cls;
-  document.body.appendChild(el);
+  // decorative (the status region says what happened), inside the page's main landmark
+  el.setAttribute("aria-hidden", "true");
+  (document.getElementById("app") ?? document.body).appendChild(el);
   setTimeout(() => el.remove(), ms);
 }
 
@@ -676,7 +723,9 @@ function fxBigWin(f) {
   el.style.zIndex = "31";
   el.innerHTML = `<div class="bw-order">${esc(order)}</div><div class="bw-how">${esc(how)}</div>
     <div class="bw-who">${esc(name)}</div><div class="bw-pattern">${esc(patternName(f.pattern ?? ""))} · ${f.fan ?? ""} ${t("fan")}</div>`;
-  document.body.appendChild(el);
+  // decorative (the status region says what happened), inside the page's main landmark
+  el.setAttribute("aria-hidden", "true");
+  (document.getElementById("app") ?? document.body).appendChild(el);
   setTimeout(() => el.remove(), 2600);
 }
 
@@ -859,6 +908,10 @@ export function tableKey(event) {
   const p = app.promptSent ? null : app.prompt;
   const legal = legalOf(p);
   const lower = key.length === 1 ? key.toLowerCase() : key;
+  if (key === "Escape" && document.querySelector("#close-settlement")) {
+    document.querySelector("#close-settlement").click(); // Escape closes a settlement that may close
+    return true;
+  }
   const button = [...document.querySelectorAll("#action-bar [data-key]")].find((b) => b.dataset.key === lower || (lower === "Escape" && b.dataset.key === " "));
   if (button && (lower.length === 1 || lower === "Escape")) {
     button.click();

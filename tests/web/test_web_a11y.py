@@ -1,0 +1,179 @@
+"""A table everyone can use (issue 31 item 8).
+
+axe-core (through axe-playwright-python) finds no violation on the lobby, the table on one's
+turn, the settlement and the rules page, at phone and desktop sizes. Beyond what axe sees: the
+page is not one live region (a reader would read every redraw); a status region says what
+matters (a discard, one's turn); the rules and the settlement are dialogs that take the
+keyboard's focus, the rules keep it and Escape closes them; the hand's tiles are reachable with
+the keyboard, one at a time (a roving tabindex), the raised one marked ``aria-pressed``; focus
+on the settlement holds its countdown as hover does; and a whole hand is played with the
+keyboard alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from web_helpers import DESKTOP, PHONE, SKIP_REASON, WebServer, start_web_server
+
+if SKIP_REASON:
+    pytest.skip(SKIP_REASON, allow_module_level=True)
+
+from axe_playwright_python.sync_playwright import Axe
+from test_web_client import HAND_DEADLINE, NEXT_FRAMES, Tab, play_until_settlement
+
+pytestmark = pytest.mark.slow
+
+AXE = Axe()
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
+    db = tmp_path_factory.mktemp("web-a11y") / "duyun.db"
+    # the settlement waits to be read; the turns wait for a person pressing keys
+    server = start_web_server(
+        f"sqlite:///{db}", next_hand_wait=60.0, next_hand_limit=120.0, turn_timer=60.0
+    )
+    yield server
+    server.stop()
+
+
+def _violations(tab: Tab, where: str) -> list[str]:
+    tab.page.evaluate(NEXT_FRAMES)
+    found = AXE.run(tab.page).response["violations"]
+    return [f"{where}: {v['id']} ({v['impact']}) at {v['nodes'][0]['target']}" for v in found]
+
+
+def _private_table(tab: Tab, hands: int = 1) -> None:
+    tab.goto()
+    tab.guest()
+    tab.page.fill("#create-hands", str(hands))
+    tab.page.click("#create-btn")
+    tab.page.wait_for_selector("#table-code")
+    tab.add_bots()
+    tab.page.click("#ready-btn")
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_axe_finds_nothing_on_the_lobby_table_settlement_and_rules(
+    browser: Any, web_server: WebServer, viewport: dict[str, int]
+) -> None:
+    tab = Tab(browser, web_server, viewport)
+    tab.goto()
+    found = _violations(tab, "lobby, signed out")
+    tab.guest()
+    found += _violations(tab, "lobby")
+    tab.page.click("[data-do=rules]")
+    tab.page.wait_for_selector("#rules-page [role=dialog]")
+    found += _violations(tab, "rules")
+    tab.page.keyboard.press("Escape")
+    tab.page.wait_for_selector("#rules-page", state="detached")
+    tab.page.fill("#create-hands", "1")
+    tab.page.click("#create-btn")
+    tab.page.wait_for_selector("#table-code")
+    tab.add_bots()
+    tab.page.click("#ready-btn")
+    tab.page.wait_for_selector("#hand.can-discard")
+    found += _violations(tab, "table, own turn")
+    play_until_settlement(tab)
+    tab.page.wait_for_selector("#settlement [role=dialog], #match-summary [role=dialog]")
+    found += _violations(tab, "settlement")
+    assert found == [], found
+    tab.close()
+
+
+def test_the_table_speaks_through_a_status_region_not_every_redraw(
+    browser: Any, web_server: WebServer
+) -> None:
+    tab = Tab(browser, web_server, DESKTOP)
+    _private_table(tab)
+    tab.page.wait_for_selector("#hand.can-discard")
+    assert tab.page.get_attribute("#app", "aria-live") is None
+    assert tab.page.get_attribute("#announce", "role") == "status"
+    tab.page.wait_for_function(
+        "() => document.querySelector('#announce').textContent.includes('輪到你')"
+    )
+    tab.page.keyboard.press("Enter")  # the own discard is said too
+    tab.page.wait_for_function(
+        "() => document.querySelector('#announce').textContent.includes('打出')",
+        timeout=HAND_DEADLINE * 1000,
+    )
+    tab.close()
+
+
+def test_the_rules_are_a_dialog_that_keeps_and_gives_back_the_focus(
+    browser: Any, web_server: WebServer
+) -> None:
+    tab = Tab(browser, web_server, PHONE)
+    tab.goto()
+    tab.guest()
+    tab.page.evaluate(NEXT_FRAMES)
+    tab.page.focus("[data-do=rules]")
+    tab.page.keyboard.press("Enter")
+    tab.page.wait_for_selector("#rules-page [role=dialog][aria-modal=true]")
+    assert tab.page.evaluate("() => document.activeElement.id") == "rules-close"
+    for _ in range(30):  # Tab goes round inside the dialog, never out of it
+        tab.page.keyboard.press("Tab")
+        inside = tab.page.evaluate(
+            "() => !!document.activeElement.closest('#rules-page [role=dialog]')"
+        )
+        assert inside
+    tab.page.keyboard.press("Escape")
+    tab.page.wait_for_selector("#rules-page", state="detached")
+    assert tab.page.evaluate("() => document.activeElement.dataset.do") == "rules"
+    tab.close()
+
+
+def test_a_whole_hand_with_the_keyboard_alone_and_the_settlement_takes_the_focus(
+    browser: Any, web_server: WebServer
+) -> None:
+    tab = Tab(browser, web_server, DESKTOP)
+    _private_table(tab, hands=2)
+    page = tab.page
+    # the mouse out of the way: resting on the settlement it would hold the countdown (hover)
+    page.mouse.move(1, 1)
+    page.wait_for_selector("#hand.can-discard")
+    # one tile takes Tab; → raises the next one, which takes it and is marked pressed
+    assert page.eval_on_selector_all("#hand .tile[tabindex='0']", "ts => ts.length") == 1
+    page.focus("#hand .tile[tabindex='0']")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector("#hand .tile.sel[aria-pressed=true][tabindex='0']")
+    page.wait_for_function("() => document.activeElement.matches('#hand .tile.sel')")
+    pressed = {"turn": 0, "claim": 0}
+    while not page.query_selector("#settlement, #match-summary"):
+        page.wait_for_selector(
+            "#settlement, #match-summary, #action-bar [data-key], #hand.can-discard",
+            timeout=HAND_DEADLINE * 1000,
+        )
+        keys = page.eval_on_selector_all(
+            "#action-bar [data-key]", "bs => bs.map(b => b.dataset.key)"
+        )
+        before = tab.app("app.prompt && app.prompt.id")
+        if "h" in keys:
+            page.keyboard.press("h")
+        elif " " in keys:
+            page.keyboard.press("Escape")  # 過
+            pressed["claim"] += 1
+        elif page.query_selector("#hand.can-discard"):
+            page.keyboard.press("Enter")
+            pressed["turn"] += 1
+        else:
+            continue
+        page.wait_for_function(
+            "id => { const app = window.__duyun; return app.promptSent || !app.prompt"
+            " || app.prompt.id !== id"
+            " || !!document.querySelector('#settlement, #match-summary'); }",
+            arg=before,
+            timeout=HAND_DEADLINE * 1000,
+        )
+    assert pressed["turn"] >= 1, pressed
+    # the settlement is a dialog and has the focus; the reader's Tab onto it holds its
+    # countdown, as hover does
+    page.wait_for_selector("#settlement [role=dialog]")
+    page.wait_for_function("() => !!document.activeElement.closest('#settlement [role=dialog]')")
+    assert not page.query_selector("#settle-countdown.paused")  # the page's own focus: runs
+    page.keyboard.press("Tab")
+    page.wait_for_selector("#settle-countdown.paused")
+    tab.close()
