@@ -2,7 +2,7 @@
 // private tables (create with stake, hands, rule options and bots; join by code or link), open
 // tables, and the match history (戰績) with a replay button for every finished hand.
 
-import { getLang, roomName, t } from "./i18n.js";
+import { dateLocale, langSwitch, roomName, t } from "./i18n.js";
 import { inviteCard } from "./invite.js";
 import { api } from "./net.js";
 import { app, logout, openReplay, refreshLobby, render, sendWhenReady, signedIn } from "./core.js";
@@ -38,7 +38,7 @@ function keepForm(root, draw) {
 
 function head() {
   const acc = app.account;
-  const langBtn = `<button class="icon-btn" data-do="rules" id="rules-btn">${t("rules_page")}</button><button class="icon-btn" data-do="lang" id="lang-toggle">${t("lang_toggle")}</button>`;
+  const langBtn = `<button class="icon-btn" data-do="rules" id="rules-btn">${t("rules_page")}</button>${langSwitch()}`;
   const accountBox = acc
     ? `<span class="conn ${app.status}" title="${app.status === "open" ? t("connected") : t("reconnecting")}"></span>
        <span class="muted" id="account-name">${esc(acc.name)}</span>
@@ -178,7 +178,7 @@ function historyCard() {
   else
     body = matches
       .map((m) => {
-        const when = m.finished || m.created ? new Date(m.finished ?? m.created).toLocaleString(getLang() === "zh" ? "zh-TW" : "en-GB") : "";
+        const when = m.finished || m.created ? new Date(m.finished ?? m.created).toLocaleString(dateLocale()) : "";
         const names = matchSeats(m).map((n, i) => (String(n).startsWith("bot:") ? botName(i) : String(n)));
         const seats = names.map((n, i) => (i === m.seat ? `<b>${esc(n)}</b>` : esc(n))).join(" · ");
         const hands = matchHands(m)
