@@ -13,6 +13,7 @@ import { renderLobby, lobbyHandlers } from "./lobby.js";
 import { renderTable, tableHandlers, fxForFlashes, fxReaction, tableKey } from "./table.js";
 import { holdSettlement, rememberHandEnd } from "./settle.js";
 import { loadReview, renderReplay, replayHandlers, replayKey } from "./replay.js";
+import { pwaHandlers, startPwa } from "./pwa.js";
 import { openRules } from "./rules.js";
 import { watchChinese } from "./langmark.js";
 
@@ -447,6 +448,7 @@ const handlers = {
   ...lobbyHandlers,
   ...tableHandlers,
   ...replayHandlers,
+  ...pwaHandlers,
   "resume-here": () => resumeHere(),
   lang: (target) => {
     setLang(target.dataset.lang);
@@ -502,6 +504,7 @@ async function boot() {
   setLang(getLocale(), false);
   document.body.insertAdjacentHTML("afterbegin", TILE_DEFS);
   watchChinese();
+  startPwa();
   const replayId = routeFromURL();
   render();
   const ok = await loadAccount();
