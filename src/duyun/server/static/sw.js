@@ -12,7 +12,7 @@
 // file is fetched from the network (revalidated, a 304 when unchanged) and kept in this
 // version's cache; the cache answers only when the network fails, with one whole version.
 // A new stamp means a new worker: it caches its shell, then waits until the page's player
-// presses 重新載入 (the page sends "skip-waiting"); the old caches are deleted when it takes over.
+// presses 刷新 (the page sends "skip-waiting"); the old caches are deleted when it takes over.
 
 const VERSION = "__SHELL_VERSION__";
 const SHELL = ["__SHELL_FILES__"];
