@@ -54,8 +54,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/pace.py --hands 2
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks setup.py
-	$(BIN)/ruff format --check src tests benchmarks setup.py
+	$(BIN)/ruff check src tests benchmarks tools setup.py
+	$(BIN)/ruff format --check src tests benchmarks tools setup.py
 	$(BIN)/mypy
 
 clean:

@@ -19,6 +19,29 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
     server.stop()
 
 
+class TraditionalChineseBrowser:
+    """The browser with Traditional Chinese (zh-TW) as the default language of its pages.
+
+    The page follows the browser's language (issue 31: zh-CN Simplified, zh-TW Traditional,
+    anything else English) and Playwright's Chromium says en-US unless told otherwise; the
+    suite was written against the Chinese page, so its contexts ask for zh-TW unless a test
+    passes its own ``locale``."""
+
+    def __init__(self, browser: Any) -> None:
+        self._browser = browser
+
+    def new_context(self, **options: Any) -> Any:
+        options.setdefault("locale", "zh-TW")
+        return self._browser.new_context(**options)
+
+    def new_page(self, **options: Any) -> Any:
+        options.setdefault("locale", "zh-TW")
+        return self._browser.new_page(**options)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._browser, name)
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if SKIP_REASON:
@@ -27,7 +50,7 @@ def browser() -> Iterator[Any]:
 
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
-        yield launched
+        yield TraditionalChineseBrowser(launched)
         launched.close()
 
 

@@ -51,12 +51,22 @@ class Tab:
     """One browser context (its own localStorage: its own account) and page."""
 
     def __init__(
-        self, browser: Any, server: WebServer, viewport: dict[str, int], *, touch: bool = False
+        self,
+        browser: Any,
+        server: WebServer,
+        viewport: dict[str, int],
+        *,
+        touch: bool = False,
+        locale: str = "zh-TW",
     ) -> None:
         #: a touch screen: the first tap raises a tile, the second discards it
         self.touch = touch
         self.context = browser.new_context(
-            viewport=viewport, device_scale_factor=1, has_touch=touch, is_mobile=touch
+            viewport=viewport,
+            device_scale_factor=1,
+            has_touch=touch,
+            is_mobile=touch,
+            locale=locale,
         )
         self.page = self.context.new_page()
         # generous: the machine may be busy with other test processes; waits end as soon as
@@ -359,9 +369,10 @@ def test_private_table_two_players_each_see_only_their_own_hand(
     host = Tab(browser, web_server, DESKTOP)
     guest = Tab(browser, web_server, PHONE)
     host.goto()
-    # Chinese by default; the English toggle is remembered across a reload
+    # Traditional Chinese for a zh-TW browser (conftest); English, chosen in the top bar's
+    # 简 / 繁 / EN switch, is remembered across a reload
     assert host.page.text_content("#guest-btn").strip() == "遊客一鍵開始"
-    host.page.click("#lang-toggle")
+    host.page.click("#lang-switch [data-lang=en]")
     host.page.wait_for_function("() => document.documentElement.lang === 'en'")
     host.reload()
     assert host.page.text_content("#guest-btn").strip() == "Play as guest"

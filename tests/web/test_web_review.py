@@ -117,7 +117,7 @@ def test_review_beside_the_replay_from_the_history(
 
     # desktop, English: the panel beside the replay
     tab.page.set_viewport_size(DESKTOP)
-    tab.page.click("#lang-toggle")
+    tab.page.click("#lang-switch [data-lang=en]")
     tab.page.wait_for_function(
         "() => document.querySelector('#review h3')?.textContent.includes('review')"
     )

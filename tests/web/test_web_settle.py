@@ -170,12 +170,12 @@ def test_rules_page_from_lobby_and_table_explains_in_words_and_costs_the_escape(
     assert "rules.md" not in body
     shot(tab, screenshots, "rules-desktop.png")
     tab.page.click("#rules-close")
-    tab.page.click("#lang-toggle")
+    tab.page.click("#lang-switch [data-lang=en]")
     tab.page.click("#rules-btn")
     assert "How to play" in tab.page.text_content("#rules-page h2")
     assert "escape" in tab.page.text_content("#rules-escape")
     tab.page.click("#rules-close")
-    tab.page.click("#lang-toggle")
+    tab.page.click("#lang-switch [data-lang=zh-Hant]")
 
     # at the table: the refused win in words, linked to its section of the page
     tab.page.evaluate(SEATED)

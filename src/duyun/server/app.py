@@ -25,7 +25,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.routing import APIRoute, APIWebSocketRoute
 from fastapi.staticfiles import StaticFiles
 
-from duyun.server import ws
+from duyun.server import webapp, ws
 from duyun.server.api import ROUTERS
 from duyun.server.api.accounts import Credentials, Logout
 from duyun.server.api.deps import run_db
@@ -224,7 +224,8 @@ def include(app: FastAPI, router: APIRouter) -> None:
 
 
 def add_client_page(app: FastAPI) -> None:
-    """The browser client at / and at invite links /t/{code}, its files under /static."""
+    """The browser client at / and at invite links /t/{code}, its files under /static, and the
+    installable app's manifest and service worker (:mod:`duyun.server.webapp`)."""
     index = STATIC_DIR / "index.html"
 
     async def page() -> Response:
@@ -238,6 +239,12 @@ def add_client_page(app: FastAPI) -> None:
 
     app.add_api_route("/", page, methods=["GET"], include_in_schema=False)
     app.add_api_route("/t/{code}", page, methods=["GET"], include_in_schema=False)
+    if (STATIC_DIR / webapp.WORKER).is_file():
+        app.add_api_route(
+            "/manifest.webmanifest", webapp.manifest_route, methods=["GET"], include_in_schema=False
+        )
+        # at the root, so that its scope is the whole site (the page is / and /t/CODE)
+        app.add_api_route("/sw.js", webapp.worker_route, methods=["GET"], include_in_schema=False)
     if STATIC_DIR.is_dir():
         app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 

@@ -45,7 +45,8 @@ def content_security_policy(host: str | None, sockets: tuple[str, ...] = ()) -> 
     with ``style="..."`` attributes (so ``style-src`` allows inline styles; scripts stay strict:
     no inline script, no eval). ``connect-src`` names the websocket of the same host for browsers
     whose ``'self'`` does not cover ``ws:``/``wss:``; ``sockets``, the websocket origins of the
-    other server processes, which a ``redirect`` sends the client to (issue 24).
+    other server processes, which a ``redirect`` sends the client to (issue 24). The service
+    worker (``/sw.js``) and the manifest come from the same origin (issue 31 item 7).
     """
     connect = "'self'"
     if host and _HOST.match(host):
@@ -54,8 +55,8 @@ def content_security_policy(host: str | None, sockets: tuple[str, ...] = ()) -> 
         connect += f" {origin}"
     return (
         "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-        f"img-src 'self' data:; connect-src {connect}; object-src 'none'; base-uri 'none'; "
-        "form-action 'self'; frame-ancestors 'none'"
+        f"img-src 'self' data:; connect-src {connect}; worker-src 'self'; manifest-src 'self'; "
+        "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
     )
 
 

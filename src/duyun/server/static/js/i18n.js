@@ -1,10 +1,22 @@
-// Labels in Chinese (default, as players of this game know them) and English. The choice is
-// remembered in localStorage; `t(key, vars)` fills {name} placeholders.
+// Labels in three languages: Traditional Chinese (繁體, the source: `ZH` below), Simplified
+// Chinese (简体: i18n_zh_hans.js, generated from the Traditional text by tools/i18n_hans.py,
+// never edited by hand) and English. The first visit follows the browser's languages (zh-CN,
+// zh-SG, zh-Hans: Simplified; zh-TW, zh-HK, zh-MO, zh-Hant: Traditional; anything else:
+// English); the top bar's 简 / 繁 / EN switch changes it and is remembered in localStorage.
+// `t(key, vars)` fills {name} placeholders.
+
+import { CHARS, HANS, PHRASES } from "./i18n_zh_hans.js";
 
 const ZH = {
   title: "都勻麻將",
   subtitle: "貴州黔南 · 108 張 · 種豆 · 報聽",
-  lang_toggle: "English",
+  lang_switch: "語言",
+  install_app: "安裝應用",
+  update_ready: "新版本已就緒",
+  update_reload: "刷新",
+  lang_hans: "简体中文",
+  lang_hant: "繁體中文",
+  lang_en: "English",
   guest: "遊客一鍵開始",
   login: "登錄",
   register: "註冊",
@@ -372,7 +384,13 @@ const ZH = {
 const EN = {
   title: "Duyun Mahjong",
   subtitle: "Qiannan, Guizhou · 108 tiles · beans · ready declarations",
-  lang_toggle: "中文",
+  lang_switch: "Language",
+  install_app: "Install the app",
+  update_ready: "A new version is ready",
+  update_reload: "Reload",
+  lang_hans: "简体中文",
+  lang_hant: "繁體中文",
+  lang_en: "English",
   guest: "Play as guest",
   login: "Log in",
   register: "Register",
@@ -738,33 +756,109 @@ const EN = {
   kind_topup: "Top-up",
 };
 
-const TABLES = { zh: ZH, en: EN };
+/** The page's languages, as BCP 47 tags (also `<html lang>`). */
+export const LOCALES = ["zh-Hans", "zh-Hant", "en"];
+const TABLES = { "zh-Hant": ZH, "zh-Hans": HANS, en: EN };
+const STORE_KEY = "duyun.locale";
 
-let lang = (() => {
-  try {
-    return localStorage.getItem("duyun.lang") === "en" ? "en" : "zh";
-  } catch {
-    return "zh";
+/** The language a browser asks for (navigator.languages, most wanted first): the first
+ * Chinese or English tag decides; Chinese by its script, else its region (zh-CN, zh-SG and a
+ * bare zh read Simplified; zh-TW, zh-HK and zh-MO Traditional); without either, English. */
+export function localeFor(languages) {
+  for (const raw of languages ?? []) {
+    const tag = String(raw).toLowerCase();
+    if (tag === "en" || tag.startsWith("en-")) return "en";
+    if (tag !== "zh" && !tag.startsWith("zh-")) continue;
+    if (/-hant\b/.test(tag)) return "zh-Hant";
+    if (/-hans\b/.test(tag)) return "zh-Hans";
+    if (/-(tw|hk|mo)\b/.test(tag)) return "zh-Hant";
+    return "zh-Hans";
   }
-})();
-
-export function getLang() {
-  return lang;
+  return "en";
 }
 
-export function setLang(next) {
-  lang = next === "en" ? "en" : "zh";
+function initialLocale() {
   try {
-    localStorage.setItem("duyun.lang", lang);
+    const saved = localStorage.getItem(STORE_KEY);
+    if (LOCALES.includes(saved)) return saved;
+    // before the switch had three languages only a chosen English was worth keeping: "zh" was
+    // written on every visit, chosen or not
+    if (localStorage.getItem("duyun.lang") === "en") return "en";
   } catch {
-    /* private mode: the choice lasts for this page only */
+    /* no storage: the browser's language */
   }
-  document.documentElement.lang = lang === "zh" ? "zh-Hant" : "en";
+  const nav = typeof navigator === "undefined" ? [] : navigator.languages?.length ? navigator.languages : [navigator.language];
+  return localeFor(nav);
+}
+
+let locale = initialLocale();
+
+/** "zh" (either script) or "en": what most of the client asks. */
+export function getLang() {
+  return locale === "en" ? "en" : "zh";
+}
+
+/** Dates and times in the page's language. */
+export function dateLocale() {
+  return { "zh-Hans": "zh-CN", "zh-Hant": "zh-TW", en: "en-GB" }[locale];
+}
+
+/** "zh-Hans", "zh-Hant" or "en". */
+export function getLocale() {
+  return locale;
+}
+
+/** Choose the page's language ("zh-Hans", "zh-Hant", "en"; "zh" is Traditional) and, with
+ * `remember`, keep it for the next visits. */
+export function setLang(next, remember = true) {
+  locale = LOCALES.includes(next) ? next : next === "zh" ? "zh-Hant" : "en";
+  if (remember) {
+    try {
+      localStorage.setItem(STORE_KEY, locale);
+    } catch {
+      /* private mode: the choice lasts for this page only */
+    }
+  }
+  document.documentElement.lang = locale;
+  for (const listener of listeners) listener(locale);
+}
+
+const listeners = new Set();
+/** Called with the new locale after every setLang (the manifest link, the title). */
+export function onLangChange(listener) {
+  listeners.add(listener);
+}
+
+/** Traditional text in Simplified characters: the generated module's phrase for each run of
+ * Chinese characters, else character by character (text put together at run time). */
+export function hans(text) {
+  return String(text ?? "").replace(/[\u3400-\u9fff\uf900-\ufaff]+/g, (run) => PHRASES[run] ?? Array.from(run, (c) => CHARS[c] ?? c).join(""));
+}
+
+/** Chinese text written in Traditional, in the page's script. */
+export function zhText(text) {
+  return locale === "zh-Hans" ? hans(text) : String(text ?? "");
+}
+
+/** An inline label: the Traditional text in Chinese (in the page's script), else English. */
+export function tz(zhHant, en) {
+  return locale === "en" ? en : zhText(zhHant);
 }
 
 export function t(key, vars = {}) {
-  const text = TABLES[lang][key] ?? ZH[key] ?? key;
+  const text = TABLES[locale][key] ?? zhText(ZH[key] ?? key);
   return text.replace(/\{(\w+)\}/g, (_, name) => (name in vars ? String(vars[name]) : `{${name}}`));
+}
+
+/** The 简 / 繁 / EN switch of the top bars: one button per language, the page's pressed. */
+export function langSwitch(id = "lang-switch") {
+  const labels = { "zh-Hans": ["简", "lang_hans"], "zh-Hant": ["繁", "lang_hant"], en: ["EN", "lang_en"] };
+  const buttons = LOCALES.map((code) => {
+    const [short, name] = labels[code];
+    const on = code === locale;
+    return `<button type="button" class="lang-btn${on ? " on" : ""}" data-do="lang" data-lang="${code}" lang="${code}" aria-pressed="${on}" title="${t(name)}" aria-label="${t(name)}">${short}</button>`;
+  }).join("");
+  return `<span class="lang-switch" id="${id}" role="group" aria-label="${t("lang_switch")}">${buttons}</span>`;
 }
 
 /** Pattern names come from the engine in Chinese (平胡, 清一色…); English adds a gloss. */
@@ -787,7 +881,7 @@ const PATTERN_EN = {
 };
 
 export function patternName(name) {
-  if (lang === "zh" || !name) return name ?? "";
+  if (locale !== "en" || !name) return zhText(name);
   const gloss = PATTERN_EN[name];
   return gloss ? `${name} (${gloss})` : name;
 }
@@ -796,7 +890,7 @@ export function patternName(name) {
 const ROOM_EN = { 新手場: "Novice room", 初級場: "Junior room", 中級場: "Middle room", 高級場: "Senior room" };
 
 export function roomName(name) {
-  if (lang === "zh" || !name) return name ?? "";
+  if (locale !== "en" || !name) return zhText(name);
   if (ROOM_EN[name]) return `${ROOM_EN[name]} ${name}`;
   // 血戰 rooms: "血戰" + a usual room name
   if (name.startsWith("血戰") && ROOM_EN[name.slice(2)]) return `Bloody battle ${ROOM_EN[name.slice(2)]} ${name}`;

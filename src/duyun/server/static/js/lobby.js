@@ -2,7 +2,7 @@
 // private tables (create with stake, hands, rule options and bots; join by code or link), open
 // tables, and the match history (戰績) with a replay button for every finished hand.
 
-import { getLang, roomName, t } from "./i18n.js";
+import { dateLocale, langSwitch, roomName, t, tz } from "./i18n.js";
 import { inviteCard } from "./invite.js";
 import { api } from "./net.js";
 import { app, logout, openReplay, refreshLobby, render, sendWhenReady, signedIn } from "./core.js";
@@ -38,7 +38,7 @@ function keepForm(root, draw) {
 
 function head() {
   const acc = app.account;
-  const langBtn = `<button class="icon-btn" data-do="rules" id="rules-btn">${t("rules_page")}</button><button class="icon-btn" data-do="lang" id="lang-toggle">${t("lang_toggle")}</button>`;
+  const langBtn = `<button class="icon-btn" data-do="rules" id="rules-btn">${t("rules_page")}</button>${langSwitch()}`;
   const accountBox = acc
     ? `<span class="conn ${app.status}" title="${app.status === "open" ? t("connected") : t("reconnecting")}"></span>
        <button class="icon-btn name-btn" data-do="profile" id="account-name" title="${t("profile")}">${esc(acc.name)}${acc.rating != null ? ` <span class="rating-chip">${acc.rating}</span>` : ""}</button>
@@ -78,7 +78,7 @@ function bonusCard() {
   const offer = [gift, topup].find((b) => b?.available);
   // the next day starts at midnight in the server's time zone: shown in the player's own
   const when = (iso) =>
-    new Date(iso).toLocaleString(getLang() === "zh" ? "zh-TW" : "en-GB", { month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit" });
+    new Date(iso).toLocaleString(dateLocale(), { month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit" });
   let body;
   if (offer) {
     const what = t(offer.kind === "gift" ? "bonus_gift" : "bonus_topup");
@@ -127,7 +127,7 @@ function boardsCard() {
 function botLevelName(bot) {
   // the strongest level naming the bot ("master" and "expert" may seat the same one)
   const level = (app.botLevels ?? []).filter((l) => l.bot === bot).pop();
-  if (level) return getLang() === "zh" ? level.label_zh : level.label;
+  if (level) return tz(level.label_zh, level.label);
   return bot;
 }
 
@@ -267,7 +267,7 @@ function historyCard() {
   else
     body = matches
       .map((m) => {
-        const when = m.finished || m.created ? new Date(m.finished ?? m.created).toLocaleString(getLang() === "zh" ? "zh-TW" : "en-GB") : "";
+        const when = m.finished || m.created ? new Date(m.finished ?? m.created).toLocaleString(dateLocale()) : "";
         const names = matchSeats(m).map((n, i) => (String(n).startsWith("bot:") ? botName(i) : String(n)));
         const seats = names.map((n, i) => (i === m.seat ? `<b>${esc(n)}</b>` : esc(n))).join(" · ");
         const hands = matchHands(m)

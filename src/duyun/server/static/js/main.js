@@ -2,7 +2,7 @@
 // it, and `render()` draws the current screen (lobby, table or replay) from it. The server is the
 // authority; nothing here decides what is legal (the prompt's `legal` list does).
 
-import { getLang, setLang, t } from "./i18n.js";
+import { getLocale, setLang, t } from "./i18n.js";
 import { api, getToken, Session, setToken } from "./net.js";
 import { followRedirect } from "./cluster.js";
 import { applyEvent, emptyHand, foldEvents } from "./state.js";
@@ -14,6 +14,9 @@ import { profileHandlers } from "./profile.js";
 import { renderTable, tableHandlers, fxForFlashes, fxReaction, tableKey } from "./table.js";
 import { holdSettlement, rememberHandEnd } from "./settle.js";
 import { loadReview, renderReplay, replayHandlers, replayKey } from "./replay.js";
+import { pwaHandlers, startPwa } from "./pwa.js";
+import { openRules } from "./rules.js";
+import { watchChinese } from "./langmark.js";
 
 // ------------------------------------------------------------------ rendering
 
@@ -461,10 +464,19 @@ const handlers = {
   ...profileHandlers,
   ...tableHandlers,
   ...replayHandlers,
+  ...pwaHandlers,
   "resume-here": () => resumeHere(),
-  lang: () => {
-    setLang(getLang() === "zh" ? "en" : "zh");
+  lang: (target) => {
+    setLang(target.dataset.lang);
     renderNow();
+    // the rules page (over any screen) is drawn again in the new language where it was read
+    const open = document.querySelector("#rules-page .rules-sheet");
+    if (open) {
+      const top = open.scrollTop;
+      openRules(app.table, app.rooms, null);
+      const again = document.querySelector("#rules-page .rules-sheet");
+      if (again) again.scrollTop = top;
+    }
   },
 };
 
@@ -505,8 +517,10 @@ function routeFromURL() {
 
 async function boot() {
   window.__duyun = app; // for the browser tests and debugging from the console
-  setLang(getLang());
+  setLang(getLocale(), false);
   document.body.insertAdjacentHTML("afterbegin", TILE_DEFS);
+  watchChinese();
+  startPwa();
   const replayId = routeFromURL();
   render();
   const ok = await loadAccount();

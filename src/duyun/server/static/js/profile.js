@@ -3,7 +3,7 @@
 // their replays. Opened over the lobby for oneself (the name in the header) or for anyone on
 // the leaderboard. Plain SVG, no chart library: it is a polyline and two labels.
 
-import { getLang, patternName, roomName, t } from "./i18n.js";
+import { dateLocale, patternName, roomName, t } from "./i18n.js";
 import { api } from "./net.js";
 import { app, openReplay, refreshLobby } from "./core.js";
 import { esc, showError, signed, toast } from "./ui.js";
@@ -30,7 +30,7 @@ export function ratingChart(history) {
 }
 
 function matchLine(m) {
-  const when = new Date(m.finished ?? m.created).toLocaleDateString(getLang() === "zh" ? "zh-TW" : "en-GB");
+  const when = new Date(m.finished ?? m.created).toLocaleDateString(dateLocale());
   const where = m.kind === "room" ? roomName(app.rooms.find((r) => r.id === m.room)?.name ?? m.room ?? "") : t("private_table");
   const replays = (m.hand_records ?? [])
     .filter((h) => h.replay)
@@ -47,7 +47,7 @@ function ledgerList(rows, accountId) {
   const items = rows
     .map((r) => {
       const amount = r.payee === accountId ? r.coins : -r.coins;
-      const when = new Date(r.created).toLocaleString(getLang() === "zh" ? "zh-TW" : "en-GB", { month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit" });
+      const when = new Date(r.created).toLocaleString(dateLocale(), { month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit" });
       return `<li class="profile-match" data-kind="${esc(r.kind)}"><span>${esc(when)} · ${t(`kind_${r.kind}`)}</span><b>${signed(amount)}</b></li>`;
     })
     .join("");

@@ -2,7 +2,7 @@
 // (GET /api/hands/{id}/log), every hand shown. Each step is one engine event other than the raw
 // decision record (`act`), folded by the same code as the live table.
 
-import { getLang, patternName, t } from "./i18n.js";
+import { getLang, getLocale, langSwitch, patternName, t } from "./i18n.js";
 import { tileName } from "./tiles.js";
 import { app, closeReplay, openReplay, render } from "./core.js";
 import { errorText } from "./errors.js";
@@ -30,12 +30,12 @@ function names(log) {
 /** The replay screen's frame: its buttons and labels, drawn again only when the language
  * changes. The parts between (REPLAY_PARTS) change as the replay moves. */
 function replayFrame(reviewed) {
-  return `<div class="replay ${reviewed ? "with-review" : ""}" id="replay" data-lang="${getLang()}" data-review="${reviewed ? 1 : 0}">
+  return `<div class="replay ${reviewed ? "with-review" : ""}" id="replay" data-lang="${getLocale()}" data-review="${reviewed ? 1 : 0}">
       <div class="replay-main">
       <header class="topbar" style="border-radius:12px">
         <div class="left"><button class="icon-btn" data-do="replay-close" id="replay-close">‹ ${t("close")}</button>
           <span class="info" id="replay-info"></span></div>
-        <div class="right"><button class="icon-btn" data-do="lang" id="lang-toggle">${t("lang_toggle")}</button></div>
+        <div class="right">${langSwitch()}</div>
       </header>
       <div class="replay-seats" style="margin-top:10px">${[0, 1, 2, 3].map((s) => `<div class="rpart" id="replay-seat-${s}"></div>`).join("")}</div>
       <div class="replay-controls">
@@ -102,7 +102,7 @@ export function renderReplay(root, appState) {
   // press and release, losing the click.
   let screen = root.querySelector(":scope > #replay");
   const reviewed = rp.review ? "1" : "0";
-  if (!screen || screen.dataset.lang !== getLang() || screen.dataset.review !== reviewed) {
+  if (!screen || screen.dataset.lang !== getLocale() || screen.dataset.review !== reviewed) {
     root.innerHTML = replayFrame(rp.review != null);
     screen = root.querySelector(":scope > #replay");
   }

@@ -5,7 +5,7 @@
 
 import { app } from "./core.js";
 import { holdFocus } from "./dialog.js";
-import { getLang, patternName, t } from "./i18n.js";
+import { getLang, langSwitch, patternName, roomName, t, tz, zhText } from "./i18n.js";
 import { esc, tile } from "./ui.js";
 
 const zh = () => getLang() === "zh";
@@ -95,9 +95,9 @@ export function escapeCost(table, hand, seat) {
 export function leaveWarning(table, hand, seat) {
   const c = escapeCost(table, hand, seat);
   const wallNote = hand?.wall != null && hand.wall <= 4;
-  if (!c) return zh() ? "牌局進行中離開算逃跑，要賠分並由托管打完比賽。確定離開？" : "Leaving during a hand is an escape: you pay a penalty and auto-play finishes the match. Leave?";
+  if (!c) return tz("牌局進行中離開算逃跑，要賠分並由托管打完比賽。確定離開？", "Leaving during a hand is an escape: you pay a penalty and auto-play finishes the match. Leave?");
   if (zh())
-    return `牌局進行中離開算逃跑：你要賠給其他 ${c.others} 位玩家每人 ${c.units} × ${c.base} = ${c.units * c.base} 分，共 ${c.points} 分，約 ${c.coins} 金幣${wallNote ? "（牌牆只剩四張以內時，若查大叫更多則按查大叫賠）" : ""}。之後由托管打完比賽。確定離開？`;
+    return zhText(`牌局進行中離開算逃跑：你要賠給其他 ${c.others} 位玩家每人 ${c.units} × ${c.base} = ${c.units * c.base} 分，共 ${c.points} 分，約 ${c.coins} 金幣${wallNote ? "（牌牆只剩四張以內時，若查大叫更多則按查大叫賠）" : ""}。之後由托管打完比賽。確定離開？`);
   return `Leaving during a hand is an escape: you pay each of the other ${c.others} players ${c.units} × ${c.base} = ${c.units * c.base} points, ${c.points} points in all, about ${c.coins} coins${wallNote ? " (with four tiles or fewer left, the 查大叫 amount instead when it is larger)" : ""}. Auto-play then finishes the match. Leave?`;
 }
 
@@ -117,23 +117,22 @@ export function explainPayment(p) {
     .join(" + ");
   const fan = items ? ` (${items} ${t("fan")})` : "";
   const rule = String(p.rule ?? "");
-  const z = zh();
   switch (rule) {
     case "R28":
-      if (/槓上炮/.test(reason) && !detail) return z ? "槓上炮：轉交槓的收入" : "槓上炮: the kong's income handed over";
-      return (reason.includes("搶槓") ? (z ? "搶槓" : "robbed kong") : z ? "點炮" : "win on a discard") + fan;
+      if (/槓上炮/.test(reason) && !detail) return tz("槓上炮：轉交槓的收入", "槓上炮: the kong's income handed over");
+      return (reason.includes("搶槓") ? (tz("搶槓", "robbed kong")) : tz("點炮", "win on a discard")) + fan;
     case "R29":
-      return (reason.includes("搶槓") ? (z ? "搶槓" : "robbed kong") : z ? "自摸" : "self-draw") + fan;
+      return (reason.includes("搶槓") ? (tz("搶槓", "robbed kong")) : tz("自摸", "self-draw")) + fan;
     case "R12":
-      return z ? `豆：${reason}` : `bean (kong): ${reason.replace("直槓", "direct kong").replace("面下槓", "added kong").replace("暗槓", "concealed kong")}`;
+      return tz(`豆：${reason}`, `bean (kong): ${reason.replace("直槓", "direct kong").replace("面下槓", "added kong").replace("暗槓", "concealed kong")}`);
     case "R14":
-      return z ? "黃豆：流局沒聽牌，退回豆錢" : "黃豆: not ready at the draw, bean income returned";
+      return tz("黃豆：流局沒聽牌，退回豆錢", "黃豆: not ready at the draw, bean income returned");
     case "R30":
-      return (z ? "查大叫：流局時沒聽牌的賠給聽牌的" : "查大叫: not ready at the draw, pays the ready player") + fan;
+      return (tz("查大叫：流局時沒聽牌的賠給聽牌的", "查大叫: not ready at the draw, pays the ready player")) + fan;
     case "R45": {
       const m = /(\d+)\s*×\s*base/.exec(reason);
-      if (m) return z ? `逃跑賠付：${m[1]} × 底分` : `escape penalty: ${m[1]} × base`;
-      return (z ? "逃跑：按查大叫賠" : "escape: paid as 查大叫") + fan;
+      if (m) return tz(`逃跑賠付：${m[1]} × 底分`, `escape penalty: ${m[1]} × base`);
+      return (tz("逃跑：按查大叫賠", "escape: paid as 查大叫")) + fan;
     }
     default:
       return reason;
@@ -144,7 +143,7 @@ export function explainPayment(p) {
 export function ruleLink(rule) {
   const section = RULE_SECTION[String(rule ?? "").split(/[-\s]/)[0]];
   if (!section) return "";
-  const title = SECTIONS[section][zh() ? 0 : 1];
+  const title = tz(...SECTIONS[section]);
   return `<button class="rule-link" data-do="rules" data-section="${section}" title="${esc(title)}" aria-label="${esc(title)}">?</button>`;
 }
 
@@ -153,16 +152,12 @@ export function refusedExplanation(rule) {
   const r = String(rule ?? "");
   if (r.includes("R17"))
     return {
-      text: zh()
-        ? "不能胡：這手只是平胡，沒有豆（沒槓過），打牌的人也沒報聽，平胡不能胡別人打的牌，只能自摸。"
-        : "You cannot win on this tile: a plain hand (平胡) without a bean (a kong) may win on a discard only from a player who declared 報聽; it can still win by self-draw.",
+      text: tz("不能胡：這手只是平胡，沒有豆（沒槓過），打牌的人也沒報聽，平胡不能胡別人打的牌，只能自摸。", "You cannot win on this tile: a plain hand (平胡) without a bean (a kong) may win on a discard only from a player who declared 報聽; it can still win by self-draw."),
       section: "pinghu",
     };
   if (r.includes("R9"))
     return {
-      text: zh()
-        ? "過水不胡：你剛放過這張牌的胡，要等你下次摸牌後才能再胡別人打的牌。"
-        : "過水不胡: you passed this tile's win, so you cannot win on a discard until your next draw.",
+      text: tz("過水不胡：你剛放過這張牌的胡，要等你下次摸牌後才能再胡別人打的牌。", "過水不胡: you passed this tile's win, so you cannot win on a discard until your next draw."),
       section: "guoshui",
     };
   return null;
@@ -211,22 +206,21 @@ function coinsSection() {
 
 function section(id, body) {
   const [zt, et] = SECTIONS[id];
-  return `<section class="rules-section" id="rules-${id}"><h3>${esc(zh() ? zt : et)}</h3>${body}</section>`;
+  return `<section class="rules-section" id="rules-${id}"><h3>${esc(tz(zt, et))}</h3>${body}</section>`;
 }
 
 function p(zhText, enText) {
-  return `<p>${zh() ? zhText : enText}</p>`;
+  return `<p>${tz(zhText, enText)}</p>`;
 }
 
 /** The page, for a table (its rules and stake) or the lobby (the stake rooms' rules). */
 export function rulesPageHTML(table, rooms, focus) {
-  const z = zh();
   const rules = rulesOf(table?.rules ? table : rooms?.[0]);
   const base = rules.base_points;
   const units = rules.escape_penalty_units;
   const fanRows = FAN_TABLE.map(
     ([fan, name, zd, ed, ex]) =>
-      `<tr><td class="num">${fan}</td><td><b>${esc(patternName(name))}</b><div class="muted">${esc(z ? zd : ed)}</div>${exampleTiles(ex)}</td></tr>`,
+      `<tr><td class="num">${fan}</td><td><b>${esc(patternName(name))}</b><div class="muted">${esc(tz(zd, ed))}</div>${exampleTiles(ex)}</td></tr>`,
   ).join("");
   const roomsEscape = table
     ? (() => {
@@ -242,7 +236,7 @@ export function rulesPageHTML(table, rooms, focus) {
         .filter((r) => r.rules?.escape_penalty_units != null)
         .map((r) => {
           const each = r.rules.escape_penalty_units * r.rules.base_points;
-          return `<li>${esc(r.name)}：${z ? `每人 ${each} 分，共 ${each * 3} 分 = ${each * 3 * r.stake} 金幣` : `${each} points each, ${each * 3} in all = ${each * 3 * r.stake} coins`}</li>`;
+          return `<li>${esc(roomName(r.name))}：${tz(`每人 ${each} 分，共 ${each * 3} 分 = ${each * 3 * r.stake} 金幣`, `${each} points each, ${each * 3} in all = ${each * 3 * r.stake} coins`)}</li>`;
         })
         .join("");
   const body = [
@@ -264,10 +258,10 @@ export function rulesPageHTML(table, rooms, focus) {
     section("bloody", p("血戰到底：有人胡了這局不結束，胡家亮牌離場，其他人繼續打，直到三家胡、牌摸完或有人逃跑。只有還沒胡的人付錢；血戰沒有連莊加番。胡家可以離開牌桌，不扣分。", "血戰 (bloody battle): a win does not end the hand; the winner lays the hand open and leaves play while the others go on until three have won, the wall runs out or someone escapes. Only players still in the hand pay; there is no streak bonus. A winner may leave the table at no cost.")),
   ].join("");
   const toc = Object.entries(SECTIONS)
-    .map(([id, [zt, et]]) => `<a href="#rules-${id}" data-do="rules" data-section="${id}">${esc(z ? zt : et)}</a>`)
+    .map(([id, [zt, et]]) => `<a href="#rules-${id}" data-do="rules" data-section="${id}">${esc(tz(zt, et))}</a>`)
     .join("");
   return `<div class="overlay rules-overlay" id="rules-page" data-focus="${esc(focus ?? "")}"><div class="sheet rules-sheet" role="dialog" aria-modal="true" aria-labelledby="rules-title">
-      <div class="rules-top"><h2 id="rules-title">${z ? "玩法說明" : "How to play"}</h2><button class="btn small" data-do="rules-close" id="rules-close">${t("close")}</button></div>
+      <div class="rules-top"><h2 id="rules-title">${tz("玩法說明", "How to play")}</h2>${langSwitch("rules-lang-switch")}<button class="btn small" data-do="rules-close" id="rules-close">${t("close")}</button></div>
       <nav class="rules-toc">${toc}</nav>
       ${body}
     </div></div>`;

@@ -8,6 +8,7 @@
 // keeps that open hand, the winning tile and the order of winning, `winners` the seats in that
 // order, `left[seat]` whether a winner has then left the table (R57, the `leave` event).
 
+import { patternName } from "./i18n.js";
 import { explainPayment } from "./rules.js";
 import { parseHand, parseTiles, sortTiles } from "./tiles.js";
 
@@ -311,7 +312,7 @@ export function describeEvent(ev, names, tr, tn = (x) => x) {
     case "baoting":
       return `${who(ev.seat)} ${tr("baoting")}`;
     case "win":
-      return `${who(ev.seat)} ${tr(ev.how === "self_draw" ? "zimo" : ev.how === "rob_kong" ? "rob_kong" : "hu")} ${tile(ev.tile)} · ${ev.pattern} ${ev.fan}${tr("fan")}${ev.auto ? ` · ${tr("auto_win")}` : ""}`;
+      return `${who(ev.seat)} ${tr(ev.how === "self_draw" ? "zimo" : ev.how === "rob_kong" ? "rob_kong" : "hu")} ${tile(ev.tile)} · ${patternName(ev.pattern)} ${ev.fan}${tr("fan")}${ev.auto ? ` · ${tr("auto_win")}` : ""}`;
     case "payment":
       return `${who(ev.payer)} → ${who(ev.payee)} ${ev.points}${tr("points")} · ${explainPayment(ev)}`;
     case "exhaustive_draw":

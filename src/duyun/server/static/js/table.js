@@ -3,7 +3,7 @@
 // melds, hidden hand size), the compass in the middle (wall count, whose turn, timer), and the
 // player's own hand below with the action bar that shows exactly the legal actions.
 
-import { getLang, ordinalSuffix, patternName, roomName, t } from "./i18n.js";
+import { getLang, langSwitch, ordinalSuffix, patternName, roomName, t, tz, zhText } from "./i18n.js";
 import { app, backToLobby, render, send, sendWhenReady } from "./core.js";
 import { closeRules, leaveWarning, openRules, refusedExplanation } from "./rules.js";
 import { confirmDialog } from "./dialog.js";
@@ -70,7 +70,7 @@ function topbar(tb, st) {
         ${app.seat != null ? `<button class="icon-btn" data-do="reactions" id="reactions-btn" aria-label="${t("reactions")}">☺</button>` : ""}
         <button class="icon-btn ${isMuted() ? "muted" : ""}" data-do="mute" id="mute-btn" aria-pressed="${isMuted()}" title="${isMuted() ? t("muted") : t("mute")}" aria-label="${t("mute")}">♪</button>
         <button class="icon-btn" data-do="rules" id="rules-btn" title="${t("rules_page")}" aria-label="${t("rules_page")}">?</button>
-        <button class="icon-btn" data-do="lang" id="lang-toggle">${t("lang_toggle")}</button>
+        ${langSwitch()}
       </div>
     </header>`;
 }
@@ -233,7 +233,7 @@ function actionBar(st, legal) {
     } else {
       const options = legal.hu || legal.concealed_kong.length || legal.added_kong.length || legal.baoting.length;
       if (app.btMode) {
-        parts.push(`<span class="prompt-text">${t("baoting")}: ${getLang() === "zh" ? "選一張牌打出" : "pick the tile to discard"}</span>`);
+        parts.push(`<span class="prompt-text">${t("baoting")}: ${tz("選一張牌打出", "pick the tile to discard")}</span>`);
         parts.push(`<button class="btn act pass" data-do="bt-cancel">${t("cancel")}</button>`);
         const only = legal.baoting.filter((x) => app.selfDrawOnly.includes(x));
         if (only.length) notes.push(`<div class="notice" id="selfdraw-notice">${only.map((x) => tileName(x, getLang())).join("、")}: ${t("baoting_self_draw_only")}</div>`);
@@ -266,7 +266,7 @@ function actionBar(st, legal) {
 export function refusedText(refused) {
   if (typeof refused === "string") return refused;
   const rule = String(refused.reason ?? refused.rule ?? "");
-  const tileText = refused.tile ? `${tileName(refused.tile, getLang())}${refused.pattern ? ` (${refused.pattern})` : ""} · ` : "";
+  const tileText = refused.tile ? `${tileName(refused.tile, getLang())}${refused.pattern ? ` (${patternName(refused.pattern)})` : ""} · ` : "";
   const why = refusedExplanation(rule);
   if (why) return tileText + why.text;
   return tileText + t("refused_generic", { why: refused.message ?? t("refused_unknown") });
@@ -315,7 +315,7 @@ function myArea(st, legal) {
     const ok = canDiscard && discardSet.has(x);
     const raised = sel === i && canDiscard;
     const cls = [isDrawn ? "drawn" : "", raised ? "sel" : "", app.btMode ? (ok ? "bt-ok" : "dim") : ""].join(" ");
-    const hint = app.btMode && ok && app.selfDrawOnly.includes(x) ? `<span class="hint">${getLang() === "zh" ? "只能自摸" : "self-draw only"}</span>` : "";
+    const hint = app.btMode && ok && app.selfDrawOnly.includes(x) ? `<span class="hint">${tz("只能自摸", "self-draw only")}</span>` : "";
     return `<button class="tile ${cls}" data-do="tile" data-idx="${i}" data-tile="${x}" aria-label="${tileName(x, getLang())}${isDrawn ? ` (${t("drawn_tile")})` : ""}" aria-pressed="${raised}" ${ok ? "" : 'aria-disabled="true"'} tabindex="${i === roving ? 0 : -1}">${tile_svg(x)}${hint}</button>`;
   };
   const handHTML = tiles.map((x, i) => tileBtn(x, i, false)).join("") + (drawn ? tileBtn(drawn, tiles.length, true) : "");
@@ -483,10 +483,10 @@ function recentLog(tb) {
 /** Desktop only: the hand's log, newest last, and the quick reactions. */
 function logPanel(tb) {
   const lines = logLines(tb, 40);
-  const reactions = app.seat != null ? (app.reactions ?? []).map((r) => `<button class="btn small secondary" data-do="react" data-id="${esc(r.id)}">${esc(r.text)}</button>`).join("") : "";
+  const reactions = app.seat != null ? (app.reactions ?? []).map((r) => `<button class="btn small secondary" data-do="react" data-id="${esc(r.id)}">${esc(zhText(r.text))}</button>`).join("") : "";
   return `<aside class="side-panel right" aria-label="log">
-      <h2>${getLang() === "zh" ? "牌局記錄" : "Hand log"}</h2>
-      <ol class="log" id="hand-log" tabindex="0" aria-label="${getLang() === "zh" ? "牌局記錄" : "Hand log"}">${lines}</ol>
+      <h2>${tz("牌局記錄", "Hand log")}</h2>
+      <ol class="log" id="hand-log" tabindex="0" aria-label="${tz("牌局記錄", "Hand log")}">${lines}</ol>
       ${reactions ? `<h2>${t("reactions")}</h2><div class="chips">${reactions}</div>` : ""}
     </aside>`;
 }
@@ -494,7 +494,7 @@ function logPanel(tb) {
 function reactionsMenu() {
   if (!app.showReactions) return "";
   const list = (app.reactions ?? [])
-    .map((r) => `<button class="btn small secondary" data-do="react" data-id="${esc(r.id)}">${esc(r.text)}</button>`)
+    .map((r) => `<button class="btn small secondary" data-do="react" data-id="${esc(r.id)}">${esc(zhText(r.text))}</button>`)
     .join("");
   return `<div class="reactions-pop" id="reactions-pop">${list}</div>`;
 }
@@ -745,7 +745,7 @@ export function fxForFlashes(flashes) {
 }
 
 export function fxReaction(msg) {
-  const text = msg.text ?? msg.id;
+  const text = zhText(msg.text ?? msg.id); // the server's words are Traditional
   if (msg.seat == null) return;
   fxAt(msg.seat, `${msg.name ? `${msg.name}: ` : ""}${text}`, "reaction", 2700);
 }

@@ -3,6 +3,8 @@
 // bamboo sticks (the 1 of bamboo is the traditional bird). Every tile has the same 60×80 box so
 // CSS decides the size; the faces stay readable down to about 26 px wide (a phone hand).
 
+import { zhText } from "./i18n.js";
+
 const NUMERALS = ["一", "二", "三", "四", "五", "六", "七", "八", "九"];
 const SUIT_ORDER = { m: 0, p: 1, s: 2 };
 
@@ -211,8 +213,9 @@ const SUIT_EN = { m: "characters", p: "dots", s: "bamboo" };
 /** A tile's spoken name, for aria-labels and text: "五筒" / "5 dots". */
 export function tileName(tile, lang = "zh") {
   const p = tileParts(tile);
-  if (!p) return lang === "zh" ? "暗牌" : "hidden tile";
-  return lang === "zh" ? NUMERALS[p.rank - 1] + SUIT_ZH[p.suit] : `${p.rank} ${SUIT_EN[p.suit]}`;
+  if (!p) return lang === "zh" ? zhText("暗牌") : "hidden tile";
+  // the name in the page's script (五万 in Simplified); the faces keep 萬 as the tiles do
+  return lang === "zh" ? zhText(NUMERALS[p.rank - 1] + SUIT_ZH[p.suit]) : `${p.rank} ${SUIT_EN[p.suit]}`;
 }
 
 /** A tile element (button when `onClick` is wanted by the caller via data attributes). */
