@@ -115,7 +115,7 @@ def train_command(
     data: Annotated[Path, typer.Argument(help="A dataset directory (duyun learn generate)")],
     out: Annotated[Path, typer.Argument(help="Directory for opponent.npz and value.npz")],
     seed: Annotated[int, typer.Option("--seed", help="Seed of the training run")] = 0,
-    epochs: Annotated[int, typer.Option("--epochs", help="Passes over the training data")] = 3,
+    epochs: Annotated[int, typer.Option("--epochs", help="Passes over the training data")] = 6,
     max_positions: Annotated[
         int | None, typer.Option("--max-positions", help="Use at most this many positions")
     ] = None,

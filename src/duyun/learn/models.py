@@ -17,7 +17,8 @@ in relative order (+1 下家, +2 對家, +3 上家):
   (j = 0..3), from which ``expected_concealed`` (the expected count per kind) follows.
 
 **Value model** (:class:`ValueModel`): the seat's expected net points for the whole hand
-(R40), from its view at its own turn.
+(R40), from its view at its own turn: its points so far plus what the network expects still to
+come (the network's target).
 
 Cost: :func:`~duyun.learn.features.encode_view` takes about 40 µs per view; the models are
 evaluated on batches (``predict`` takes any number of positions), so a search that values
@@ -221,10 +222,14 @@ class ValueModel:
         self.mlp = mlp
 
     def predict(self, features: npt.NDArray[Any], points_now: npt.NDArray[Any]) -> Array:
-        """Expected net points of the hand (R40 points, not fan), one per position."""
-        return (self.mlp.forward(value_rows(features, points_now))[:, 0] * POINTS_SCALE).astype(
-            np.float32
-        )
+        """Expected net points of the hand (R40 points, not fan), one per position: the
+        seat's points so far plus what the network expects still to come."""
+        points = np.asarray(points_now)
+        if points.ndim == 1:
+            points = points[None, :]
+        to_come = self.mlp.forward(value_rows(features, points))[:, 0] * POINTS_SCALE
+        total: Array = (points[:, 0] + to_come).astype(np.float32)
+        return total
 
     def predict_view(self, view: SeatView) -> float:
         points = np.array([view.points[(view.seat + rel) % 4] for rel in range(4)])

@@ -51,7 +51,7 @@ Log = Callable[[str], None]
 @dataclass(frozen=True, slots=True)
 class TrainConfig:
     seed: int = 0
-    epochs: int = 3
+    epochs: int = 6
     max_positions: int | None = None  # the first positions of the training shards only
     holdout_shards: int = 4
     opponent_hidden: tuple[int, ...] = (256, 128)
@@ -221,12 +221,14 @@ def train_models(data_dir: Path, out: Path, config: TrainConfig, log: Log) -> di
 
     # ---------------------------------------------------------------- value model
     points = data["points_now"]
+    # the value network learns what is still to come: the hand's points less those so far
     final = data["final_points"].astype(np.float32) / POINTS_SCALE
+    to_come = final - points[:, 0].astype(np.float32) / POINTS_SCALE
     vmean, vscale = _standardiser(value_rows(sample, points[: sample.shape[0]]))
 
     def value_chunk(index: npt.NDArray[np.int64]) -> tuple[Any, Any]:
         rows = (value_rows(features[index], points[index]) - vmean) / vscale
-        return rows, final[index]
+        return rows, to_come[index]
 
     value = MLPRegressor(
         hidden_layer_sizes=config.value_hidden,
@@ -242,7 +244,7 @@ def train_models(data_dir: Path, out: Path, config: TrainConfig, log: Log) -> di
         value.predict(check_rows),
         value_mlp.forward((check_rows * vscale + vmean).astype(np.float32))[:, 0],
         atol=1e-3,
-    ):
+    ):  # the network alone: ValueModel.predict adds the points so far
         raise RuntimeError("the exported value model does not match scikit-learn's")
 
     write_npz(out / OPPONENT_FILE, opponent_mlp.arrays())
