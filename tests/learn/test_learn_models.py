@@ -91,3 +91,31 @@ def test_models_predict_from_a_view(tmp_path: Path) -> None:
     write_npz(tmp_path / "old.npz", arrays)
     with pytest.raises(ModelError, match="features version"):
         Mlp.load(tmp_path / "old.npz")
+
+
+def test_sample_weights_favour_the_hands_the_model_believes() -> None:
+    """Uniform samples reweighted by the model: a hand holding what the model expects weighs
+    more than one that does not, and a ready hand more when the model believes it ready."""
+    from duyun.learn.models import OpponentPrediction, sample_log_weights
+
+    concealed = np.zeros((1, 3, 27, 4), dtype=np.float32)
+    concealed[0, 0, 4] = [0.95, 0.8, 0.1, 0.0]  # it very likely holds a pair of 5m
+    concealed[0, 0, :4] = 0.3
+    concealed[0, 0, 5:] = 0.3
+    pred = OpponentPrediction(
+        ready=np.full((1, 3), 0.9, dtype=np.float32),
+        waits=np.zeros((1, 3, 27), dtype=np.float32),
+        deal_in=np.zeros((1, 3, 27), dtype=np.float32),
+        concealed=concealed,
+    )
+    unseen = np.full(27, 3)
+    pair = np.zeros(27, dtype=int)
+    pair[4] = 2
+    pair[10] = 1
+    without = np.zeros(27, dtype=int)
+    without[9] = 2
+    without[10] = 1
+    weights = sample_log_weights(pred, 0, unseen, np.stack([pair, without]))
+    assert weights[0] > weights[1] + 2
+    ready = sample_log_weights(pred, 0, unseen, np.stack([pair, pair]), ready=[True, False])
+    assert ready[0] > ready[1]  # the model believes it ready

@@ -187,6 +187,62 @@ class OpponentPrediction:
         return danger
 
 
+def sample_log_weights(
+    pred: OpponentPrediction,
+    rel: int,
+    unseen: npt.ArrayLike,
+    hands: npt.ArrayLike,
+    ready: npt.ArrayLike | None = None,
+    row: int = 0,
+) -> npt.NDArray[np.float64]:
+    """Log importance weights of sampled hands of other seat ``rel`` (0, 1, 2 for +1, +2, +3)
+    drawn uniformly from the unseen tiles (:func:`~duyun.engine.determinize.sample_round`),
+    towards the opponent model's beliefs: for a search that weights its uniform samples
+    instead of drawing them anew.
+
+    ``hands`` is ``(m, 27)`` concealed counts of the seat in the ``m`` samples, ``unseen`` the
+    observing seat's unseen copies per kind (the pool the samples came from). The weight of a
+    hand is the model's chance of it -- the product over kinds of its marginal chance of
+    holding that many copies -- over its chance under uniform dealing (multivariate
+    hypergeometric). With ``ready`` (``(m,)`` booleans: the sampled hand is ready) each
+    sample is also weighted by the model's chance of that readiness over its share among
+    the samples. The weights are relative (normalise them over the samples): the product of
+    marginals is not a distribution over hands."""
+    counts = np.asarray(hands, dtype=np.int64)
+    pool = np.asarray(unseen, dtype=np.int64)
+    at_least = np.minimum.accumulate(pred.concealed[row, rel].astype(np.float64), axis=-1)
+    cumulative = np.concatenate(
+        [np.ones((KINDS, 1)), at_least, np.zeros((KINDS, 1))], axis=1
+    )  # P(>= 0) .. P(>= 5)
+    exactly = np.clip(cumulative[:, :-1] - cumulative[:, 1:], 1e-6, 1.0)  # (27, 5)
+    kinds = np.arange(KINDS)
+    model = np.log(exactly[kinds, np.clip(counts, 0, COUNT_LEVELS)]).sum(axis=1)
+    log_comb = _LOG_COMB[np.clip(pool, 0, 4)[None, :], np.clip(counts, 0, 4)]
+    uniform = log_comb.sum(axis=1)  # the common C(N, n) cancels in normalised weights
+    weights: npt.NDArray[np.float64] = model - uniform
+    if ready is not None:
+        flags = np.asarray(ready, dtype=bool)
+        p_ready = float(np.clip(pred.ready[row, rel], 1e-4, 1 - 1e-4))
+        share = float(np.clip(flags.mean(), 0.5 / flags.size, 1 - 0.5 / flags.size))
+        weights += np.where(flags, np.log(p_ready / share), np.log((1 - p_ready) / (1 - share)))
+    return weights
+
+
+# log C(n, k) for n, k in 0..4 (C(n, k) = 0 for k > n: impossible, a very low log weight)
+_LOG_COMB = np.array(
+    [
+        [np.log(float(_comb)) if _comb else -1e9 for _comb in row]
+        for row in (
+            [1, 0, 0, 0, 0],
+            [1, 1, 0, 0, 0],
+            [1, 2, 1, 0, 0],
+            [1, 3, 3, 1, 0],
+            [1, 4, 6, 4, 1],
+        )
+    ]
+)
+
+
 class OpponentModel:
     """Ready, waits, deal-in danger and concealed tiles of the three other seats."""
 
