@@ -162,6 +162,9 @@ def evaluate(
             "base_rate": metrics.scores(np.full_like(y_deal, y_deal.mean()), y_deal),
         },
         "deal_in_any": _any_opponent(pred.deal_in, s_deal, np.array(uni_deal), y_deal),
+        "deal_in_held": _any_opponent(
+            pred.deal_in, s_deal, np.array(uni_deal), y_deal, held=features[:, :KINDS] > 0
+        ),
         "value": {
             "model": metrics.regression_scores(guess, np.array(final)),
             "rollouts": metrics.regression_scores(np.array(rollout_value), np.array(final)),
@@ -175,13 +178,19 @@ def evaluate(
     return report
 
 
-def _any_opponent(model: Any, strong: Any, uniform: Any, truth: Any) -> dict[str, Any]:
+def _any_opponent(
+    model: Any, strong: Any, uniform: Any, truth: Any, held: Any = None
+) -> dict[str, Any]:
     """Deal-in danger of a discard over all three others (as a bot uses it): the chance
-    that at least one of them wins on it, against whether one would."""
+    that at least one of them wins on it, against whether one would; with ``held``
+    (positions × kinds), only the kinds the seat holds: the discards it can choose."""
     y = truth.max(axis=1)
+    mask = np.ones_like(y, dtype=bool) if held is None else held
 
     def combine(p: Any) -> Any:
-        return 1.0 - np.prod(1.0 - p, axis=1)
+        return (1.0 - np.prod(1.0 - p, axis=1))[mask]
+
+    y = y[mask]
 
     return {
         "model": metrics.scores(combine(model), y, table=True),
@@ -261,17 +270,19 @@ def format_report(report: dict[str, Any]) -> str:
                 f"{head + ' / ' + name:<28}{row['log_loss']:>10.4f}{row['brier']:>10.4f}"
                 f"{row['auc']:>8.3f}{row['mean_predicted']:>9.4f}{row['observed_rate']:>8.4f}"
             )
-    for name, row in report["deal_in_any"].items():
-        lines.append(
-            f"{'deal-in, any seat / ' + name:<28}{row['log_loss']:>10.4f}{row['brier']:>10.4f}"
-            f"{row['auc']:>8.3f}{row['mean_predicted']:>9.4f}{row['observed_rate']:>8.4f}"
-        )
+    for key, label in (("deal_in_any", "any seat"), ("deal_in_held", "held tiles")):
+        for name, row in report[key].items():
+            lines.append(
+                f"{'deal-in, ' + label + ' / ' + name:<28}{row['log_loss']:>10.4f}"
+                f"{row['brier']:>10.4f}{row['auc']:>8.3f}{row['mean_predicted']:>9.4f}"
+                f"{row['observed_rate']:>8.4f}"
+            )
     lines += ["", f"{'value (points)':<28}{'RMSE':>10}{'MAE':>10}{'R²':>8}{'corr':>8}"]
     for name, row in report["value"].items():
         lines.append(
             f"{name:<28}{row['rmse']:>10.2f}{row['mae']:>10.2f}{row['r2']:>8.3f}{row['corr']:>8.3f}"
         )
-    for head in ("ready", "deal_in"):
+    for head in ("ready", "deal_in", "deal_in_held"):
         lines += ["", f"reliability, {head}: predicted / observed (count) per bin"]
         for name in ("model", "strong", "uniform"):
             cells = [
