@@ -35,7 +35,7 @@ def test_same_seed_same_files_whatever_the_workers(tmp_path: Path) -> None:
     list(generate(config, tmp_path / "one", workers=1))
     list(generate(config, tmp_path / "two", workers=2))
     assert _digests(tmp_path / "one") == _digests(tmp_path / "two")
-    assert len(_digests(tmp_path / "one")) == 3  # two shards and the manifest
+    assert len(_digests(tmp_path / "one")) == 4  # two shards, the configuration, the manifest
     other = GenerateConfig(hands=6, seed=5, lineups=LINEUPS, hands_per_shard=3)
     list(generate(other, tmp_path / "three", workers=1))
     assert _digests(tmp_path / "three") != _digests(tmp_path / "one")
@@ -82,6 +82,9 @@ def test_resume_keeps_written_shards(tmp_path: Path) -> None:
     summaries = list(generate(config, tmp_path, workers=1, skip_existing=True))
     assert [s["file"] for s in summaries] == ["shard-00001.npz"]
     assert _digests(tmp_path) == before
+    other = GenerateConfig(hands=4, seed=3, lineups=LINEUPS, hands_per_shard=2)
+    with pytest.raises(DatasetError, match="another configuration"):
+        list(generate(other, tmp_path, workers=1, skip_existing=True))
 
 
 def test_bad_requests_name_what_to_change(tmp_path: Path) -> None:

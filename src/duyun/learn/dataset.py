@@ -245,6 +245,7 @@ def generate_shard(config: GenerateConfig, shard: int, out: Path) -> dict[str, A
 
 
 MANIFEST = "manifest.json"
+STARTED = "config.json"  # written before the first shard
 
 
 def generate(
@@ -258,6 +259,12 @@ def generate(
     if workers < 1:
         raise DatasetError(f"workers must be at least 1, got {workers}")
     out.mkdir(parents=True, exist_ok=True)
+    # the configuration goes first, so that a resumed run never mixes two runs' shards
+    started = out / STARTED
+    wanted = json.dumps(config.to_json(), indent=1, sort_keys=True) + "\n"
+    if skip_existing and started.exists() and started.read_text() != wanted:
+        raise DatasetError(f"{out} holds shards of another configuration ({STARTED}): not resumed")
+    started.write_text(wanted)
     todo = [
         shard
         for shard in range(config.shards)
