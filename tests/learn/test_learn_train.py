@@ -5,6 +5,7 @@ models' quality (docs/research/learned-models.md has the real run)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -53,3 +54,16 @@ def test_training_is_seeded_and_exports_numpy_models(data: Path, tmp_path: Path)
         assert np.isfinite(hold[head]["model"]["log_loss"])
     assert hold["concealed"]["uniform"]["count"] == hold["concealed"]["model"]["count"]
     assert "value" in hold and any("epoch 1/1" in line for line in lines)
+
+
+def test_the_linear_value_model_trains_alone(data: Path, tmp_path: Path) -> None:
+    """The default value model is linear (ridge); ``only`` keeps the other model in OUT."""
+    small = TrainConfig(seed=3, epochs=1, holdout_shards=1, opponent_hidden=(8,), batch_size=64)
+    train_models(data, tmp_path, small, lambda _: None)
+    before = (tmp_path / "opponent.npz").read_bytes()
+    report = train_models(data, tmp_path, replace(small, only="value"), lambda _: None)
+    assert (tmp_path / "opponent.npz").read_bytes() == before
+    assert "--only value" in report["provenance"]["command"]
+    _, value = load_models(tmp_path)
+    assert len(value.mlp.weights) == 1  # one layer: linear
+    assert np.isfinite(report["holdout"]["value"]["model"]["rmse"])

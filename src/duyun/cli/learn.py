@@ -122,6 +122,10 @@ def train_command(
     holdout_shards: Annotated[
         int, typer.Option("--holdout-shards", help="Last shards kept out of training")
     ] = 4,
+    only: Annotated[
+        str,
+        typer.Option("--only", help="Train only 'opponent' or 'value' (the other stays in OUT)"),
+    ] = "both",
 ) -> None:
     """Train the opponent model and the value model (scikit-learn MLPs, seeded) and export
     them as NumPy arrays."""
@@ -130,8 +134,14 @@ def train_command(
     from duyun.learn.dataset import DatasetError
     from duyun.learn.train import TrainConfig, train_models
 
+    if only not in ("both", "opponent", "value"):
+        fail(f"--only takes 'opponent' or 'value', not {cut(only)}")
     config = TrainConfig(
-        seed=seed, epochs=epochs, max_positions=max_positions, holdout_shards=holdout_shards
+        seed=seed,
+        epochs=epochs,
+        max_positions=max_positions,
+        holdout_shards=holdout_shards,
+        only=only,
     )
     try:
         report = train_models(data, out, config, log=lambda line: typer.echo(line, err=True))

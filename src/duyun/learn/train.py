@@ -55,7 +55,12 @@ class TrainConfig:
     max_positions: int | None = None  # the first positions of the training shards only
     holdout_shards: int = 4
     opponent_hidden: tuple[int, ...] = (256, 128)
-    value_hidden: tuple[int, ...] = (128, 64)
+    # () is a linear value model (ridge regression); hidden layers make it a network, which
+    # overfit: a hand's positions share one outcome (docs/research/learned-models.md)
+    value_hidden: tuple[int, ...] = ()
+    value_ridge: float = 10.0  # the linear value model's L2 penalty
+    value_positions: int = 400_000  # the linear value model fits the first this many
+    only: str = "both"  # or "opponent", "value": train one model, keep the other in OUT
     chunk_positions: int = 40_000  # positions per partial_fit call
     batch_size: int = 512
     learning_rate: float = 1e-3
@@ -143,8 +148,8 @@ def _fit(
 
 def train_models(data_dir: Path, out: Path, config: TrainConfig, log: Log) -> dict[str, Any]:
     """Train both models on ``data_dir``, write them to ``out``, return the report."""
-    from sklearn.neural_network import MLPClassifier, MLPRegressor
-
+    if config.only not in ("both", "opponent", "value"):
+        raise DatasetError(f"train only 'opponent', 'value' or both, not {config.only!r}")
     manifest = read_manifest(data_dir)
     names = [shard["file"] for shard in manifest["shards"]]
     if len(names) <= config.holdout_shards:
@@ -181,14 +186,59 @@ def train_models(data_dir: Path, out: Path, config: TrainConfig, log: Log) -> di
         f"duyun learn train DATA OUT --seed {config.seed} --epochs {config.epochs}"
         + (f" --max-positions {config.max_positions}" if config.max_positions else "")
         + f" --holdout-shards {config.holdout_shards}"
+        + (f" --only {config.only}" if config.only != "both" else "")
     )
 
-    # ---------------------------------------------------------------- opponent model
     features = data["features"]
+    in_hand = data["in_hand"].reshape(-1).astype(bool)
+    targets_all = opponent_targets(data)
+    points = data["points_now"]
+    final = data["final_points"].astype(np.float32) / POINTS_SCALE
+    cpu: dict[str, float] = {}
+    if config.only in ("both", "opponent"):
+        opponent_mlp, cpu["opponent"] = _train_opponent(data, targets_all, config, provenance, log)
+        write_npz(out / OPPONENT_FILE, opponent_mlp.arrays())
+    else:
+        opponent_mlp = Mlp.load(out / OPPONENT_FILE)
+    if config.only in ("both", "value"):
+        value_mlp, cpu["value"] = _train_value(data, config, provenance, log)
+        write_npz(out / VALUE_FILE, value_mlp.arrays())
+    else:
+        value_mlp = Mlp.load(out / VALUE_FILE)
+    del features, points
+    report = {
+        "provenance": provenance,
+        "cpu_seconds": cpu,
+        "file_bytes": {
+            OPPONENT_FILE: (out / OPPONENT_FILE).stat().st_size,
+            VALUE_FILE: (out / VALUE_FILE).stat().st_size,
+        },
+        "holdout": holdout_report(
+            OpponentModel(opponent_mlp),
+            ValueModel(value_mlp),
+            hold,
+            base_rates=targets_all[in_hand].mean(axis=0),
+            mean_value=float(final.mean() * POINTS_SCALE),
+        ),
+    }
+    (out / "report.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
+    return report
+
+
+def _train_opponent(
+    data: dict[str, npt.NDArray[Any]],
+    targets_all: npt.NDArray[Any],
+    config: TrainConfig,
+    provenance: dict[str, Any],
+    log: Log,
+) -> tuple[Mlp, float]:
+    from sklearn.neural_network import MLPClassifier
+
+    features = data["features"]
+    positions = int(features.shape[0])
     in_hand = data["in_hand"].reshape(-1).astype(bool)
     sample = features[: min(positions, 100_000)]
     mean, scale = _standardiser(opponent_rows(sample))
-    targets_all = opponent_targets(data)
 
     def opponent_chunk(index: npt.NDArray[np.int64]) -> tuple[Any, Any]:
         rows = (opponent_rows(features[index]) - mean) / scale
@@ -218,54 +268,63 @@ def train_models(data_dir: Path, out: Path, config: TrainConfig, log: Log) -> di
     ours = opponent_mlp.forward((check_rows * scale + mean).astype(np.float32))
     if not np.allclose(theirs, ours, atol=1e-4):
         raise RuntimeError("the exported opponent model does not match scikit-learn's")
+    return opponent_mlp, cpu_opponent
 
-    # ---------------------------------------------------------------- value model
+
+def _train_value(
+    data: dict[str, npt.NDArray[Any]], config: TrainConfig, provenance: dict[str, Any], log: Log
+) -> tuple[Mlp, float]:
+    """The value model learns what is still to come: the hand's points less those so far
+    (in fan). Linear (ridge regression) by default, a network with ``value_hidden``."""
+    from sklearn.linear_model import Ridge
+    from sklearn.neural_network import MLPRegressor
+
+    features = data["features"]
     points = data["points_now"]
-    # the value network learns what is still to come: the hand's points less those so far
+    positions = int(features.shape[0])
     final = data["final_points"].astype(np.float32) / POINTS_SCALE
     to_come = final - points[:, 0].astype(np.float32) / POINTS_SCALE
+    sample = features[: min(positions, 100_000)]
     vmean, vscale = _standardiser(value_rows(sample, points[: sample.shape[0]]))
 
     def value_chunk(index: npt.NDArray[np.int64]) -> tuple[Any, Any]:
         rows = (value_rows(features[index], points[index]) - vmean) / vscale
         return rows, to_come[index]
 
-    value = MLPRegressor(
-        hidden_layer_sizes=config.value_hidden,
-        batch_size=config.batch_size,
-        learning_rate_init=config.learning_rate,
-        alpha=config.alpha,
-        random_state=config.seed,
-    )
-    cpu_value = _fit(value, value_chunk, positions, config, "value model", log)
-    value_mlp = _export(value, vmean, vscale, "identity", dict(provenance, model="value"))
-    check_rows, _ = value_chunk(np.arange(min(positions, 200), dtype=np.int64))
-    if not np.allclose(
-        value.predict(check_rows),
-        value_mlp.forward((check_rows * vscale + vmean).astype(np.float32))[:, 0],
-        atol=1e-3,
-    ):  # the network alone: ValueModel.predict adds the points so far
+    meta = dict(provenance, model="value")
+    if not config.value_hidden:
+        started = time.process_time()
+        used = np.arange(min(positions, config.value_positions), dtype=np.int64)
+        rows, targets = value_chunk(used)
+        linear = Ridge(alpha=config.value_ridge).fit(rows, targets)
+        cpu_value = time.process_time() - started
+        log(f"value model: ridge on {used.size:,} positions, {cpu_value:.0f} s CPU")
+        value_mlp = Mlp(
+            mean=vmean,
+            scale=vscale,
+            weights=(np.asarray(linear.coef_, dtype=np.float32).reshape(-1, 1),),
+            biases=(np.asarray([linear.intercept_], dtype=np.float32),),
+            output="identity",
+            meta=meta,
+        )
+        check_rows = rows[:200]
+        theirs = linear.predict(check_rows)
+    else:
+        value = MLPRegressor(
+            hidden_layer_sizes=config.value_hidden,
+            batch_size=config.batch_size,
+            learning_rate_init=config.learning_rate,
+            alpha=config.alpha,
+            random_state=config.seed,
+        )
+        cpu_value = _fit(value, value_chunk, positions, config, "value model", log)
+        value_mlp = _export(value, vmean, vscale, "identity", meta)
+        check_rows, _ = value_chunk(np.arange(min(positions, 200), dtype=np.int64))
+        theirs = value.predict(check_rows)
+    ours = value_mlp.forward((check_rows * vscale + vmean).astype(np.float32))[:, 0]
+    if not np.allclose(theirs, ours, atol=1e-3):  # the network alone: no points so far added
         raise RuntimeError("the exported value model does not match scikit-learn's")
-
-    write_npz(out / OPPONENT_FILE, opponent_mlp.arrays())
-    write_npz(out / VALUE_FILE, value_mlp.arrays())
-    report = {
-        "provenance": provenance,
-        "cpu_seconds": {"opponent": cpu_opponent, "value": cpu_value},
-        "file_bytes": {
-            OPPONENT_FILE: (out / OPPONENT_FILE).stat().st_size,
-            VALUE_FILE: (out / VALUE_FILE).stat().st_size,
-        },
-        "holdout": holdout_report(
-            OpponentModel(opponent_mlp),
-            ValueModel(value_mlp),
-            hold,
-            base_rates=targets_all[in_hand].mean(axis=0),
-            mean_value=float(final.mean() * POINTS_SCALE),
-        ),
-    }
-    (out / "report.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
-    return report
+    return value_mlp, cpu_value
 
 
 def holdout_report(
