@@ -12,12 +12,13 @@ COMPILED := $(shell $(PYTHON) -c "import runpy; print(' '.join('src/' + m.replac
 .PHONY: run test bench lint clean build pure
 
 # `make test` (and bench, lint) install every extra; `make run` only what the game needs
-# (`.[server]`), so a fresh clone is at the table within a minute: Ray, RLCard, matplotlib and
-# the test tools are not downloaded to play (issue 31 item 9). A full install serves `run` too.
+# (`.[server]`), so a fresh clone is at the table within a minute: Ray, RLCard, matplotlib,
+# scikit-learn and the test tools are not downloaded to play (issue 31 item 9). A full install
+# serves `run` too.
 $(STAMP): pyproject.toml setup.py $(COMPILED)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,sim,rl,server]'
+	$(BIN)/pip install --quiet -e '.[dev,sim,rl,server,train]'
 	touch $(STAMP) $(SERVER_STAMP)
 
 $(SERVER_STAMP): pyproject.toml setup.py $(COMPILED)

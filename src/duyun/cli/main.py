@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "analyze",
     "play",
     "simulate",
+    "learn",
     "serve",
     "admin",
 )
