@@ -216,6 +216,7 @@ def test_leaving_during_a_hand_is_an_escape_at_once(
         a, b = await server.seat(ws_client, code, [ann, bob])
         await _fill_and_ready([a, b], [2, 3])
         await b.expect("snapshot")
+        table = server.manager.tables[code]  # this match's table (再來一局 reuses the code)
         await b.send(type="leave")
         await b.expect("table", lambda m: m["table"] is None)
         # bob is free at once: he may sit elsewhere while his seat plays on in 托管
@@ -223,9 +224,8 @@ def test_leaving_during_a_hand_is_an_escape_at_once(
         elsewhere = await b.expect("table", lambda m: m["table"] is not None)
         assert elsewhere["table"]["code"] != code
         hand_end = await play(a, 9, until="hand_end")
-        table = server.manager.tables.get(code)
         await b.close()
-        return hand_end, {"tuoguan": table is None or table.seats[1].tuoguan}
+        return hand_end, {"tuoguan": table.seats[1].tuoguan}
 
     hand_end, seat = asyncio.run(main())
     assert hand_end["result"] == "escape" and hand_end["loser"] == 1

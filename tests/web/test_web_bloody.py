@@ -85,7 +85,7 @@ RECORD_BIG_WINS = """() => {
             for (const node of change.addedNodes)
                 if (node.classList && node.classList.contains('big-win'))
                     window.__bigWins.push(node.textContent.replace(/\\s+/g, ' ').trim());
-    }).observe(document.body, {childList: true});
+    }).observe(document.body, {childList: true, subtree: true});  // highlights go in #app
     if (document.body) watch(); else document.addEventListener('DOMContentLoaded', watch);
 }"""
 
