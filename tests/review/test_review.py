@@ -42,8 +42,12 @@ def deal_around(hand0: str, seed: int) -> list[str]:
 
 def play(hands: list[str], first: list[str], seed: int = 3) -> list[dict[str, Any]]:
     """The hand's log: ``first`` played as given, then four efficient bots to the end."""
-    data = {"hands": hands, "wall": "", "fill": True, "seed": seed, "actions": []}
-    game = Round(parse_scenario(data).setup, DUYUN)
+    return scenario_log({"hands": hands, "wall": "", "fill": True, "seed": seed}, first)
+
+
+def scenario_log(data: dict[str, Any], first: list[str]) -> list[dict[str, Any]]:
+    """The log of a scenario (any position): ``first`` played as given, then efficient bots."""
+    game = Round(parse_scenario({**data, "actions": []}).setup, DUYUN)
     for text in first:
         game.apply(Action.parse(text))
     bots = [make_bot("efficient", seed=index) for index in range(4)]
@@ -73,19 +77,6 @@ def test_breaking_a_ready_hand_instead_of_baoting_is_a_mistake_r26() -> None:
     actions = [option.action for option in decision.options]
     assert len(actions) == len(set(actions)) and decision.chosen in actions
     assert review.mistakes() == [decision]
-
-
-def scenario_log(data: dict[str, Any], first: list[str]) -> list[dict[str, Any]]:
-    """The log of a constructed position: ``first`` played as given, then efficient bots."""
-    game = Round(parse_scenario(data).setup, DUYUN)
-    for text in first:
-        game.apply(Action.parse(text))
-    bots = [make_bot("efficient", seed=index) for index in range(4)]
-    while not game.is_over:
-        seat = game.to_act[0]
-        game.apply(bots[seat].choose(game.view(seat)))
-    events: list[dict[str, Any]] = json.loads(json.dumps(game.events, ensure_ascii=False))
-    return events
 
 
 def late_position(

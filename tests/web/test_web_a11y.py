@@ -23,6 +23,7 @@ if SKIP_REASON:
 
 from axe_playwright_python.sync_playwright import Axe
 from test_web_client import HAND_DEADLINE, NEXT_FRAMES, Tab, play_until_settlement
+from test_web_settle import _private_table_with_bots
 
 pytestmark = pytest.mark.slow
 
@@ -44,16 +45,6 @@ def _violations(tab: Tab, where: str) -> list[str]:
     tab.page.evaluate(NEXT_FRAMES)
     found = AXE.run(tab.page).response["violations"]
     return [f"{where}: {v['id']} ({v['impact']}) at {v['nodes'][0]['target']}" for v in found]
-
-
-def _private_table(tab: Tab, hands: int = 1) -> None:
-    tab.goto()
-    tab.guest()
-    tab.page.fill("#create-hands", str(hands))
-    tab.page.click("#create-btn")
-    tab.page.wait_for_selector("#table-code")
-    tab.add_bots()
-    tab.page.click("#ready-btn")
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
@@ -88,7 +79,7 @@ def test_the_table_speaks_through_a_status_region_not_every_redraw(
     browser: Any, web_server: WebServer
 ) -> None:
     tab = Tab(browser, web_server, DESKTOP)
-    _private_table(tab)
+    _private_table_with_bots(tab, hands=1)
     tab.page.wait_for_selector("#hand.can-discard")
     assert tab.page.get_attribute("#app", "aria-live") is None
     assert tab.page.get_attribute("#announce", "role") == "status"
@@ -130,7 +121,7 @@ def test_a_whole_hand_with_the_keyboard_alone_and_the_settlement_takes_the_focus
     browser: Any, web_server: WebServer
 ) -> None:
     tab = Tab(browser, web_server, DESKTOP)
-    _private_table(tab, hands=2)
+    _private_table_with_bots(tab, hands=2)
     page = tab.page
     # the mouse out of the way: resting on the settlement it would hold the countdown (hover)
     page.mouse.move(1, 1)

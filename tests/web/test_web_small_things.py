@@ -16,6 +16,7 @@ if SKIP_REASON:
     pytest.skip(SKIP_REASON, allow_module_level=True)
 
 from test_web_client import NEXT_FRAMES, Tab
+from test_web_settle import _private_table_with_bots
 
 pytestmark = pytest.mark.slow
 
@@ -57,13 +58,7 @@ def test_own_name_is_whole_on_a_small_phone_and_a_timed_out_turn_names_its_tile(
     browser: Any, web_server: WebServer
 ) -> None:
     tab = Tab(browser, web_server, SMALL_PHONE)
-    tab.goto()
-    tab.guest()
-    tab.page.fill("#create-hands", "1")
-    tab.page.click("#create-btn")
-    tab.page.wait_for_selector("#table-code")
-    tab.add_bots()
-    tab.page.click("#ready-btn")
+    _private_table_with_bots(tab, hands=1)
     tab.page.wait_for_selector("#hand.can-discard")  # the dealer's first turn: left to run out
     seat = tab.app("app.seat")
     cut = tab.page.eval_on_selector(
@@ -87,14 +82,7 @@ def test_phone_sizes_keep_the_own_plate_inside_the_board(
     """The wider own plate stays within the board at the phone sizes."""
     for viewport in (PHONE, SMALL_PHONE):
         tab = Tab(browser, web_server, viewport)
-        tab.goto()
-        tab.guest()
-        tab.page.fill("#create-hands", "1")
-        tab.page.click("#create-btn")
-        tab.page.wait_for_selector("#table-code")
-        tab.add_bots()
-        tab.page.click("#ready-btn")
-        tab.page.wait_for_selector("#hand button.tile")
+        _private_table_with_bots(tab, hands=1)
         seat = tab.app("app.seat")
         plate = tab.page.eval_on_selector(
             f"#plate-{seat}", "p => p.getBoundingClientRect().toJSON()"
