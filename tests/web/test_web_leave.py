@@ -23,14 +23,22 @@ from test_web_settle import _private_table_with_bots
 
 pytestmark = pytest.mark.slow
 
-HANDS = 3
+#: enough hands that the match is still on while the test leaves, reloads and comes back (the
+#: bots play the player's seat meanwhile, each hand in about ten seconds)
+HANDS = 8
 
 
 @pytest.fixture(scope="module")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
     db = tmp_path_factory.mktemp("web-leave") / "duyun.db"
     # a long wait between hands: the test reads the settlement and leaves from it
-    server = start_web_server(f"sqlite:///{db}", next_hand_wait=120.0, next_hand_limit=240.0)
+    server = start_web_server(
+        f"sqlite:///{db}",
+        next_hand_wait=120.0,
+        next_hand_limit=240.0,
+        bot_delay=0.05,
+        bot_delay_max=0.05,
+    )
     yield server
     server.stop()
 
