@@ -241,6 +241,11 @@ def upgrade(engine: Engine) -> None:
     config = alembic_config()
     with engine.begin() as connection:
         if connection.dialect.name == "postgresql":
+            # a migration is one transaction of many statements, with Python (alembic loading
+            # each script) between them: on a busy machine a gap can outlast the session's
+            # idle-in-transaction limit, which is meant for the short writes of a running
+            # server, and the database would end the migration half way (a loaded test run saw it)
+            connection.execute(text("SET LOCAL idle_in_transaction_session_timeout = 0"))
             connection.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK_KEY})
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
