@@ -54,3 +54,28 @@ def test_simulate_and_the_strength_diary_link_both_ways() -> None:
     diary = (ROOT / "docs" / "research" / "strong-bot.md").read_text(encoding="utf-8")
     assert "](research/strong-bot.md" in simulate
     assert "](../simulate.md" in diary
+
+
+#: how a citation of a document outside the repository looks (the team's design notes, the
+#: shared folder beside the checkout): the idea belongs in the code's own docs instead
+OUTSIDE = re.compile(r"\bDESIGN\b|DESIGN\.md|\.\./shared\b")
+
+
+def test_nothing_cites_a_document_outside_the_repository() -> None:
+    """Every citation in code, tests, tools and docs resolves inside the repository (issue 34
+    item 5): a reader of a clone has nothing else."""
+    here = Path(__file__).resolve()
+    files = [
+        path
+        for folder in ("src", "tests", "tools", "benchmarks", "docs")
+        for path in (ROOT / folder).rglob("*")
+        if path.suffix in {".py", ".md", ".js", ".toml", ".css", ".html"}
+        and path.resolve() != here
+    ]
+    cited = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in files
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if OUTSIDE.search(line)
+    ]
+    assert len(files) > 300 and not cited, cited

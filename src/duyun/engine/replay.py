@@ -1,4 +1,4 @@
-"""Event logs: versioned JSON Lines, and replaying them (DESIGN: the log is the source of truth).
+"""Event logs: versioned JSON Lines, and replaying them: the log is the source of truth.
 
 A log starts with a ``start`` event holding the complete starting position (hands, melds,
 rivers, 報聽 flags, the wall order, rules, dealer, streak). The seats' decisions are the
@@ -218,7 +218,8 @@ def replay(
 
 
 def check_match_links(hands: Sequence[Sequence[dict[str, Any]]]) -> None:
-    """Check that the hands of a file chain into whole matches (DESIGN: logs are evidence).
+    """Check that the hands of a file chain into whole matches: a log is evidence, so a hand
+    missing, repeated or moved is refused.
 
     Hands that name a match (``start`` → ``match``, version 2) must come as hand 1, 2, ..., n
     of the same match id, each dealt by the dealer and with the streak that the previous hand's

@@ -268,7 +268,7 @@ class HandRow(Base):
 
 
 class HandEventRow(Base):
-    """One engine event of a hand's log, numbered from 0 (the replay format, DESIGN.md)."""
+    """One engine event of a hand's log, numbered from 0: the log a replay reads."""
 
     __tablename__ = "hand_events"
 

@@ -4,7 +4,7 @@ One asyncio task per table owns the match and the hand being played. Every messa
 connection change for a table is queued to its task as a typed inbox message (``inbox.py``),
 so moves never race. The hand itself is a :class:`~duyun.server.tables.flow.HandFlow`, plain
 synchronous code that returns effects; this shell executes them in order, storing the
-resulting events before anyone sees them (DESIGN "The online game, in layers"). Seating and
+resulting events before anyone sees them (a move is durable before it is shown). Seating and
 escapes are in ``seating.py``, the players' table messages in ``messages.py``, the end of a
 hand and of the match in ``ending.py``, the rebuild of a table after a restart in
 ``restore.py``. The table reaches its host (the manager's indexes,
