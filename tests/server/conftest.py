@@ -32,6 +32,7 @@ from duyun.server.config import ServerConfig
 from duyun.server.store import Store, StoreConfig
 from duyun.server.store.database import normalize_url
 from duyun.server.tables import TableManager
+from message_checks import server_messages_fit_the_schema  # noqa: F401 (autouse)
 from readiness import wait_healthy
 
 POSTGRES_ENV = "DUYUN_TEST_POSTGRES_URL"

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from web_helpers import CHROMIUM, SCREENSHOTS, SKIP_REASON, WebServer, start_web_server
 
+from message_checks import server_messages_fit_the_schema  # noqa: F401 (autouse)
+
 
 @pytest.fixture(scope="module")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:

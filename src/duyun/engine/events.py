@@ -471,10 +471,19 @@ class _Generator:
                 self.defs[name] = {}  # reserved before recursing
                 self.defs[name] = self.object_schema(hint)
             return {"$ref": f"#/$defs/{name}"}
-        simple = {bool: "boolean", int: "integer", str: "string", type(None): "null"}
+        if origin is dict:  # a mapping of names to values, e.g. the rules' options
+            _, value = get_args(hint)
+            return {"type": "object", "additionalProperties": self.schema(value)}
+        simple = {
+            bool: "boolean",
+            int: "integer",
+            float: "number",
+            str: "string",
+            type(None): "null",
+        }
         if hint in simple:
             return {"type": simple[hint]}
-        raise TypeError(f"event schema: no JSON Schema for {hint!r}")
+        raise TypeError(f"JSON Schema generator: no JSON Schema for {hint!r}")
 
     def object_schema(self, cls: type) -> dict[str, Any]:
         properties: dict[str, Any] = {}
@@ -493,31 +502,46 @@ class _Generator:
         }
 
 
-def event_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of one event of the engine's log, generated from the
-    TypedDicts above: an event is exactly one of them, told apart by ``type``."""
+def one_of_schema(classes: tuple[type, ...], title: str, description: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a value that is exactly one of ``classes``
+    (TypedDicts told apart by their ``type`` literal), with every nested TypedDict in
+    ``$defs``. The server's messages (``duyun.server.schema``) are described by the same
+    generator, so an event inside a message is the same definition as in the log."""
     generator = _Generator()
-    refs = [generator.schema(cls) for cls in EVENT_CLASSES]
+    refs = [generator.schema(cls) for cls in classes]
     return {
         "$schema": SCHEMA_DIALECT,
-        "title": "Duyun engine event",
-        "description": (
-            "One event of a hand's log (duyun.engine, log version 2), as the engine writes it "
-            "or as events_for redacts it for a seat or a spectator."
-        ),
+        "title": title,
+        "description": description,
         "oneOf": refs,
         "$defs": dict(sorted(generator.defs.items())),
     }
 
 
-def event_types() -> dict[str, type]:
-    """Every event ``type`` the engine emits, with its TypedDict."""
+def event_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of one event of the engine's log, generated from the
+    TypedDicts above: an event is exactly one of them, told apart by ``type``."""
+    return one_of_schema(
+        EVENT_CLASSES,
+        "Duyun engine event",
+        "One event of a hand's log (duyun.engine, log version 2), as the engine writes it "
+        "or as events_for redacts it for a seat or a spectator.",
+    )
+
+
+def types_by_name(classes: tuple[type, ...]) -> dict[str, type]:
+    """Each TypedDict of ``classes`` by the value of its ``type`` literal."""
     found: dict[str, type] = {}
-    for cls in EVENT_CLASSES:
+    for cls in classes:
         hint = get_type_hints(cls)["type"]
         (name,) = get_args(hint)
         found[name] = cls
     return found
+
+
+def event_types() -> dict[str, type]:
+    """Every event ``type`` the engine emits, with its TypedDict."""
+    return types_by_name(EVENT_CLASSES)
 
 
 def schema_text() -> str:
@@ -551,7 +575,9 @@ __all__ = [
     "WinRefusedEvent",
     "event_schema",
     "event_types",
+    "one_of_schema",
     "schema_text",
+    "types_by_name",
 ]
 
 if __name__ == "__main__":

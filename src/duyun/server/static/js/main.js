@@ -62,7 +62,7 @@ function resetHand() {
   app.refused = null;
 }
 
-function setPrompt(prompt, fromSnapshot = false) {
+function setPrompt(prompt) {
   if (!prompt) {
     app.prompt = null;
     return;
@@ -72,10 +72,9 @@ function setPrompt(prompt, fromSnapshot = false) {
   app.promptRid = null;
   app.dismissed = false;
   app.btMode = false;
-  // which 報聽 discards would leave a hand that wins only by self-draw: the prompt's list, else
-  // the snapshot VIEW's (read just before), never a stale list from an earlier turn
-  if (Array.isArray(prompt.baoting_self_draw_only)) app.selfDrawOnly = prompt.baoting_self_draw_only;
-  else if (!fromSnapshot) app.selfDrawOnly = [];
+  // which 報聽 discards would leave a hand that wins only by self-draw: this prompt's list,
+  // never a stale one from an earlier turn (only a turn prompt carries it; the VIEW does not)
+  app.selfDrawOnly = Array.isArray(prompt.baoting_self_draw_only) ? prompt.baoting_self_draw_only : [];
   if (prompt.kind === "turn") {
     const discards = prompt.legal.filter((a) => a.action === "discard").map((a) => a.tile);
     const drawn = app.hand?.drawn?.[app.seat];
@@ -95,7 +94,6 @@ function drawnIndex() {
 
 function readView(view) {
   if (!view) return;
-  if (Array.isArray(view.baoting_self_draw_only)) app.selfDrawOnly = view.baoting_self_draw_only;
   if (view.refused_win) app.refused = view.refused_win;
   // 血戰 (R57): who has left the table, when the server's VIEW says so (the `leave` events
   // say it too; a VIEW without the field changes nothing)
@@ -210,7 +208,7 @@ function onMessage(msg) {
       }
       app.selfDrawOnly = [];
       readView(msg.view);
-      setPrompt(msg.prompt, true);
+      setPrompt(msg.prompt);
       if (app.route !== "replay") app.route = "table";
       render();
       break;
