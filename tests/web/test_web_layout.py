@@ -100,7 +100,9 @@ def _scene() -> dict[str, Any]:
                 for a in game.legal_actions(0)
                 if a.kind is ActionKind.DISCARD and a.tile is not None
             ]
-            return {"events": events_for(list(game.events), 0), "legal": legal}
+            # the seated people's names (the bots are named by seat)
+            names = NAMES["zh"]
+            return {"events": events_for(list(game.events), 0), "legal": legal, "names": names}
     raise AssertionError("no busy hand among the seeds tried")
 
 
@@ -511,6 +513,13 @@ def _check_settlement(page: Any, size: str, settlement_scene: dict[str, Any]) ->
         on_top = page.evaluate(ON_TOP, selector)
         assert on_top, f"{selector} is covered"
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    # the players' names show whole (on two lines where a line is too short)
+    cut = page.eval_on_selector_all(
+        "#settlement .total-card .name, #settlement .hands-list .label",
+        "els => els.filter(e => e.scrollWidth > e.clientWidth + 1"
+        " || e.scrollHeight > e.clientHeight + 1).map(e => e.textContent)",
+    )
+    assert not cut, cut
     if size in TOUCH:
         assert not _small_controls(page), _small_controls(page)
 
@@ -525,9 +534,14 @@ def _check_lobby(page: Any, size: str, url: str) -> None:
     page.click("#guest-btn")
     page.wait_for_selector("#balance")
     page.wait_for_selector("#create-btn")
-    page.screenshot(path=str(Path(SCREENSHOTS) / f"lobby-{size}.png"), full_page=True)
+    # (the viewport only: a whole-page picture is taken without the touch screen's media)
+    page.screenshot(path=str(Path(SCREENSHOTS) / f"lobby-{size}.png"))
     assert not _small_controls(page), _small_controls(page)
     assert page.evaluate("() => document.documentElement.scrollWidth") <= SIZES[size][0]
+    help_shown = (
+        "() => [...document.querySelectorAll('.kbd-help')].some(e => e.getClientRects().length)"
+    )
+    assert not page.evaluate(help_shown), "keyboard help on a touch screen"
 
 
 @pytest.mark.parametrize("size", list(SIZES))
