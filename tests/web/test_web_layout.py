@@ -451,7 +451,7 @@ def _check_full_hand(page: Any, size: str) -> None:
     page.evaluate(FULL_HAND)
     page.wait_for_function("() => document.querySelectorAll('#hand button.tile').length === 14")
     if size in UPRIGHT:
-        page.screenshot(path=str(Path(SCREENSHOTS) / f"layout-{size}-14-tiles.png"))
+        page.screenshot(path=str(SCREENSHOTS / f"layout-{size}-14-tiles.png"))
     boxes = _boxes(page, "#hand button.tile")
     narrowest = min(b["w"] for b in boxes)
     if size in UPRIGHT:
@@ -476,7 +476,7 @@ def _check_claim(page: Any, size: str, claim_scene: dict[str, Any]) -> None:
     page.evaluate(SHOW_CLAIM, claim_scene)
     page.wait_for_selector("#action-bar .act.pong")
     page.wait_for_timeout(400)  # the discard's arrival animation
-    page.screenshot(path=str(Path(SCREENSHOTS) / f"layout-{size}-claim.png"))
+    page.screenshot(path=str(SCREENSHOTS / f"layout-{size}-claim.png"))
     offered = _box(page, "#action-bar .prompt-text .tile")
     last = _box(page, ".river .tile.last")
     assert _inside(offered, screen) and _inside(last, screen), (offered, last)
@@ -501,7 +501,7 @@ def _check_settlement(page: Any, size: str, settlement_scene: dict[str, Any]) ->
     screen: dict[str, float] = {"x": 0, "y": 0, "w": width, "h": height}
     page.evaluate(SHOW_SETTLEMENT, settlement_scene)
     page.wait_for_selector("#settlement #next-btn")
-    page.screenshot(path=str(Path(SCREENSHOTS) / f"layout-{size}-settlement.png"))
+    page.screenshot(path=str(SCREENSHOTS / f"layout-{size}-settlement.png"))
     scrolled = page.evaluate(
         "() => [scrollY, document.getElementById('settlement').scrollTop,"
         " document.querySelector('#settlement .sheet').scrollTop]"
@@ -535,7 +535,7 @@ def _check_lobby(page: Any, size: str, url: str) -> None:
     page.wait_for_selector("#balance")
     page.wait_for_selector("#create-btn")
     # (the viewport only: a whole-page picture is taken without the touch screen's media)
-    page.screenshot(path=str(Path(SCREENSHOTS) / f"lobby-{size}.png"))
+    page.screenshot(path=str(SCREENSHOTS / f"lobby-{size}.png"))
     assert not _small_controls(page), _small_controls(page)
     assert page.evaluate("() => document.documentElement.scrollWidth") <= SIZES[size][0]
     help_shown = (
