@@ -149,6 +149,16 @@ def test_a_small_win_flashes_a_big_one_has_the_banner_and_calls_are_spoken(
     browser: Any, web_server: WebServer, screenshots: Path
 ) -> None:
     context, page, errors = open_table(browser, web_server, DESKTOP)
+    # the browser decodes the shipped files (their type and codec), from this server only
+    durations = page.evaluate(
+        """(names) => Promise.all(names.map((name) => new Promise((done) => {
+            const audio = new Audio(`/static/sound/${name}.mp3`);
+            audio.onloadedmetadata = () => done(audio.duration);
+            audio.onerror = () => done(-1);
+        })))""",
+        list(CALLS),
+    )
+    assert all(0.2 < d < 1.5 for d in durations), durations
     # hand 1: a 1-番 平胡 on seat 1's discard — the small flash, no banner; 胡 is said
     deal(page, 1, 1, "2344567p345789s")
     page.evaluate(
@@ -247,16 +257,23 @@ def test_a_small_win_flashes_a_big_one_has_the_banner_and_calls_are_spoken(
     gap = max(p["y"] - (b["y"] + b["height"]), b["y"] - (p["y"] + p["height"]))
     assert -2 <= gap <= 24, (b, p)
     page.screenshot(path=str(screenshots / "reaction-bubble-desktop.png"))
-    # the keyboard opens seat 2's menu from its plate and hides that seat's reactions
-    page.focus("#plate-2")
+    # a tap on a plate opens its seat's menu; Escape closes it
+    page.click("#plate-1 .name")
+    page.wait_for_selector("#seat-menu[data-seat='1']")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#seat-menu", state="detached")
+    assert page.evaluate("() => document.activeElement.id") == "seat-menu-btn-1"
+    # the keyboard opens seat 2's menu from its plate's button and hides that seat's reactions
+    page.focus("#seat-menu-btn-2")
     page.keyboard.press("Enter")
-    page.wait_for_selector("#seat-menu")
+    page.wait_for_selector("#seat-menu[data-seat='2']")
     assert page.evaluate("() => document.activeElement.id") == "seat-mute-toggle"
-    assert page.get_attribute("#plate-2", "aria-expanded") == "true"
+    assert page.get_attribute("#seat-menu-btn-2", "aria-expanded") == "true"
+    page.screenshot(path=str(screenshots / "seat-menu-desktop.png"))
     page.keyboard.press("Enter")
     page.wait_for_selector("#seat-menu", state="detached")
-    page.wait_for_selector("#plate-2 .tag.reactions-off")
-    assert page.evaluate("() => document.activeElement.id") == "plate-2"
+    page.wait_for_selector("#seat-menu-btn-2.off")
+    assert page.evaluate("() => document.activeElement.id") == "seat-menu-btn-2"
     page.evaluate("() => document.querySelectorAll('.reaction-bubble').forEach(e => e.remove())")
     page.evaluate(react, {"seat": 2, "name": "阿梅", "text": "快點啦"})
     page.evaluate(react, {"seat": 1, "name": "bot:efficient", "text": "厲害"})
@@ -264,7 +281,7 @@ def test_a_small_win_flashes_a_big_one_has_the_banner_and_calls_are_spoken(
     assert page.query_selector(".reaction-bubble[data-seat='2']") is None
     # the mute holds for the next hand of the match
     deal(page, 4, 2, "1122334455667s")
-    page.wait_for_selector("#plate-2 .tag.reactions-off")
+    page.wait_for_selector("#seat-menu-btn-2.off")
     assert not errors, errors
     context.close()
 
@@ -293,6 +310,20 @@ def test_reduced_motion_gives_a_still_banner_and_no_flying_coins(
     assert (page.text_content("#big-moment-coins") or "").strip() == "+72"
     assert "報聽" in (page.text_content("#big-moment .bm-how") or "")
     assert page.query_selector(".coin-flight") is None
+    # the settlement says 阿梅 had only 50 coins to give (R41): the banner shows what moved,
+    # over the settlement that came as ever
+    page.evaluate(
+        """(w) => window.__duyun.session.onMessage({type: 'hand_end', hand_id: 1, hand_index: 0,
+            result: 'win', winners: [0], win_kind: 'discard', loser: 2, wins: [w],
+            hands: [w.hand, '', '', ''], left: [false, false, false, false],
+            payments: [{payer: 2, payee: 0, fan: 12, points: 72, rule: 'R28',
+                        reason: '點炮: 清一色 6 + 報聽 6', coins: 72, paid: 50}],
+            points: [72, 0, -72, 0], coins: [50, 0, -50, 0], balances: [1050, null, 0, null],
+            next_dealer: 0, next_streak: 0, next_hand_in: 15})""",
+        win(0, "discard", 2, "9s", "清一色", 6, "11133355577799s"),
+    )
+    page.wait_for_selector("#settlement [role=dialog]")
+    assert (page.text_content("#big-moment-coins") or "").strip() == "+50"
     page.evaluate(
         "(m) => window.__duyun.session.onMessage({type: 'reaction', id: 'nice', ...m})",
         {"seat": 1, "name": "bot:efficient", "text": "好牌！"},

@@ -26,27 +26,59 @@ export function isBigWin(win, declared) {
   return Number(win.fan ?? 0) >= BANNER_FAN || SITUATIONS.has(win.pattern) || !!declared;
 }
 
-/** The wins of one batch of live events worth the banner, each with what its payers paid
- * it (the `payment` rows that follow the win: R27-R29), in coins at the table's stake. */
+/** The wins of one batch of live events worth the banner, each with what its payers pay it
+ * (the `payment` rows that follow the win: R27-R29), in coins at the table's stake, and those
+ * rows' places in the hand's ledger (`hand.payments`, where the batch's rows are the last). */
 export function bigWins(events, hand, stake) {
   const out = [];
+  const batchRows = events.filter((ev) => ev.type === "payment").length;
+  const first = (hand?.payments?.length ?? batchRows) - batchRows;
   events.forEach((ev, i) => {
     if (ev.type !== "win" || !isBigWin(ev, hand?.baoting?.[ev.seat])) return;
     const paid = [0, 0, 0, 0];
+    const rows = [];
+    let at = first + events.slice(0, i).filter((e) => e.type === "payment").length;
     for (const row of events.slice(i + 1)) {
       if (row.type === "end") break;
-      if (row.type === "payment" && row.payee === ev.seat && row.payer !== ev.seat) paid[row.payer] += Number(row.points ?? 0) * stake;
+      if (row.type !== "payment") continue;
+      if (row.payee === ev.seat) {
+        paid[row.payer] += Number(row.points ?? 0) * stake;
+        rows.push(at);
+      }
+      at += 1;
     }
-    out.push({ win: ev, paid, coins: paid.reduce((a, b) => a + b, 0), baoting: !!hand?.baoting?.[ev.seat] });
+    out.push({ win: ev, paid, rows, coins: paid.reduce((a, b) => a + b, 0), baoting: !!hand?.baoting?.[ev.seat] });
   });
   return out;
+}
+
+/** The hand's settlement (`hand_end`) says what really moved: a person never goes below zero
+ * coins (R41), so a payment larger than the payer's balance is cut. The banner still on screen
+ * shows the coins the winner really got (the PAYMENT rows' `paid`, in ledger order). */
+export function settleBanner(handEnd) {
+  settled = handEnd;
+  const banner = document.getElementById("big-moment");
+  if (banner && banner.dataset.hand === String(handEnd?.hand_id)) showPaid(banner, handEnd);
+}
+
+let settled = null;
+
+function showPaid(banner, handEnd) {
+  const coins = banner.querySelector(".bm-coins");
+  if (!coins || !banner.dataset.rows) return;
+  const rows = handEnd?.payments ?? [];
+  const picked = banner.dataset.rows.split(",").map((i) => rows[Number(i)]);
+  if (!picked.length || picked.some((row) => row?.paid == null)) return;
+  const got = picked.reduce((sum, row) => sum + Number(row.paid), 0);
+  coins.innerHTML = `${COIN}+${got.toLocaleString()}`;
 }
 
 /** Celebrate the big wins among `events` (just applied to `app.hand`); returns the winners'
  * seats, whose small flash is then left out. */
 export function celebrate(events, app) {
   const found = bigWins(events, app.hand, Number(app.table?.stake ?? 1));
-  found.forEach((big, i) => setTimeout(() => showBanner(big, app), i * 600));
+  // several winners of one discard (R18): one banner after the other
+  found.forEach((big, i) => (i ? setTimeout(() => showBanner(big, app), i * 1400) : showBanner(big, app)));
   return new Set(found.map((b) => b.win.seat));
 }
 
@@ -73,6 +105,8 @@ function showBanner(big, app) {
   el.className = `big-moment ${reducedMotion() ? "still" : ""}`;
   el.id = "big-moment";
   el.dataset.seat = String(win.seat);
+  el.dataset.rows = big.rows.join(",");
+  el.dataset.hand = String(app.handId);
   el.style.left = `${rect.left}px`;
   el.style.top = `${rect.top}px`;
   el.style.width = `${rect.width}px`;
@@ -87,6 +121,7 @@ function showBanner(big, app) {
   el.setAttribute("aria-hidden", "true");
   el.addEventListener("click", dismissBanner);
   (document.getElementById("app") ?? document.body).appendChild(el);
+  if (settled && String(settled.hand_id) === el.dataset.hand) showPaid(el, settled);
   announce(`${who} ${how} · ${pattern} ${win.fan ?? ""} ${t("fan")}${big.coins > 0 ? ` · +${big.coins} ${t("coins")}` : ""}`);
   if (!reducedMotion()) flyCoins(big, app);
   setTimeout(() => el.remove(), BANNER_MS);

@@ -12,7 +12,7 @@ import { $, showError, toast } from "./ui.js";
 import { renderLobby, lobbyHandlers } from "./lobby.js";
 import { profileHandlers } from "./profile.js";
 import { renderTable, tableHandlers, fxForFlashes, tableKey } from "./table.js";
-import { celebrate } from "./celebrate.js";
+import { celebrate, settleBanner } from "./celebrate.js";
 import { forgetReactionMutes, reactionHandlers, showReaction } from "./reactions.js";
 import { holdSettlement, rememberHandEnd } from "./settle.js";
 import { loadReview, renderReplay, replayHandlers, replayKey } from "./replay.js";
@@ -248,6 +248,7 @@ function onMessage(msg) {
     case "hand_end": {
       app.handEnd = { ...msg, receivedAt: performance.now() };
       rememberHandEnd(msg);
+      settleBanner(msg);
       app.prompt = null;
       if (!app.counted.has(msg.hand_id)) {
         app.counted.add(msg.hand_id);

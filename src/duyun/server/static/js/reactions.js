@@ -1,7 +1,8 @@
 // The table's reactions (☺, issue 31 item 4): a reaction is a speech bubble by its sender's seat
 // plate for a few seconds, and the status region reads it out. A player tired of one seat's
-// reactions taps (or focuses and presses Enter on) that seat's plate: a small menu hides that
-// seat's reactions, or shows them again, for the rest of the match.
+// reactions taps that seat's plate, or its small ☺ button (the keyboard's way, and a screen
+// reader's: the plate itself stays plain text to read): a small menu hides that seat's
+// reactions, or shows them again, for the rest of the match.
 
 import { announce } from "./announce.js";
 import { app, render } from "./core.js";
@@ -20,12 +21,14 @@ export function isReactionMuted(seat) {
   return muted.has(seat);
 }
 
-/** The plate's attributes that make it the seat's menu button (another seat's, occupied). */
-export function seatMenuAttrs(seat) {
+/** The plate's button for the seat's menu (another seat's, occupied), crossed out while the
+ * seat's reactions are hidden; "" for the own seat and an empty one. */
+export function seatMenuButton(seat) {
   const info = app.table?.seats?.[seat];
   if (!info || seat === app.seat) return "";
-  const label = `${seatName(info, seat)}: ${t("seat_menu")}`;
-  return `role="button" tabindex="0" data-do="seat-menu" aria-haspopup="dialog" aria-expanded="${openSeat === seat}" aria-label="${esc(label)}"`;
+  const off = muted.has(seat);
+  const label = `${seatName(info, seat)}: ${t("seat_menu")}${off ? ` (${t("reactions_hidden")})` : ""}`;
+  return `<button class="seat-menu-btn ${off ? "off" : ""}" id="seat-menu-btn-${seat}" data-do="seat-menu" data-seat="${seat}" aria-haspopup="dialog" aria-expanded="${openSeat === seat}" aria-label="${esc(label)}" title="${esc(label)}">☺</button>`;
 }
 
 /** A reaction from the server (`{seat, name, id, text}`): a bubble by the sender's plate. */
@@ -64,8 +67,8 @@ function closeMenu(refocus) {
   document.getElementById("seat-menu")?.remove();
   const seat = openSeat;
   openSeat = null;
-  document.querySelectorAll('.plate[aria-expanded="true"]').forEach((el) => el.setAttribute("aria-expanded", "false"));
-  if (refocus && seat != null) document.getElementById(`plate-${seat}`)?.focus();
+  document.querySelectorAll('.seat-menu-btn[aria-expanded="true"]').forEach((el) => el.setAttribute("aria-expanded", "false"));
+  if (refocus && seat != null) document.getElementById(`seat-menu-btn-${seat}`)?.focus();
 }
 
 function openMenu(seat) {
@@ -73,7 +76,7 @@ function openMenu(seat) {
   const plate = document.getElementById(`plate-${seat}`);
   if (!plate) return;
   openSeat = seat;
-  plate.setAttribute("aria-expanded", "true");
+  document.getElementById(`seat-menu-btn-${seat}`)?.setAttribute("aria-expanded", "true");
   const who = seatName(app.table?.seats?.[seat], seat);
   const off = muted.has(seat);
   const menu = document.createElement("div");
@@ -114,9 +117,8 @@ export const reactionHandlers = {
   },
 };
 
-// Enter or Space on a focused plate opens its menu (a div acting as a button), Escape closes the
-// menu; keys inside the menu belong to it, never to the table's keyboard play (Enter there would
-// discard a tile).
+// Escape closes the menu; Enter and Space on the plate's button or inside the menu belong to
+// them (the button's own click), never to the table's keyboard play (Enter there discards).
 document.addEventListener(
   "keydown",
   (event) => {
@@ -126,12 +128,8 @@ document.addEventListener(
       event.preventDefault();
       event.stopImmediatePropagation();
       closeMenu(true);
-    } else if (target.closest("#seat-menu")) {
+    } else if (target.closest("#seat-menu, .seat-menu-btn")) {
       event.stopImmediatePropagation();
-    } else if ((event.key === "Enter" || event.key === " ") && target.matches('.plate[data-do="seat-menu"]')) {
-      event.preventDefault();
-      event.stopImmediatePropagation();
-      target.click();
     }
   },
   { capture: true },

@@ -11,7 +11,7 @@ import { announce } from "./announce.js";
 import { focusQuietly, renderSettlement, renderMatchSummary, settleHandlers } from "./settle.js";
 import { isMuted, play, setMuted } from "./sound.js";
 import { callForMeld, callForWin, say } from "./voice.js";
-import { isReactionMuted, seatMenuAttrs } from "./reactions.js";
+import { seatMenuButton } from "./reactions.js";
 import { tingpaiFor } from "./tingpai.js";
 import { describeEvent, emptyHand, handForDisplay } from "./state.js";
 import { parseHand, sortTiles, tileName } from "./tiles.js";
@@ -165,7 +165,6 @@ function plate(tb, st, seat, base) {
   if (info && info.connected === false) tags.push(`<span class="tag" title="${t("offline_help")}">⚡${t("offline")}</span>`);
   if (st.beans[seat]) tags.push(`<span class="tag bean" title="${t("has_bean_help")}">${t("has_bean")}</span>`);
   if (st.left?.[seat]) tags.push(`<span class="tag left">${t("left_table")}</span>`);
-  if (isReactionMuted(seat)) tags.push(`<span class="tag reactions-off" title="${t("reactions_hidden")}">☺</span>`);
   // 準備 matters where people press it: a private table before its match, and between hands
   // (a room table seats its people ready: a chip there says nothing)
   if ((tb.status === "waiting" && tb.kind !== "room") || tb.status === "between") {
@@ -189,13 +188,12 @@ function plate(tb, st, seat, base) {
     concealed = `<div class="concealed" aria-label="${n}">${Array.from({ length: Math.min(n, 14) }, () => tile("?")).join("")}<span class="count">${n}</span></div>`;
   }
   const initial = isBot ? String(seat + 1) : esc((name || "?").slice(0, 1).toUpperCase());
-  return `<div class="plate pos-${pos} ${won ? "won" : ""}" data-seat="${seat}" id="plate-${seat}"
-      ${seatMenuAttrs(seat)}>
+  return `<div class="plate pos-${pos} ${won ? "won" : ""}" data-seat="${seat}" id="plate-${seat}" ${seatMenuButton(seat) ? 'data-do="seat-menu"' : ""}>
       <div class="id">
         <div class="avatar ${isBot ? "bot" : ""} ${active ? "active" : ""} ${info && info.connected === false ? "offline" : ""}">${initial}
           ${st.started && st.dealer === seat ? `<span class="badge dealer">${t("dealer")}${st.streak ? st.streak : ""}</span>` : ""}
           ${st.baoting[seat] ? `<span class="badge bt">${t("baoting_mark")}</span>` : ""}
-          ${won ? wonBadge(won) : ""}
+          ${won ? wonBadge(won) : ""}${seatMenuButton(seat)}
         </div>
         <div class="who"><span class="name">${st.started ? `<span class="seat-wind" title="${seatWind(seat, st.dealer)[1]}">${seatWind(seat, st.dealer)[0]}</span>` : ""}${esc(name)}${seat === app.seat ? ` (${t("you")})` : ""}</span>
           <span class="money">${info?.rating != null ? `<span class="rating-chip" title="${t("rating")}">${info.rating}</span>` : ""}${balance != null ? `<span>${COIN}${balance}</span>` : ""}${points}</span></div>
