@@ -77,13 +77,15 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
     server.stop()
 
 
-#: record every big win highlight the page shows (it lasts a moment): the test reads the list
+#: record every big win highlight the page shows (it lasts a moment): the test reads the list.
+#: A 報聽 winner's or a big pattern's win has the full-board banner instead (issue 31 item 4)
 RECORD_BIG_WINS = """() => {
     window.__bigWins = [];
     const watch = () => new MutationObserver((changes) => {
         for (const change of changes)
             for (const node of change.addedNodes)
-                if (node.classList && node.classList.contains('big-win'))
+                if (node.classList && (node.classList.contains('big-win')
+                                       || node.classList.contains('big-moment')))
                     window.__bigWins.push(node.textContent.replace(/\\s+/g, ' ').trim());
     }).observe(document.body, {childList: true, subtree: true});  // highlights go in #app
     if (document.body) watch(); else document.addEventListener('DOMContentLoaded', watch);

@@ -5,7 +5,7 @@
 // With `prefers-reduced-motion: reduce` nothing flies and the banner stands still.
 
 import { announce } from "./announce.js";
-import { patternName, t } from "./i18n.js";
+import { getLang, ordinalSuffix, patternName, t } from "./i18n.js";
 import { COIN, esc, seatName } from "./ui.js";
 
 /** R20: 清一色 and 七對 (6 fan) are the smallest patterns celebrated in full; every pattern at
@@ -100,6 +100,9 @@ function showBanner(big, app) {
   const how = win.how === "self_draw" ? t("zimo") : win.how === "rob_kong" ? t("rob_kong") : t("hu");
   const who = seatName(app.table?.seats?.[win.seat], win.seat);
   const pattern = patternName(win.pattern ?? "");
+  // 血戰 (R53): the hand goes on, and the order of winning is part of the moment
+  const order = app.hand?.bloody ? app.hand.won?.[win.seat]?.order : null;
+  const nth = order ? (getLang() === "zh" ? t("won_nth", { n: order }) : `${t("won_badge")} ${order}${ordinalSuffix(order)}`) : "";
   const rect = boardEl.getBoundingClientRect();
   const el = document.createElement("div");
   el.className = `big-moment ${reducedMotion() ? "still" : ""}`;
@@ -112,6 +115,7 @@ function showBanner(big, app) {
   el.style.width = `${rect.width}px`;
   el.style.height = `${rect.height}px`;
   el.innerHTML = `<div class="bm-card">
+      ${nth ? `<div class="bm-order">${esc(nth)}</div>` : ""}
       <div class="bm-how">${esc(who)} · ${esc(how)}${big.baoting ? ` · <span class="bm-bt">${esc(t("baoting"))}</span>` : ""}</div>
       <div class="bm-pattern" id="big-moment-pattern">${esc(pattern)}</div>
       <div class="bm-fan">${win.fan ?? ""} ${esc(t("fan"))}</div>
