@@ -168,7 +168,7 @@ def check_open_winner(tab: Tab, win: dict[str, Any], screenshots: Path) -> None:
     badge = page.text_content(f".plate[data-seat='{seat}'] .badge.won")
     assert badge is not None and "1" in badge and "胡" in badge
     # photographs without the passing highlight over the board
-    page.wait_for_selector(".fx.big-win", state="detached")
+    page.wait_for_selector(".fx.big-win, .big-moment", state="detached")
     assert_no_sideways_scroll(tab)
     shot(tab, screenshots, "bloody-open-hand-desktop.png")
     page.set_viewport_size(PHONE)
