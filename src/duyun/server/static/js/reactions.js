@@ -17,10 +17,6 @@ export function forgetReactionMutes() {
   muted.clear();
 }
 
-export function isReactionMuted(seat) {
-  return muted.has(seat);
-}
-
 /** The plate's button for the seat's menu (another seat's, occupied), crossed out while the
  * seat's reactions are hidden; "" for the own seat and an empty one. */
 export function seatMenuButton(seat) {
