@@ -77,13 +77,15 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
     server.stop()
 
 
-#: record every big win highlight the page shows (it lasts a moment): the test reads the list
+#: record every big win highlight the page shows (it lasts a moment): the test reads the list.
+#: A 報聽 winner's or a big pattern's win has the full-board banner instead (issue 31 item 4)
 RECORD_BIG_WINS = """() => {
     window.__bigWins = [];
     const watch = () => new MutationObserver((changes) => {
         for (const change of changes)
             for (const node of change.addedNodes)
-                if (node.classList && node.classList.contains('big-win'))
+                if (node.classList && (node.classList.contains('big-win')
+                                       || node.classList.contains('big-moment')))
                     window.__bigWins.push(node.textContent.replace(/\\s+/g, ' ').trim());
     }).observe(document.body, {childList: true, subtree: true});  // highlights go in #app
     if (document.body) watch(); else document.addEventListener('DOMContentLoaded', watch);
@@ -166,7 +168,7 @@ def check_open_winner(tab: Tab, win: dict[str, Any], screenshots: Path) -> None:
     badge = page.text_content(f".plate[data-seat='{seat}'] .badge.won")
     assert badge is not None and "1" in badge and "胡" in badge
     # photographs without the passing highlight over the board
-    page.wait_for_selector(".fx.big-win", state="detached")
+    page.wait_for_selector(".fx.big-win, .big-moment", state="detached")
     assert_no_sideways_scroll(tab)
     shot(tab, screenshots, "bloody-open-hand-desktop.png")
     page.set_viewport_size(PHONE)

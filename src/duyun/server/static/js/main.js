@@ -11,7 +11,9 @@ import { app, provide, render, send } from "./core.js";
 import { $, showError, toast } from "./ui.js";
 import { renderLobby, lobbyHandlers } from "./lobby.js";
 import { profileHandlers } from "./profile.js";
-import { renderTable, tableHandlers, fxForFlashes, fxReaction, tableKey } from "./table.js";
+import { renderTable, tableHandlers, fxForFlashes, tableKey } from "./table.js";
+import { celebrate, settleBanner } from "./celebrate.js";
+import { forgetReactionMutes, reactionHandlers, showReaction } from "./reactions.js";
 import { holdSettlement, rememberHandEnd } from "./settle.js";
 import { loadReview, renderReplay, replayHandlers, replayKey } from "./replay.js";
 import { pwaHandlers, startPwa } from "./pwa.js";
@@ -127,7 +129,9 @@ function onEvents(events) {
   }
   app.eventCount += events.length;
   app.events.push(...events);
-  fxForFlashes(flashes, app);
+  // a big win has its banner (celebrate.js) instead of the small flash
+  const big = celebrate(events, app);
+  fxForFlashes(flashes.filter((f) => !(f.kind === "win" && big.has(f.seat))), app);
 }
 
 function onMessage(msg) {
@@ -185,6 +189,7 @@ function onMessage(msg) {
         app.matchEnd = null;
         app.counted = new Set();
         app.totals = { points: [0, 0, 0, 0], coins: [0, 0, 0, 0] };
+        forgetReactionMutes(); // hidden reactions are hidden for one match
         history.replaceState(null, "", "/");
       }
       if (msg.table.status === "waiting") resetHand();
@@ -241,6 +246,7 @@ function onMessage(msg) {
     case "hand_end": {
       app.handEnd = { ...msg, receivedAt: performance.now() };
       rememberHandEnd(msg);
+      settleBanner(msg);
       app.prompt = null;
       if (!app.counted.has(msg.hand_id)) {
         app.counted.add(msg.hand_id);
@@ -259,7 +265,7 @@ function onMessage(msg) {
       break;
     }
     case "reaction": {
-      fxReaction(msg, app);
+      showReaction(msg);
       break;
     }
     case "redirect": {
@@ -461,6 +467,7 @@ const handlers = {
   ...lobbyHandlers,
   ...profileHandlers,
   ...tableHandlers,
+  ...reactionHandlers,
   ...replayHandlers,
   ...pwaHandlers,
   "resume-here": () => resumeHere(),

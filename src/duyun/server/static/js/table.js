@@ -10,6 +10,8 @@ import { confirmDialog } from "./dialog.js";
 import { announce } from "./announce.js";
 import { focusQuietly, renderSettlement, renderMatchSummary, settleHandlers } from "./settle.js";
 import { isMuted, play, setMuted } from "./sound.js";
+import { callForMeld, callForWin, say } from "./voice.js";
+import { seatMenuButton } from "./reactions.js";
 import { tingpaiFor } from "./tingpai.js";
 import { describeEvent, emptyHand, handForDisplay } from "./state.js";
 import { parseHand, sortTiles, tileName } from "./tiles.js";
@@ -186,12 +188,12 @@ function plate(tb, st, seat, base) {
     concealed = `<div class="concealed" aria-label="${n}">${Array.from({ length: Math.min(n, 14) }, () => tile("?")).join("")}<span class="count">${n}</span></div>`;
   }
   const initial = isBot ? String(seat + 1) : esc((name || "?").slice(0, 1).toUpperCase());
-  return `<div class="plate pos-${pos} ${won ? "won" : ""}" data-seat="${seat}" id="plate-${seat}">
+  return `<div class="plate pos-${pos} ${won ? "won" : ""}" data-seat="${seat}" id="plate-${seat}" ${seatMenuButton(seat) ? 'data-do="seat-menu"' : ""}>
       <div class="id">
         <div class="avatar ${isBot ? "bot" : ""} ${active ? "active" : ""} ${info && info.connected === false ? "offline" : ""}">${initial}
           ${st.started && st.dealer === seat ? `<span class="badge dealer">${t("dealer")}${st.streak ? st.streak : ""}</span>` : ""}
           ${st.baoting[seat] ? `<span class="badge bt">${t("baoting_mark")}</span>` : ""}
-          ${won ? wonBadge(won) : ""}
+          ${won ? wonBadge(won) : ""}${seatMenuButton(seat)}
         </div>
         <div class="who"><span class="name">${st.started ? `<span class="seat-wind" title="${seatWind(seat, st.dealer)[1]}">${seatWind(seat, st.dealer)[0]}</span>` : ""}${esc(name)}${seat === app.seat ? ` (${t("you")})` : ""}</span>
           <span class="money">${info?.rating != null ? `<span class="rating-chip" title="${t("rating")}">${info.rating}</span>` : ""}${balance != null ? `<span>${COIN}${balance}</span>` : ""}${points}</span></div>
@@ -600,17 +602,18 @@ function markFreshMelds(appState) {
 //
 // What changed since the last drawing of the table: a new discard (sound, and a turn that ran
 // out says so), a new meld (sound, and the meld moves in), a win, the own turn. A new hand or a
-// restored table (snapshot) makes no sound.
+// restored table (snapshot) makes no sound. 碰, 槓, 胡, 自摸 and 報聽 are spoken (voice.js).
 
-const cueState = { hand: undefined, discard: null, melds: [0, 0, 0, 0], wins: 0, turn: null, openTurn: null, freshUntil: [] };
+const cueState = { hand: undefined, discard: null, melds: [0, 0, 0, 0], wins: 0, baoting: [], turn: null, openTurn: null, freshUntil: [] };
 
 function cues(appState, st) {
   const discard = st.lastDiscard ? `${st.lastDiscard.seat}:${st.lastDiscard.index}` : null;
   const melds = st.melds.map((m) => m.length);
   const wins = st.wins?.length ?? 0;
+  const baoting = [...st.baoting];
   const turn = appState.prompt?.kind === "turn" && !appState.promptSent ? appState.prompt.id ?? "turn" : null;
   if (cueState.hand !== appState.handId) {
-    Object.assign(cueState, { hand: appState.handId, discard, melds, wins, turn, openTurn: turn, freshUntil: [] });
+    Object.assign(cueState, { hand: appState.handId, discard, melds, wins, baoting, turn, openTurn: turn, freshUntil: [] });
     if (turn != null) announce(t("your_turn")); // the dealer's first turn comes with the deal
     return;
   }
@@ -629,11 +632,12 @@ function cues(appState, st) {
   melds.forEach((n, s) => {
     if (n > (cueState.melds[s] ?? 0)) {
       cueState.freshUntil[s] = performance.now() + 900;
-      play("claim");
+      say(callForMeld(st.melds[s].at(-1)));
     }
   });
+  baoting.forEach((on, s) => on && !cueState.baoting[s] && say("baoting"));
   if (wins > cueState.wins) {
-    play("win");
+    for (const w of st.wins.slice(cueState.wins)) say(callForWin(w));
     for (const w of st.wins.slice(cueState.wins)) announce(t("said_win", { who: seatName(appState.table?.seats?.[w.seat], w.seat) }));
   }
   if (turn != null && turn !== cueState.turn) {
@@ -647,7 +651,7 @@ function cues(appState, st) {
     announce(`${t("claim_offer", { tile: tile ? tileName(tile, getLang()) : "" })} ${offered}`);
   }
   cueState.claim = claim;
-  Object.assign(cueState, { discard, melds, wins, turn, openTurn: turn });
+  Object.assign(cueState, { discard, melds, wins, baoting, turn, openTurn: turn });
 }
 
 /** 本局不碰槓: claim offers without a win are passed, and a turn's kong options are set aside,
@@ -742,12 +746,6 @@ export function fxForFlashes(flashes) {
       fxAt(f.seat, FX_TEXT[f.kind](), small ? "small" : "claim", 1700);
     }
   }
-}
-
-export function fxReaction(msg) {
-  const text = zhText(msg.text ?? msg.id); // the server's words are Traditional
-  if (msg.seat == null) return;
-  fxAt(msg.seat, `${msg.name ? `${msg.name}: ` : ""}${text}`, "reaction", 2700);
 }
 
 // ------------------------------------------------------------------ input
