@@ -31,7 +31,6 @@ COMPILED_MODULES: tuple[str, ...] = (
     "duyun.bots.evaluation",
     "duyun.bots.expectation",
     "duyun.bots.rollout",
-    "duyun.engine.copying",
     "duyun.engine.ledger",
     "duyun.engine.phases",
     "duyun.engine.round",

@@ -69,8 +69,7 @@ def test_nothing_cites_a_document_outside_the_repository() -> None:
         path
         for folder in ("src", "tests", "tools", "benchmarks", "docs")
         for path in (ROOT / folder).rglob("*")
-        if path.suffix in {".py", ".md", ".js", ".toml", ".css", ".html"}
-        and path.resolve() != here
+        if path.suffix in {".py", ".md", ".js", ".toml", ".css", ".html"} and path.resolve() != here
     ]
     cited = [
         f"{path.relative_to(ROOT)}:{number}"

@@ -127,20 +127,22 @@ def test_a_finished_hand_copies_with_its_result() -> None:
 
 
 def test_copying_names_every_field_the_round_sets() -> None:
-    """engine/copying.py copies, pickles and restores a round field by field: a field the
-    round gains must be named there too, or a copy would silently lack it."""
+    """Round.copy, Round._state (pickle) and Round.__setstate__ name every field one by one: a
+    field the round gains must be named there too, or a copy would silently lack it."""
     import re
     from pathlib import Path
 
     engine = Path(__file__).resolve().parents[2] / "src" / "duyun" / "engine"
     round_source = (engine / "round.py").read_text(encoding="utf-8")
-    init = round_source[round_source.index("    def __init__(") :]
-    init = init[: init.index("\n    def ", 1)]
-    fields = set(re.findall(r"self\.(\w+)(?::[^=\n]+)? = ", init))
-    copying = (engine / "copying.py").read_text(encoding="utf-8")
-    copied = set(re.findall(r"copy\.(\w+) = ", copying))
-    stored = set(re.findall(r'"(\w+)": game\.', copying))
-    restored = set(re.findall(r"game\.(\w+) = ", copying))
+
+    def method(name: str) -> str:
+        code = round_source[round_source.index(f"    def {name}(") :]
+        return re.split(r"\n(?:    )?def ", code[1:], maxsplit=1)[0]
+
+    fields = set(re.findall(r"self\.(\w+)(?::[^=\n]+)? = ", method("__init__")))
+    copied = set(re.findall(r"copy\.(\w+) = ", method("copy")))
+    stored = set(re.findall(r'"(\w+)": self\.', method("_state")))
+    restored = set(re.findall(r"self\.(\w+) = ", method("__setstate__")))
     assert fields, "no field found in Round.__init__"
     assert fields == copied, fields ^ copied
     caches = {"_self_draw_only", "_waits_cache", "_turn_legal", "meld_views", "ledger_view"}

@@ -43,7 +43,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from duyun.analysis import waits
-from duyun.engine.actions import ActionKind, as_seat
+from duyun.engine.actions import as_seat
 from duyun.engine.ledger import Payment
 from duyun.engine.phases import ClaimSource, ClaimWindow, Phase, TurnKind, Win, WinKind
 from duyun.engine.round import EVENT_LOG_VERSION, LAST_TILES, Round, Setup
@@ -184,7 +184,7 @@ def _redeal(
         game.drawn_tile = rng.choice(held) if held and game.drawn_tile is not None else None
     if game.phase is Phase.CLAIMS:
         _reopen_claims(game, view)
-    _clear_caches(game)
+    game.forget_derived()
 
 
 def _apply_model(
@@ -285,35 +285,17 @@ def _built_ready_hand(
 
 def _reopen_claims(game: Round, view: SeatView) -> None:
     """The open claim window with the other seats' options worked out on their new hands
-    (as the engine opens one); this seat keeps exactly the options its view shows."""
+    (by the round itself, as when it opens one); this seat keeps exactly the options its view
+    shows."""
     window = game.claims
     assert window is not None
     me = view.seat
-    options: dict[int, tuple[ActionKind, ...]] = {}
-    forced: list[int] = []
-    for offset in (1, 2, 3):
-        seat = (window.from_seat + offset) % SEATS
-        if game.won[seat]:
-            continue
-        if seat == me:
-            if view.legal:
-                options[seat] = tuple(action.kind for action in view.legal)
-            continue
-        kinds: list[ActionKind] = []
-        pattern, refusal = game._win_on(seat, window.tile, window.source, window.from_seat)
-        if refusal is None and pattern is not None:
-            if game.baoting[seat] or window.last_four:
-                forced.append(seat)
-                continue
-            kinds.append(ActionKind.HU)
-        if window.source is ClaimSource.DISCARD and not game.baoting[seat]:
-            held = game.counts[seat][window.tile]
-            if held >= 2:
-                kinds.append(ActionKind.PONG)
-            if held == 3 and game.wall_remaining > 0:
-                kinds.append(ActionKind.KONG)
-        if kinds:
-            options[seat] = (*kinds, ActionKind.PASS)
+    options, forced = game.claim_options_on(
+        window.source, window.from_seat, window.tile, window.last_four
+    )
+    options.pop(me, None)
+    if view.legal:
+        options[me] = tuple(action.kind for action in view.legal)
     game.claims = ClaimWindow(
         window.source,
         window.from_seat,
@@ -321,17 +303,9 @@ def _reopen_claims(game: Round, view: SeatView) -> None:
         window.last_four,
         window.gang_shang_pao,
         options,
-        forced,
+        [seat for seat in forced if seat != me],
         {s: k for s, k in window.answers.items() if s == me},
     )
-
-
-def _clear_caches(game: Round) -> None:
-    game._waits_cache = [None] * SEATS
-    game._turn_legal = None
-    game._self_draw_only = None
-    game.meld_views = {}
-    game.ledger_view = None
 
 
 # ---------------------------------------------------------------------- from a view
@@ -408,7 +382,7 @@ def _round_from_view(view: SeatView, rules: RuleSet) -> Round:
         not game.discard_count[s] and not game.melds[s] and s != game.dealer for s in range(SEATS)
     ]
     game.dihu_draw = False
-    _clear_caches(game)
+    game.forget_derived()
     # the setup a log would start from is unknown: this records the melds and rivers seen
     # (another seat's concealed kongs left out: their kinds are only dealt by _redeal)
     hands = tuple(

@@ -3,18 +3,51 @@ interpreted, out of the compiled round)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
-from duyun.engine.phases import ClaimSource
-from duyun.tiles import tile_to_str
+from duyun.engine.ledger import Payment
+from duyun.engine.phases import ClaimSource, ClaimWindow, HandResult, Phase
+from duyun.hand import Hand, Meld
+from duyun.tiles import Tile, tile_to_str
 
-if TYPE_CHECKING:
-    from duyun.engine.round import Round
+
+class InspectedState(Protocol):
+    """What the whole-state inspection reads of a hand (round.py passes itself)."""
+
+    phase: Phase
+    current: int
+    front: int
+    back: int
+    bloody: bool
+    claims: ClaimWindow | None
+    result: HandResult | None
+
+    @property
+    def counts(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def melds(self) -> Sequence[Sequence[Meld]]: ...
+    @property
+    def rivers(self) -> Sequence[Sequence[Tile]]: ...
+    @property
+    def wall(self) -> Sequence[Tile]: ...
+    @property
+    def baoting(self) -> Sequence[bool]: ...
+    @property
+    def ledger(self) -> Sequence[Payment]: ...
+    @property
+    def won(self) -> Sequence[bool]: ...
+    @property
+    def left(self) -> Sequence[bool]: ...
+    @property
+    def off_table(self) -> Sequence[Tile]: ...
+    def hand_of(self, seat: object) -> Hand: ...
+
 
 SEATS = 4
 
 
-def _count_all_tiles(game: Round) -> int:
+def _count_all_tiles(game: InspectedState) -> int:
     return (
         sum(map(sum, game.counts))
         + sum(meld.kind.size for melds in game.melds for meld in melds)
@@ -23,7 +56,7 @@ def _count_all_tiles(game: Round) -> int:
     )
 
 
-def tile_total(game: Round) -> int:
+def tile_total(game: InspectedState) -> int:
     """Every tile on the table: hands, melds, rivers, wall, a claimed winning tile and an
     added kong's tile while it may be robbed."""
     claimed = len(game.off_table)
@@ -33,7 +66,7 @@ def tile_total(game: Round) -> int:
     return _count_all_tiles(game) + claimed
 
 
-def snapshot(game: Round) -> dict[str, Any]:
+def snapshot(game: InspectedState) -> dict[str, Any]:
     """The complete state as JSON-ready data, for replays and equality checks."""
     return {
         "hands": [str(game.hand_of(s)) for s in range(SEATS)],

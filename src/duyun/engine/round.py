@@ -38,7 +38,6 @@ from duyun.engine.actions import (
     LegalActions,
     as_seat,
 )
-from duyun.engine.copying import blank_round, copy_round, restore_round, round_state
 from duyun.engine.events import Event, RefusalRule
 from duyun.engine.explain import self_draw_only_declarations, why_illegal
 from duyun.engine.ledger import Payment
@@ -254,7 +253,7 @@ class Round:
             self._waits_cache[seat] = cached
         return cached
 
-    def _ready_waits_for(self, seat: int, counts: Sequence[int]) -> list[Tile]:
+    def ready_waits_for(self, seat: int, counts: Sequence[int]) -> list[Tile]:
         """R11 waits of ``counts`` (3k+1 tiles) for ``seat``, honouring ``dead_waits_count``."""
         held = list(counts)
         for meld in self.melds[seat]:
@@ -277,10 +276,29 @@ class Round:
         seat = seat if type(seat) is int and 0 <= seat < SEATS else as_seat(seat)
         if self.rules.dead_waits_count:
             return self.waits_of(seat)
-        return self._ready_waits_for(seat, self.counts[seat])
+        return self.ready_waits_for(seat, self.counts[seat])
 
     def _invalidate(self, seat: int) -> None:
         self._waits_cache[seat] = None
+
+    def forget_derived(self) -> None:
+        """Drop every cache derived from the hands, melds and ledger: a sampler that deals the
+        hidden tiles anew (``determinize``) calls it, so nothing computed for the old tiles
+        survives. Caches are the round's own; nobody else writes them."""
+        self._waits_cache = [None] * SEATS
+        self._turn_legal = None
+        self._self_draw_only = None
+        self.meld_views = {}
+        self.ledger_view = None
+
+    def claim_options_on(
+        self, source: ClaimSource, from_seat: int, tile: Tile, last_four: bool
+    ) -> tuple[dict[int, tuple[ActionKind, ...]], list[int]]:
+        """What each other seat still in the hand may answer on ``tile``, and which must win
+        on it (R6, R7, R9, R13, R17, R19, R26): what the round works out when it opens a claim
+        window, for a sampler that reopens one on dealt hands. A refused win is remembered
+        for its seat as the engine does; its notice is not logged."""
+        return self._claim_options(source, from_seat, tile, last_four, [])
 
     def legal_actions(self, seat: object) -> LegalActions:
         """Every action ``seat`` may take now; empty when it has no choice to make.
@@ -338,14 +356,14 @@ class Round:
         # a 14-tile hand's shanten is its best discard's: above 0 no discard leaves it ready
         if (
             not self.discard_count[seat]  # the cheapest part of R25's test first
-            and self._may_declare_baoting(seat)
+            and self.may_declare_baoting(seat)
             and may_be_ready_after_discard(counts)
             and shanten(counts) <= 0
         ):
             declarations = BAOTING_ACTIONS[seat]
             for tile in list(compress(range(NUM_KINDS), counts)):
                 counts[tile] -= 1
-                ready = bool(self._ready_waits_for(seat, counts))
+                ready = bool(self.ready_waits_for(seat, counts))
                 counts[tile] += 1
                 if ready:
                     actions.append(declarations[tile])
@@ -365,7 +383,7 @@ class Round:
             self.phase is not Phase.TURN
             or seat != self.current
             or self.has_bean[seat]
-            or not self._may_declare_baoting(seat)
+            or not self.may_declare_baoting(seat)
         ):
             return ()
         cached = self._self_draw_only
@@ -374,7 +392,7 @@ class Round:
         self._self_draw_only = self_draw_only_declarations(self, seat)
         return self._self_draw_only
 
-    def _may_declare_baoting(self, seat: int) -> bool:
+    def may_declare_baoting(self, seat: int) -> bool:
         """R25: with one's first discard, never after a pong or kong."""
         return (
             not self.baoting[seat]
@@ -570,10 +588,10 @@ class Round:
         self, seat: int, tile: Tile, source: ClaimSource, from_seat: int
     ) -> PatternResult | None:
         """The pattern a claim of ``tile`` would score, or None if it may not win (R16, R17)."""
-        pattern, refusal = self._win_on(seat, tile, source, from_seat)
+        pattern, refusal = self.win_on(seat, tile, source, from_seat)
         return None if refusal is not None else pattern
 
-    def _win_on(
+    def win_on(
         self, seat: int, tile: Tile, source: ClaimSource, from_seat: int
     ) -> tuple[PatternResult | None, RefusalRule | None]:
         """Whether ``tile`` completes ``seat``'s hand, and whether the win is allowed.
@@ -717,7 +735,7 @@ class Round:
         """Whether ``seat`` cannot win on ``tile``, may, or must (R19, R26: no choice --
         except under the 過水 block, R9, which a robbed kong tile does not refuse but which
         lifts the obligation). A win refused by R17 or R9 is told to the seat alone."""
-        pattern, refusal = self._win_on(seat, tile, source, from_seat)
+        pattern, refusal = self.win_on(seat, tile, source, from_seat)
         if refusal is not None:
             assert pattern is not None
             if self.log_version > 1:
@@ -924,7 +942,19 @@ class Round:
         self.ledger_view = None
         for row in rows:
             self.ledger.append(row)
-            events.append({"type": "payment", **row.to_json()})
+            events.append(
+                _logged(
+                    {
+                        "type": "payment",
+                        "payer": row.payer,
+                        "payee": row.payee,
+                        "fan": row.fan,
+                        "points": row.points,
+                        "rule": row.rule,
+                        "reason": row.reason,
+                    }
+                )
+            )
 
     def _table(self) -> settlement.PaymentTerms:
         """The facts every payment depends on besides its parties (R21, R36, R40)."""
@@ -1055,7 +1085,7 @@ class Round:
             if not counts[tile]:
                 continue
             counts[tile] -= 1
-            waits_ = self._ready_waits_for(seat, counts)
+            waits_ = self.ready_waits_for(seat, counts)
             found = max_fan(self.hand_of(seat), waits_) if waits_ else None
             counts[tile] += 1
             if found is not None and (best is None or found.fan > best.fan):
@@ -1087,12 +1117,46 @@ class Round:
         self._finish("draw", (), None, None, events)
 
     def leave(self, seat: object) -> list[dict[str, Any]]:
-        """R57: a winner in a 血戰 room leaves the table (see :func:`leaving.leave`)."""
-        return leaving.leave(self, seat)
+        """R57: a player who has won in a 血戰 room leaves the table, without penalty; the hand
+        goes on, and no 黃豆 refund (R56) is owed to them any more. Logged (an ``act`` with
+        action "leave", then a ``leave`` event) so that a replay reproduces it."""
+        seat = as_seat(seat)
+        leaving.check_leave(self, seat)
+        self.left[seat] = True
+        events: list[dict[str, Any]] = [
+            _logged({"type": "act", "seat": seat, "action": "leave"}),
+            _logged({"type": "leave", "seat": seat}),
+        ]
+        self.events.extend(events)
+        return [copy_event(event) for event in events]
 
     def escape(self, seat: object) -> list[dict[str, Any]]:
-        """R45: a seat quits or times out (see :func:`leaving.escape`)."""
-        return leaving.escape(self, seat)
+        """R45: a seat quits (or times out); it pays the larger of the two penalties
+        (:func:`leaving.escape_penalty`). In a 血戰 room (R57) a winner who quits only leaves
+        the table (:meth:`leave`): no penalty, and the hand goes on."""
+        seat = as_seat(seat)  # before anything changes: a bad seat must leave no trace
+        leaving.check_escape(self, seat)
+        if self.won[seat]:
+            return self.leave(seat)
+        events: list[dict[str, Any]] = [_logged({"type": "act", "seat": seat, "action": "quit"})]
+        self._turn_legal = None
+        self._self_draw_only = None
+        window = self.claims
+        if window is not None and window.source is ClaimSource.ADDED_KONG:
+            # R13, R45: the escape ends the hand before the chance to rob has passed, so the
+            # added kong never happens (no bean); its tile goes back to the kong player's hand
+            self.counts[window.from_seat][window.tile] += 1
+            self.concealed_sizes[window.from_seat] += 1
+            self._invalidate(window.from_seat)
+            self.claims = None
+        others = self._payers(seat)  # R57: the other players still in the hand
+        penalty, chosen = leaving.escape_penalty(self, seat, others)
+        events.append(_logged({"type": "escape", "seat": seat, "penalty": penalty}))
+        self._pay(chosen, events)
+        self.claims = None
+        self._finish("escape", (), None, seat, events)
+        self.events.extend(events)
+        return [copy_event(event) for event in events]
 
     def _finish(
         self,
@@ -1149,18 +1213,172 @@ class Round:
         return seat_view(self, as_seat(seat))
 
     def copy(self) -> Round:
-        """An independent copy that plays on exactly like this hand, for search (issue 23)."""
-        return copy_round(self)
+        """An independent copy that plays on exactly like this hand, for search (issue 23),
+        which copies a round thousands of times per decision: made field by field, compiled,
+        it costs a few microseconds.
+
+        Every mutable container is copied one level down, which is a full copy because what they
+        hold is immutable (tiles, frozen payments, melds, wins) -- except the event log's dicts:
+        an event is never changed once emitted (``apply`` hands out copies), so the copy's log is
+        a new list sharing them. The wall list is never written (``front``/``back`` move), so it
+        is shared too.
+        """
+        kind = type(self)
+        copy = kind.__new__(kind)
+        copy.log_version = self.log_version
+        copy.rules = self.rules
+        copy.setup = self.setup
+        copy.dealer = self.dealer
+        copy.streak = self.streak
+        copy.counts = [counts[:] for counts in self.counts]
+        copy.concealed_sizes = self.concealed_sizes[:]
+        copy.melds = [melds[:] for melds in self.melds]
+        copy.rivers = [river[:] for river in self.rivers]
+        copy.discard_count = self.discard_count[:]
+        copy.baoting = self.baoting[:]
+        copy.wall = self.wall
+        copy.front = self.front
+        copy.back = self.back
+        copy.has_bean = self.has_bean[:]
+        copy.ledger = self.ledger[:]
+        copy.events = self.events[:]
+        copy.result = self.result
+        copy.win_tile = self.win_tile
+        copy.bloody = self.bloody
+        copy.won = self.won[:]
+        copy.left = self.left[:]
+        copy.winners = self.winners[:]
+        copy.wins = self.wins[:]
+        copy.win_tiles = self.win_tiles[:]
+        copy.off_table = self.off_table[:]
+        copy.phase = self.phase
+        copy.current = self.current
+        copy.turn_kind = self.turn_kind
+        copy.drawn_tile = self.drawn_tile
+        copy.drawn_last_four = self.drawn_last_four
+        copy.last_four_marks = [marks[:] for marks in self.last_four_marks]
+        income = self.kong_income
+        copy.kong_income = None if income is None else income[:]
+        window = self.claims
+        copy.claims = None if window is None else window.copy()
+        copy.ron_blocked = self.ron_blocked[:]
+        copy.refused_wins = self.refused_wins[:]
+        copy._self_draw_only = self._self_draw_only
+        copy.any_meld_made = self.any_meld_made
+        copy.discard_made = self.discard_made
+        copy.awaiting_first_draw = self.awaiting_first_draw[:]
+        copy.dihu_draw = self.dihu_draw
+        copy._waits_cache = self._waits_cache[:]  # cached lists are replaced, never edited
+        copy._turn_legal = self._turn_legal  # immutable
+        copy.meld_views = dict(self.meld_views)  # immutable tuples, cleared on change
+        copy.ledger_view = self.ledger_view
+        return copy
 
     def __copy__(self) -> Round:
         # never shallow: a copy sharing the counts corrupts both (deepcopy uses __reduce__)
         return self.copy()
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (blank_round, (type(self),), round_state(self))  # blank_round: see __new__
+        # pickle (processes, Ray): every field but the caches, which are rebuilt on demand
+        return (blank_round, (type(self),), self._state())  # blank_round: see __new__
+
+    def _state(self) -> dict[str, Any]:
+        """What pickle stores of a round: every field but the caches (rebuilt on demand)."""
+        return {
+            "log_version": self.log_version,
+            "rules": self.rules,
+            "setup": self.setup,
+            "dealer": self.dealer,
+            "streak": self.streak,
+            "counts": self.counts,
+            "concealed_sizes": self.concealed_sizes,
+            "melds": self.melds,
+            "rivers": self.rivers,
+            "discard_count": self.discard_count,
+            "baoting": self.baoting,
+            "wall": self.wall,
+            "front": self.front,
+            "back": self.back,
+            "has_bean": self.has_bean,
+            "ledger": self.ledger,
+            "events": self.events,
+            "result": self.result,
+            "win_tile": self.win_tile,
+            "bloody": self.bloody,
+            "won": self.won,
+            "left": self.left,
+            "winners": self.winners,
+            "wins": self.wins,
+            "win_tiles": self.win_tiles,
+            "off_table": self.off_table,
+            "phase": self.phase,
+            "current": self.current,
+            "turn_kind": self.turn_kind,
+            "drawn_tile": self.drawn_tile,
+            "drawn_last_four": self.drawn_last_four,
+            "last_four_marks": self.last_four_marks,
+            "kong_income": self.kong_income,
+            "claims": self.claims,
+            "ron_blocked": self.ron_blocked,
+            "refused_wins": self.refused_wins,
+            "any_meld_made": self.any_meld_made,
+            "discard_made": self.discard_made,
+            "awaiting_first_draw": self.awaiting_first_draw,
+            "dihu_draw": self.dihu_draw,
+        }
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        restore_round(self, state)
+        """Fill an empty round (:func:`blank_round`) from what :meth:`__reduce__` stored."""
+        self.log_version = state["log_version"]
+        self.rules = state["rules"]
+        self.setup = state["setup"]
+        self.dealer = state["dealer"]
+        self.streak = state["streak"]
+        self.counts = state["counts"]
+        self.concealed_sizes = state["concealed_sizes"]
+        self.melds = state["melds"]
+        self.rivers = state["rivers"]
+        self.discard_count = state["discard_count"]
+        self.baoting = state["baoting"]
+        self.wall = state["wall"]
+        self.front = state["front"]
+        self.back = state["back"]
+        self.has_bean = state["has_bean"]
+        self.ledger = state["ledger"]
+        self.events = state["events"]
+        self.result = state["result"]
+        self.win_tile = state["win_tile"]
+        self.bloody = state["bloody"]
+        self.won = state["won"]
+        self.left = state["left"]
+        self.winners = state["winners"]
+        self.wins = state["wins"]
+        self.win_tiles = state["win_tiles"]
+        self.off_table = state["off_table"]
+        self.phase = state["phase"]
+        self.current = state["current"]
+        self.turn_kind = state["turn_kind"]
+        self.drawn_tile = state["drawn_tile"]
+        self.drawn_last_four = state["drawn_last_four"]
+        self.last_four_marks = state["last_four_marks"]
+        self.kong_income = state["kong_income"]
+        self.claims = state["claims"]
+        self.ron_blocked = state["ron_blocked"]
+        self.refused_wins = state["refused_wins"]
+        self.any_meld_made = state["any_meld_made"]
+        self.discard_made = state["discard_made"]
+        self.awaiting_first_draw = state["awaiting_first_draw"]
+        self.dihu_draw = state["dihu_draw"]
+        self._self_draw_only = None
+        self._waits_cache = [None] * SEATS
+        self._turn_legal = None
+        self.meld_views = {}
+        self.ledger_view = None
+
+
+def blank_round(kind: type[Round]) -> Round:
+    """An empty round of class ``kind`` for unpickling to fill in (``Round.__setstate__``)."""
+    return kind.__new__(kind)
 
 
 def new_round(

@@ -18,15 +18,12 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain
-from typing import TYPE_CHECKING, Any, SupportsIndex
+from typing import Any, Protocol, SupportsIndex
 
 from duyun.engine.actions import EngineError, SetupError, as_seat, as_tile
 from duyun.hand import Hand
 from duyun.rules import RuleSet
 from duyun.tiles import COPIES, NUM_KINDS, TILE_NAMES, TOTAL_TILES, Tile, full_set, tile_to_str
-
-if TYPE_CHECKING:
-    from duyun.engine.round import Round
 
 SEATS = 4
 DEALER_HAND = 14
@@ -329,16 +326,26 @@ def validate_setup(setup: Setup, rules: RuleSet) -> None:
         )
 
 
-def guess_drawn_tile(game: Round, seat: int) -> Tile | None:
+class DrawnTileState(Protocol):
+    """What guessing a scenario's drawn tile reads of a hand (round.py passes itself)."""
+
+    @property
+    def counts(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def baoting(self) -> Sequence[bool]: ...
+    def ready_waits_for(self, seat: int, counts: Sequence[int]) -> list[Tile]: ...
+
+
+def guess_drawn_tile(game: DrawnTileState, seat: int) -> Tile | None:
     """A scenario's ``drawn`` hand does not say which tile was drawn; 報聽 needs it (R26)."""
     if not game.baoting[seat]:
         return None
-    counts = game.counts[seat]
+    counts = list(game.counts[seat])  # a copy to try each tile on: the round is only read
     candidates = []
     for tile in range(NUM_KINDS):
         if counts[tile]:
             counts[tile] -= 1
-            if game._ready_waits_for(seat, counts):
+            if game.ready_waits_for(seat, counts):
                 candidates.append(tile)
             counts[tile] += 1
     if len(candidates) != 1:
