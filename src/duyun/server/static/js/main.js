@@ -11,7 +11,8 @@ import { app, provide, render, send } from "./core.js";
 import { $, showError, toast } from "./ui.js";
 import { renderLobby, lobbyHandlers } from "./lobby.js";
 import { profileHandlers } from "./profile.js";
-import { renderTable, tableHandlers, fxForFlashes, tableKey } from "./table.js";
+import { act, renderTable, tableHandlers, fxForFlashes, tableKey } from "./table.js";
+import { afterTableDrawn, beforeTableDrawn } from "./effects.js";
 import { celebrate, settleBanner } from "./celebrate.js";
 import { forgetReactionMutes, reactionHandlers, showReaction } from "./reactions.js";
 import { holdSettlement, rememberHandEnd } from "./settle.js";
@@ -29,7 +30,11 @@ export function renderNow() {
     root.querySelector(":scope > .table-screen")?.remove();
     document.querySelectorAll("body > .fx").forEach((el) => el.remove()); // the table's flashes
   }
-  if (app.route === "table") renderTable(root, app);
+  if (app.route === "table") {
+    beforeTableDrawn(app, () => act("pass"));
+    renderTable(root, app);
+    afterTableDrawn(app);
+  }
   else if (app.route === "replay") renderReplay(root, app);
   else renderLobby(root, app);
   updateTimers();

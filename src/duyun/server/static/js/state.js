@@ -334,3 +334,15 @@ export function describeEvent(ev, names, tr, tn = (x) => x) {
       return `${ev.type} ${JSON.stringify(ev)}`;
   }
 }
+
+/** A prompt's legal actions by kind: the tiles of each tile action, and whether each other
+ * action is offered (a view of the prompt, shared by the table's drawing and its effects). */
+export function legalOf(prompt) {
+  const out = { discard: [], baoting: [], added_kong: [], concealed_kong: [], hu: false, pong: false, kong: false, pass: false };
+  if (!prompt) return out;
+  for (const a of prompt.legal ?? []) {
+    if (Array.isArray(out[a.action])) out[a.action].push(a.tile);
+    else out[a.action] = true;
+  }
+  return out;
+}

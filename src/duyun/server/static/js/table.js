@@ -7,13 +7,11 @@ import { getLang, langSwitch, ordinalSuffix, patternName, roomName, t, tz, zhTex
 import { app, backToLobby, render, send, sendWhenReady } from "./core.js";
 import { closeRules, leaveWarning, openRules, refusedExplanation } from "./rules.js";
 import { confirmDialog } from "./dialog.js";
-import { announce } from "./announce.js";
 import { focusQuietly, renderSettlement, renderMatchSummary, settleHandlers } from "./settle.js";
-import { isMuted, play, setMuted } from "./sound.js";
-import { callForMeld, callForWin, say } from "./voice.js";
+import { isMuted, setMuted } from "./sound.js";
 import { seatMenuButton } from "./reactions.js";
 import { tingpaiFor } from "./tingpai.js";
-import { describeEvent, emptyHand, handForDisplay } from "./state.js";
+import { describeEvent, emptyHand, handForDisplay, legalOf } from "./state.js";
 import { parseHand, sortTiles, tileName } from "./tiles.js";
 import { COIN, coinsText, esc, meldHTML, seatName, signed, tile, toast } from "./ui.js";
 
@@ -24,16 +22,6 @@ const narrow = () => window.innerWidth < 700 || window.innerHeight <= 500;
 /** Seat → screen position: 0 bottom (you), 1 right, 2 top, 3 left. */
 function posOf(seat, base) {
   return (seat - base + 4) % 4;
-}
-
-function legalOf(prompt) {
-  const out = { discard: [], baoting: [], added_kong: [], concealed_kong: [], hu: false, pong: false, kong: false, pass: false };
-  if (!prompt) return out;
-  for (const a of prompt.legal ?? []) {
-    if (Array.isArray(out[a.action])) out[a.action].push(a.tile);
-    else out[a.action] = true;
-  }
-  return out;
 }
 
 /** The tiles of the own hand in display order (sorted, the drawn tile last and apart). */
@@ -509,8 +497,6 @@ export function renderTable(root, appState) {
   }
   const st = appState.hand ?? emptyHand();
   const base = appState.seat ?? 0;
-  cues(appState, st);
-  autoPass(appState);
   const legal = legalOf(appState.promptSent ? null : appState.prompt);
   let board = "";
   for (let s = 0; s < 4; s++) board += river(st, s, base);
@@ -567,7 +553,6 @@ export function renderTable(root, appState) {
     }
   }
   focusNewDialog(appState);
-  markFreshMelds(appState);
   const log = document.getElementById("hand-log");
   if (log) log.scrollTop = log.scrollHeight;
 }
@@ -585,85 +570,6 @@ function focusNewDialog(appState) {
   if (first) focusQuietly(first);
 }
 
-/** A meld that has just arrived moves in (css `.fresh`, an animation that ends by itself). The
- * class is set on the drawn element, not written into the part's markup: its end then needs no
- * second drawing of the part, which would rebuild the own hand under a discard being clicked. A
- * part drawn again while the meld is still new gets the class again (and the motion). */
-function markFreshMelds(appState) {
-  const now = performance.now();
-  for (let s = 0; s < 4; s++) {
-    if (now >= (cueState.freshUntil[s] ?? 0)) continue;
-    const el = s === appState.seat ? document.querySelector("#part-me .my-melds") : document.querySelector(`#plate-${s} .melds`);
-    el?.classList.add("fresh");
-  }
-}
-
-// ------------------------------------------------------------------ cues (issue 21 items 6, 7)
-//
-// What changed since the last drawing of the table: a new discard (sound, and a turn that ran
-// out says so), a new meld (sound, and the meld moves in), a win, the own turn. A new hand or a
-// restored table (snapshot) makes no sound. 碰, 槓, 胡, 自摸 and 報聽 are spoken (voice.js).
-
-const cueState = { hand: undefined, discard: null, melds: [0, 0, 0, 0], wins: 0, baoting: [], turn: null, openTurn: null, freshUntil: [] };
-
-function cues(appState, st) {
-  const discard = st.lastDiscard ? `${st.lastDiscard.seat}:${st.lastDiscard.index}` : null;
-  const melds = st.melds.map((m) => m.length);
-  const wins = st.wins?.length ?? 0;
-  const baoting = [...st.baoting];
-  const turn = appState.prompt?.kind === "turn" && !appState.promptSent ? appState.prompt.id ?? "turn" : null;
-  if (cueState.hand !== appState.handId) {
-    Object.assign(cueState, { hand: appState.handId, discard, melds, wins, baoting, turn, openTurn: turn, freshUntil: [] });
-    if (turn != null) announce(t("your_turn")); // the dealer's first turn comes with the deal
-    return;
-  }
-  if (discard && discard !== cueState.discard) {
-    play("discard");
-    const out = st.rivers[st.lastDiscard.seat]?.[st.lastDiscard.index]?.tile;
-    if (out) announce(t("said_discard", { who: seatName(appState.table?.seats?.[st.lastDiscard.seat], st.lastDiscard.seat), tile: tileName(out, getLang()) }));
-    const mine = appState.table?.seats?.[appState.seat];
-    // the own turn was open and never answered, yet the own discard came: the timer ran out
-    if (st.lastDiscard.seat === appState.seat && cueState.openTurn != null && !appState.promptSent && !mine?.tuoguan && !st.baoting[appState.seat]) {
-      // the tile that went out: the drawn one, or after a 碰 (no draw) the one the timer chose
-      const gone = st.rivers[appState.seat]?.[st.lastDiscard.index]?.tile;
-      toast(t("timeout_discard", { tile: gone ? tileName(gone, getLang()) : "" }), "info", 4000);
-    }
-  }
-  melds.forEach((n, s) => {
-    if (n > (cueState.melds[s] ?? 0)) {
-      cueState.freshUntil[s] = performance.now() + 900;
-      say(callForMeld(st.melds[s].at(-1)));
-    }
-  });
-  baoting.forEach((on, s) => on && !cueState.baoting[s] && say("baoting"));
-  if (wins > cueState.wins) {
-    for (const w of st.wins.slice(cueState.wins)) say(callForWin(w));
-    for (const w of st.wins.slice(cueState.wins)) announce(t("said_win", { who: seatName(appState.table?.seats?.[w.seat], w.seat) }));
-  }
-  if (turn != null && turn !== cueState.turn) {
-    play("turn");
-    announce(t("your_turn"));
-  }
-  const claim = appState.prompt?.kind === "claim" && !appState.promptSent ? appState.prompt.id ?? "claim" : null;
-  if (claim != null && claim !== cueState.claim) {
-    const offered = (appState.prompt.legal ?? []).map((a) => t(a.action)).join(" / ");
-    const tile = appState.prompt.claim_tile;
-    announce(`${t("claim_offer", { tile: tile ? tileName(tile, getLang()) : "" })} ${offered}`);
-  }
-  cueState.claim = claim;
-  Object.assign(cueState, { discard, melds, wins, baoting, turn, openTurn: turn });
-}
-
-/** 本局不碰槓: claim offers without a win are passed, and a turn's kong options are set aside,
- * until the hand ends. */
-function autoPass(appState) {
-  if (appState.autoPass == null || appState.autoPass !== appState.handId) return;
-  const p = appState.prompt;
-  if (!p || appState.promptSent) return;
-  const legal = legalOf(p);
-  if (p.kind === "claim" && !legal.hu && legal.pass) act("pass");
-  else if (p.kind === "turn" && !legal.hu && !legal.baoting.length) appState.dismissed = true;
-}
 
 const TABLE_PARTS = ["part-top", "part-main", "part-winners", "part-recent", "part-dissolve", "part-me", "part-react", "part-overlay"];
 
@@ -750,7 +656,7 @@ export function fxForFlashes(flashes) {
 
 // ------------------------------------------------------------------ input
 
-function act(action, tileName_) {
+export function act(action, tileName_) {
   if (!app.prompt) {
     // the button was pressed as its window closed: say so rather than nothing
     toast(t("too_late"), "info");
