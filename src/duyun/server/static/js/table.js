@@ -39,15 +39,15 @@ function handNumber(tb) {
   return Math.max(1, Math.min(shown, tb.hands ?? shown));
 }
 
-function topbar(tb, st) {
-  const nameOfRoom = roomName(app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? "");
+function topbar(appState, tb, st) {
+  const nameOfRoom = roomName(appState.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? "");
   const room = tb.kind === "room" ? nameOfRoom : `${t("private_table")} ${tb.code}`;
   const handNo = tb.hands ? t("hand_no", { i: handNumber(tb), n: tb.hands }) : "";
-  const mine = app.seat != null ? tb.seats?.[app.seat] : null;
+  const mine = appState.seat != null ? tb.seats?.[appState.seat] : null;
   const tg = !!mine?.tuoguan;
-  const won = app.seat != null && st.won?.[app.seat] && st.phase !== "ended";
+  const won = appState.seat != null && st.won?.[appState.seat] && st.phase !== "ended";
   // an escaped seat (R45) is auto-played to the end of the match: nothing to switch
-  const inHand = app.seat != null && tb.status === "playing" && !won && !mine?.escaped;
+  const inHand = appState.seat != null && tb.status === "playing" && !won && !mine?.escaped;
   const bloody = isBloody(tb, st) ? `<span class="chip bloody" id="bloody-label" title="${t("bloody_room")}">${t("bloody")}</span>` : "";
   return `<header class="topbar">
       <div class="left">
@@ -55,9 +55,9 @@ function topbar(tb, st) {
         ${bloody}<span class="info">${esc(room)} · ${t("stake")} ${tb.stake} · ${handNo}${st.streak ? ` · ${t("streak", { n: st.streak })}` : ""}</span>
       </div>
       <div class="right">
-        <span class="conn ${app.status}" title="${app.status}"></span>
+        <span class="conn ${appState.status}" title="${appState.status}"></span>
         ${inHand ? `<button class="icon-btn ${tg ? "on" : ""}" data-do="tuoguan" id="tuoguan-btn" aria-pressed="${tg}">${tg ? t("tuoguan_on") : t("tuoguan")}</button>` : ""}
-        ${app.seat != null ? `<button class="icon-btn" data-do="reactions" id="reactions-btn" aria-label="${t("reactions")}">☺</button>` : ""}
+        ${appState.seat != null ? `<button class="icon-btn" data-do="reactions" id="reactions-btn" aria-label="${t("reactions")}">☺</button>` : ""}
         <button class="icon-btn ${isMuted() ? "muted" : ""}" data-do="mute" id="mute-btn" aria-pressed="${isMuted()}" title="${isMuted() ? t("muted") : t("mute")}" aria-label="${t("mute")}">♪</button>
         <button class="icon-btn" data-do="rules" id="rules-btn" title="${t("rules_page")}" aria-label="${t("rules_page")}">?</button>
         ${langSwitch()}
@@ -98,7 +98,7 @@ function seatWind(seat, dealer) {
   return [t("wind_badges").split(",")[w], t("seat_names").split(",")[w]];
 }
 
-function compass(st, base, tb) {
+function compass(appState, st, base, tb) {
   let html = "";
   for (let s = 0; s < 4; s++) {
     const [badge, wind] = seatWind(s, st.dealer);
@@ -108,17 +108,17 @@ function compass(st, base, tb) {
     if (cur) html += `<span class="turn-bar pos-${posOf(s, base)}"></span>`;
   }
   let timerAt = null;
-  if (app.prompt && !app.promptSent) timerAt = app.prompt.deadlineAt;
-  else if (st.started && st.phase === "turn" && st.current !== app.seat && app.config.turn_timer) {
-    timerAt = app.lastMoveAt + Number(app.config.turn_timer) * 1000;
+  if (appState.prompt && !appState.promptSent) timerAt = appState.prompt.deadlineAt;
+  else if (st.started && st.phase === "turn" && st.current !== appState.seat && appState.config.turn_timer) {
+    timerAt = appState.lastMoveAt + Number(appState.config.turn_timer) * 1000;
   }
   const left = timerAt ? Math.max(0, Math.ceil((timerAt - performance.now()) / 1000)) : null;
   // a natural table waits past its short beat only for a person offered a claim: say so to
   // everyone else (that is all the pause tells them; docs/protocol.md "Timing")
-  const beat = Number(app.config.claim_beat ?? 0.6) * 1000;
+  const beat = Number(appState.config.claim_beat ?? 0.6) * 1000;
   const deciding =
-    st.started && st.phase === "claims" && tb.claim_pause === "natural" && !(app.prompt && !app.promptSent)
-      ? `<div class="sub deciding" data-show-after="${app.lastMoveAt + beat + 300}" hidden>${t("someone_deciding")}</div>`
+    st.started && st.phase === "claims" && tb.claim_pause === "natural" && !(appState.prompt && !appState.promptSent)
+      ? `<div class="sub deciding" data-show-after="${appState.lastMoveAt + beat + 300}" hidden>${t("someone_deciding")}</div>`
       : "";
   const handNo = tb.hands ? `${handNumber(tb)}/${tb.hands}` : "";
   return `<div class="compass" id="compass">
@@ -142,7 +142,7 @@ function river(st, seat, base) {
   return `<div class="river-layer pos-${posOf(seat, base)}"><div class="river ${items.length > 24 ? "dense" : ""}" data-river="${seat}">${tiles}</div></div>`;
 }
 
-function plate(tb, st, seat, base) {
+function plate(appState, tb, st, seat, base) {
   const info = tb.seats?.[seat];
   const pos = posOf(seat, base);
   const name = seatName(info, seat);
@@ -161,7 +161,7 @@ function plate(tb, st, seat, base) {
   const points = st.started ? signed(st.points[seat]) : "";
   const balance = info?.balance != null ? coinsText(info.balance) : null;
   // the own seat's melds and hand are drawn below the board; a spectator sees every seat here
-  const own = seat === app.seat;
+  const own = seat === appState.seat;
   const melds = own ? "" : `<div class="melds">${st.melds[seat].map((m) => meldHTML(m)).join("")}</div>`;
   let concealed = "";
   const won = st.won?.[seat];
@@ -183,7 +183,7 @@ function plate(tb, st, seat, base) {
           ${st.baoting[seat] ? `<span class="badge bt">${t("baoting_mark")}</span>` : ""}
           ${won ? wonBadge(won) : ""}${seatMenuButton(seat)}
         </div>
-        <div class="who"><span class="name">${st.started ? `<span class="seat-wind" title="${seatWind(seat, st.dealer)[1]}">${seatWind(seat, st.dealer)[0]}</span>` : ""}${esc(name)}${seat === app.seat ? ` (${t("you")})` : ""}</span>
+        <div class="who"><span class="name">${st.started ? `<span class="seat-wind" title="${seatWind(seat, st.dealer)[1]}">${seatWind(seat, st.dealer)[0]}</span>` : ""}${esc(name)}${seat === appState.seat ? ` (${t("you")})` : ""}</span>
           <span class="money">${info?.rating != null ? `<span class="rating-chip" title="${t("rating")}">${info.rating}</span>` : ""}${balance != null ? `<span>${COIN}${balance}</span>` : ""}${points}</span></div>
       </div>
       ${tags.length ? `<div class="tags">${tags.join("")}</div>` : ""}
@@ -195,21 +195,21 @@ function actionButton(action, label, cls, extra = "", tileName_ = null) {
   return `<button class="btn act ${cls}" data-do="act" data-action="${action}" ${tileName_ ? `data-tile="${tileName_}"` : ""} ${extra}>${label}${tileName_ ? tile(tileName_) : ""}</button>`;
 }
 
-function actionBar(st, legal) {
-  const p = app.prompt;
+function actionBar(appState, st, legal) {
+  const p = appState.prompt;
   const parts = [];
   const notes = [];
-  const mine = app.seat != null ? app.table?.seats?.[app.seat] : null;
-  if (app.refused) {
-    const why = refusedExplanation(app.refused.reason ?? app.refused.rule);
+  const mine = appState.seat != null ? appState.table?.seats?.[appState.seat] : null;
+  if (appState.refused) {
+    const why = refusedExplanation(appState.refused.reason ?? appState.refused.rule);
     const more = why ? ` <a href="#rules-${why.section}" class="notice-link" data-do="rules" data-section="${why.section}" id="refused-rules-link">${t("rules_more")}</a>` : "";
-    notes.push(`<div class="notice refused" id="refused-notice">${esc(refusedText(app.refused))}${more}</div>`);
+    notes.push(`<div class="notice refused" id="refused-notice">${esc(refusedText(appState.refused))}${more}</div>`);
   }
   if (mine?.escaped) {
     parts.push(`<span class="prompt-text" id="escaped-note">${t("escaped_watching")}</span>`);
   } else if (mine?.tuoguan) {
     parts.push(`<span class="prompt-text">${t("tuoguan_on")}</span><button class="btn small" data-do="tuoguan">${t("tuoguan_off")}</button>`);
-  } else if (p && !app.promptSent) {
+  } else if (p && !appState.promptSent) {
     const timer = `<span class="timer-pill" data-timer="${p.deadlineAt}"></span>`;
     if (p.kind === "claim") {
       const what = p.claim_tile ? tile(p.claim_tile) : "";
@@ -222,18 +222,18 @@ function actionBar(st, legal) {
       parts.push(timer);
     } else {
       const options = legal.hu || legal.concealed_kong.length || legal.added_kong.length || legal.baoting.length;
-      if (app.btMode) {
+      if (appState.btMode) {
         parts.push(`<span class="prompt-text">${t("baoting")}: ${tz("選一張牌打出", "pick the tile to discard")}</span>`);
         parts.push(`<button class="btn act pass" data-do="bt-cancel">${t("cancel")}</button>`);
-        const only = legal.baoting.filter((x) => app.selfDrawOnly.includes(x));
+        const only = legal.baoting.filter((x) => appState.selfDrawOnly.includes(x));
         if (only.length) notes.push(`<div class="notice" id="selfdraw-notice">${only.map((x) => tileName(x, getLang())).join("、")}: ${t("baoting_self_draw_only")}</div>`);
-      } else if (options && !app.dismissed) {
-        if (legal.hu) parts.push(actionButton("hu", st.drawn[app.seat] ? t("zimo") : t("hu"), "hu", 'data-key="h"'));
+      } else if (options && !appState.dismissed) {
+        if (legal.hu) parts.push(actionButton("hu", st.drawn[appState.seat] ? t("zimo") : t("hu"), "hu", 'data-key="h"'));
         for (const x of legal.concealed_kong) parts.push(actionButton("concealed_kong", t("concealed_kong"), "kong", 'data-key="k"', x));
         for (const x of legal.added_kong) parts.push(actionButton("added_kong", t("added_kong"), "kong", 'data-key="k"', x));
         if (legal.baoting.length) {
           parts.push(`<button class="btn act bt" data-do="bt-mode" data-key="b">${t("baoting")}</button>`);
-          if (legal.baoting.every((x) => app.selfDrawOnly.includes(x)) && app.selfDrawOnly.length)
+          if (legal.baoting.every((x) => appState.selfDrawOnly.includes(x)) && appState.selfDrawOnly.length)
             notes.push(`<div class="notice" id="selfdraw-notice">${t("baoting")}: ${t("baoting_self_draw_only")}</div>`);
         }
         parts.push(`<button class="btn act pass" data-do="dismiss" data-key=" ">${t("pass")}</button>`);
@@ -242,10 +242,10 @@ function actionBar(st, legal) {
       }
       parts.push(timer);
     }
-  } else if (st.started && st.phase !== "ended" && app.seat != null) {
-    parts.push(`<span class="prompt-text muted">${st.phase === "turn" && st.current === app.seat ? "…" : t("waiting")}</span>`);
+  } else if (st.started && st.phase !== "ended" && appState.seat != null) {
+    parts.push(`<span class="prompt-text muted">${st.phase === "turn" && st.current === appState.seat ? "…" : t("waiting")}</span>`);
   }
-  if (app.autoPass != null && app.autoPass === app.handId && !mine?.tuoguan) {
+  if (appState.autoPass != null && appState.autoPass === appState.handId && !mine?.tuoguan) {
     parts.push(`<span class="chip" id="auto-pass-chip">${t("auto_pass_on")} <button class="btn small ghost" data-do="auto-pass-off">${t("auto_pass_off")}</button></span>`);
   }
   return `${notes.join("")}<div class="action-bar" id="action-bar">${parts.join("")}</div>`;
@@ -264,24 +264,24 @@ export function refusedText(refused) {
 
 /** A 血戰 winner's own area while the others play on (R53): no action bar, the hand laid
  * open, and a button to leave the table (R57: no penalty). */
-function wonArea(st, won) {
+function wonArea(appState, st, won) {
   const lang = getLang();
   const head = t("you_won", { n: lang === "zh" ? won.order : won.order, suffix: ordinalSuffix(won.order), pattern: patternName(won.pattern), fan: won.fan });
-  const leave = st.left?.[app.seat] ? "" : `<button class="btn small ghost" data-do="leave" id="leave-won-btn">${t("leave_won")}</button>`;
+  const leave = st.left?.[appState.seat] ? "" : `<button class="btn small ghost" data-do="leave" id="leave-won-btn">${t("leave_won")}</button>`;
   return `<section class="me won-area" id="won-area">
       <div class="won-bar"><span class="won-title">${wonBadge(won)} ${esc(head)}</span><span class="muted">${t("you_won_wait")}</span>${leave}</div>
       <div class="my-row">${openHandHTML(won, "mine")}</div>
     </section>`;
 }
 
-function myArea(st, legal) {
-  if (app.seat == null) return `<section class="me"><div class="action-bar"><span class="prompt-text">${t("spectator")}</span></div></section>`;
-  const won = st.won?.[app.seat];
-  if (won && st.phase !== "ended") return wonArea(st, won);
-  const { tiles, drawn, all } = displayTiles(st, app.seat);
-  const canDiscard = app.prompt?.kind === "turn" && !app.promptSent && !app.table?.seats?.[app.seat]?.tuoguan;
-  const discardSet = new Set(app.btMode ? legal.baoting : legal.discard);
-  const melds = st.melds[app.seat];
+function myArea(appState, st, legal) {
+  if (appState.seat == null) return `<section class="me"><div class="action-bar"><span class="prompt-text">${t("spectator")}</span></div></section>`;
+  const won = st.won?.[appState.seat];
+  if (won && st.phase !== "ended") return wonArea(appState, st, won);
+  const { tiles, drawn, all } = displayTiles(st, appState.seat);
+  const canDiscard = appState.prompt?.kind === "turn" && !appState.promptSent && !appState.table?.seats?.[appState.seat]?.tuoguan;
+  const discardSet = new Set(appState.btMode ? legal.baoting : legal.discard);
+  const melds = st.melds[appState.seat];
   // size the tiles so that the whole row fits the screen width (no sideways scrolling)
   const meldTiles = melds.reduce((n, m) => n + (m.kind === "pong" ? 3 : 4), 0);
   // on a phone the melds get their own line above the hand, so the hand's tiles stay large
@@ -296,7 +296,7 @@ function myArea(st, legal) {
   const sideways = window.innerHeight <= 500 && window.innerWidth > window.innerHeight;
   const cap = sideways ? 33 : window.innerWidth >= 900 ? 62 : 52;
   const hw = Math.max(18, Math.min(cap, Math.floor(avail / units)));
-  const sel = app.selected;
+  const sel = appState.selected;
   // one tile of the hand takes the keyboard's Tab (the raised one, else the drawn one, else
   // the first); ← → move along the hand from there (a roving tabindex), Enter discards
   const count = tiles.length + (drawn ? 1 : 0);
@@ -304,16 +304,16 @@ function myArea(st, legal) {
   const tileBtn = (x, i, isDrawn) => {
     const ok = canDiscard && discardSet.has(x);
     const raised = sel === i && canDiscard;
-    const cls = [isDrawn ? "drawn" : "", raised ? "sel" : "", app.btMode ? (ok ? "bt-ok" : "dim") : ""].join(" ");
-    const hint = app.btMode && ok && app.selfDrawOnly.includes(x) ? `<span class="hint">${tz("只能自摸", "self-draw only")}</span>` : "";
+    const cls = [isDrawn ? "drawn" : "", raised ? "sel" : "", appState.btMode ? (ok ? "bt-ok" : "dim") : ""].join(" ");
+    const hint = appState.btMode && ok && appState.selfDrawOnly.includes(x) ? `<span class="hint">${tz("只能自摸", "self-draw only")}</span>` : "";
     return `<button class="tile ${cls}" data-do="tile" data-idx="${i}" data-tile="${x}" aria-label="${tileName(x, getLang())}${isDrawn ? ` (${t("drawn_tile")})` : ""}" aria-pressed="${raised}" ${ok ? "" : 'aria-disabled="true"'} tabindex="${i === roving ? 0 : -1}">${tile_svg(x)}${hint}</button>`;
   };
   const handHTML = tiles.map((x, i) => tileBtn(x, i, false)).join("") + (drawn ? tileBtn(drawn, tiles.length, true) : "");
   void all;
-  const tpOn = !!(app.showTingpai || st.baoting[app.seat]);
+  const tpOn = !!(appState.showTingpai || st.baoting[appState.seat]);
   return `<section class="me">
-      ${actionBar(st, legal)}
-      ${tpOn && st.started && st.phase !== "ended" ? tingpaiPanel(st, all) : ""}
+      ${actionBar(appState, st, legal)}
+      ${tpOn && st.started && st.phase !== "ended" ? tingpaiPanel(appState, st, all) : ""}
       <div class="my-row ${stack ? "stack" : ""}" style="--hw:${hw}px">
         ${st.started && st.phase !== "ended" ? `<button class="tp-toggle ${tpOn ? "on" : ""}" data-do="tingpai" id="tingpai-btn" aria-pressed="${tpOn}" title="${t("tingpai_help")}">${t("tingpai")}</button>` : ""}
         ${melds.length ? `<div class="my-melds">${melds.map((m) => meldHTML(m)).join("")}</div>` : ""}
@@ -324,8 +324,8 @@ function myArea(st, legal) {
 
 /** The 聽牌 helper (tingpai.js): the waits and how many of each are unseen; on the own turn,
  * the discards that leave the hand ready (the raised tile's first). */
-function tingpaiPanel(st, all) {
-  const tp = tingpaiFor(st, app.seat);
+function tingpaiPanel(appState, st, all) {
+  const tp = tingpaiFor(st, appState.seat);
   if (!tp) return "";
   const waitsHTML = (ws) =>
     ws.map((w) => `<span class="tp-wait ${w.left ? "" : "dead"}" data-tile="${w.tile}">${tile(w.tile)}<b>${w.left}</b></span>`).join("");
@@ -335,7 +335,7 @@ function tingpaiPanel(st, all) {
       ? `<span class="tp-label">${t("tingpai_waits")}</span>${waitsHTML(tp.waits)}<span class="tp-total">${t("tingpai_left", { n: tp.waits.reduce((a, w) => a + w.left, 0) })}</span>`
       : `<span class="tp-label">${t("tingpai_none")}</span>`;
   } else {
-    const picked = app.selected != null ? all[app.selected] : null;
+    const picked = appState.selected != null ? all[appState.selected] : null;
     const options = [...tp.options];
     const at = options.findIndex((o) => o.discard === picked);
     if (at > 0) options.unshift(...options.splice(at, 1));
@@ -356,9 +356,9 @@ function tile_svg(x) {
   return tile(x).replace(/^<span[^>]*>/, "").replace(/<\/span>$/, "").replace("<svg ", '<svg preserveAspectRatio="none" ');
 }
 
-function waitingRoom(tb) {
-  const isHost = app.seat != null && tb.host === app.seat;
-  const me = app.seat != null ? tb.seats?.[app.seat] : null;
+function waitingRoom(appState, tb) {
+  const isHost = appState.seat != null && tb.host === appState.seat;
+  const me = appState.seat != null ? tb.seats?.[appState.seat] : null;
   const seats = (tb.seats ?? [null, null, null, null])
     .map((s, i) => {
       if (!s) {
@@ -368,7 +368,7 @@ function waitingRoom(tb) {
       const ready = s.kind === "bot" ? `<span class="ready-yes">${t("kind_bot")}</span>` : s.ready ? `<span class="ready-yes">✔ ${t("is_ready")}</span>` : `<span class="ready-no">${t("not_ready")}</span>`;
       const remove = isHost && s.kind === "bot" && tb.kind === "private" ? `<button class="icon-btn" data-do="remove-bot" data-seat="${i}" aria-label="remove">✕</button>` : "";
       return `<div class="seat-card" data-seat="${i}"><div class="avatar ${s.kind === "bot" ? "bot" : ""}">${s.kind === "bot" ? i + 1 : esc(seatName(s, i).slice(0, 1).toUpperCase())}</div>
-        <div class="who"><span class="name">${esc(seatName(s, i))}${i === app.seat ? ` (${t("you")})` : ""}</span>${ready}</div>${remove}</div>`;
+        <div class="who"><span class="name">${esc(seatName(s, i))}${i === appState.seat ? ` (${t("you")})` : ""}</span>${ready}</div>${remove}</div>`;
     })
     .join("");
   const invite = tb.invite ? `${location.origin}${tb.invite}` : `${location.origin}/?join=${tb.code}`;
@@ -390,7 +390,7 @@ function waitingRoom(tb) {
   // a private table is rated with two people or more unless its host said not (issue 32)
   const rated = tb.kind === "private" && tb.rated != null ? `<span class="chip" id="rated-chip">${t(tb.rated ? "rated_table" : "unrated")}</span>` : "";
   return `<div class="overlay" id="waiting-room"><div class="sheet">
-      <h2>${tb.kind === "private" ? t("private_table") : esc(roomName(app.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? ""))}</h2>
+      <h2>${tb.kind === "private" ? t("private_table") : esc(roomName(appState.rooms.find((r) => r.id === tb.room)?.name ?? tb.room ?? ""))}</h2>
       ${codeBlock}
       <div class="chips" style="justify-content:center;margin:8px 0">${`<span class="chip">${t("stake")} ${tb.stake}</span><span class="chip">${t("hands")} ${tb.hands}</span>`}${tb.claim_pause ? `<span class="chip" title="${esc(t("claim_pause_help"))}">${t(`claim_pause_short_${tb.claim_pause}`)}</span>` : ""}${rated}${rules}</div>
       <h3>${t("waiting_players")}</h3>
@@ -399,10 +399,10 @@ function waitingRoom(tb) {
     </div></div>`;
 }
 
-function dissolveBox(tb) {
-  if (!tb.dissolve || app.seat == null) return "";
+function dissolveBox(appState, tb) {
+  if (!tb.dissolve || appState.seat == null) return "";
   const agreed = tb.dissolve.agreed ?? [];
-  const mineIn = agreed.includes(app.seat);
+  const mineIn = agreed.includes(appState.seat);
   return `<div class="notice" id="dissolve-box">${t("dissolve_asked")} (${agreed.length}/${(tb.dissolve.needed ?? []).length})
     ${mineIn ? "" : `<button class="btn small" data-do="dissolve" data-agree="true">${t("agree")}</button> <button class="btn small secondary" data-do="dissolve" data-agree="false">${t("refuse")}</button>`}</div>`;
 }
@@ -410,15 +410,15 @@ function dissolveBox(tb) {
 const LOGGED = new Set(["discard", "pong", "kong", "baoting", "win", "payment", "exhaustive_draw", "escape", "claim", "win_refused", "end"]);
 
 /** Desktop only: the match so far (points and coins per seat) and the room's terms. */
-function scorePanel(tb, st) {
+function scorePanel(appState, tb, st) {
   const rows = (tb.seats ?? [])
     .map((info, s) => {
       // the match so far: the server's totals of the finished hands (else the hand_end
       // messages this page has seen), plus the running hand's points
-      const done = info?.points ?? app.totals.points[s] ?? 0;
-      const coins = info?.coins ?? app.totals.coins[s] ?? 0;
+      const done = info?.points ?? appState.totals.points[s] ?? 0;
+      const coins = info?.coins ?? appState.totals.coins[s] ?? 0;
       const points = done + (st.phase !== "ended" ? st.points[s] ?? 0 : 0);
-      return `<tr class="${s === app.seat ? "me-row" : ""}"><td>${st.started && st.dealer === s ? `<span class="mini-dealer">${t("dealer")}</span>` : ""}${esc(seatName(info, s))}</td>
+      return `<tr class="${s === appState.seat ? "me-row" : ""}"><td>${st.started && st.dealer === s ? `<span class="mini-dealer">${t("dealer")}</span>` : ""}${esc(seatName(info, s))}</td>
         <td class="num">${signed(points)}</td><td class="num">${signed(coins)}</td></tr>`;
     })
     .join("");
@@ -434,10 +434,10 @@ function scorePanel(tb, st) {
     </aside>`;
 }
 
-function logLines(tb, count) {
+function logLines(appState, tb, count) {
   const names = (tb.seats ?? []).map((info, s) => seatName(info, s));
-  return app.events
-    .filter((ev) => LOGGED.has(ev.type) && (ev.type !== "win_refused" || ev.seat === app.seat))
+  return appState.events
+    .filter((ev) => LOGGED.has(ev.type) && (ev.type !== "win_refused" || ev.seat === appState.seat))
     .slice(-count)
     .map((ev) => {
       const cls = ev.type === "win" ? "log-win" : ev.type === "payment" ? "log-pay" : ev.auto ? "log-auto" : ev.type === "win_refused" ? "log-refused" : "";
@@ -448,13 +448,13 @@ function logLines(tb, count) {
 
 /** Narrow screens: the 血戰 winners' open hands (R53) in a strip under the board, in the
  * order they won (the own hand lies open in the own area below). */
-function winnersStrip(st) {
+function winnersStrip(appState, st) {
   if (!narrow() || st.phase === "ended" || !st.winners?.length) return "";
   const rows = st.winners
-    .filter((s) => s !== app.seat && st.won[s])
+    .filter((s) => s !== appState.seat && st.won[s])
     .map((s) => {
       const won = st.won[s];
-      const name = seatName(app.table?.seats?.[s], s);
+      const name = seatName(appState.table?.seats?.[s], s);
       return `<div class="winner-row" data-seat="${s}">
           <div class="winner-head">${wonBadge(won)}<b>${esc(name)}</b><span>${esc(patternName(won.pattern))} · ${won.fan} ${t("fan")}</span>${st.left?.[s] ? `<span class="tag left">${t("left_table")}</span>` : ""}</div>
           ${openHandHTML(won, "strip")}
@@ -465,15 +465,15 @@ function winnersStrip(st) {
 }
 
 /** Narrow screens (no side panels): the last few moves under the board. */
-function recentLog(tb) {
-  const lines = logLines(tb, 3);
+function recentLog(appState, tb) {
+  const lines = logLines(appState, tb, 3);
   return lines ? `<ol class="log recent" aria-label="log">${lines}</ol>` : "";
 }
 
 /** Desktop only: the hand's log, newest last, and the quick reactions. */
-function logPanel(tb) {
-  const lines = logLines(tb, 40);
-  const reactions = app.seat != null ? (app.reactions ?? []).map((r) => `<button class="btn small secondary" data-do="react" data-id="${esc(r.id)}">${esc(zhText(r.text))}</button>`).join("") : "";
+function logPanel(appState, tb) {
+  const lines = logLines(appState, tb, 40);
+  const reactions = appState.seat != null ? (appState.reactions ?? []).map((r) => `<button class="btn small secondary" data-do="react" data-id="${esc(r.id)}">${esc(zhText(r.text))}</button>`).join("") : "";
   return `<aside class="side-panel right" aria-label="log">
       <h2>${tz("牌局記錄", "Hand log")}</h2>
       <ol class="log" id="hand-log" tabindex="0" aria-label="${tz("牌局記錄", "Hand log")}">${lines}</ol>
@@ -481,9 +481,9 @@ function logPanel(tb) {
     </aside>`;
 }
 
-function reactionsMenu() {
-  if (!app.showReactions) return "";
-  const list = (app.reactions ?? [])
+function reactionsMenu(appState) {
+  if (!appState.showReactions) return "";
+  const list = (appState.reactions ?? [])
     .map((r) => `<button class="btn small secondary" data-do="react" data-id="${esc(r.id)}">${esc(zhText(r.text))}</button>`)
     .join("");
   return `<div class="reactions-pop" id="reactions-pop">${list}</div>`;
@@ -500,19 +500,19 @@ export function renderTable(root, appState) {
   const legal = legalOf(appState.promptSent ? null : appState.prompt);
   let board = "";
   for (let s = 0; s < 4; s++) board += river(st, s, base);
-  board += compass(st, base, tb);
-  for (let s = 0; s < 4; s++) board += plate(tb, st, s, base);
+  board += compass(appState, st, base, tb);
+  for (let s = 0; s < 4; s++) board += plate(appState, tb, st, s, base);
   let overlay = "";
   // the last hand's settlement comes first, then the match summary (its button opens it); a
   // dissolved match has no new settlement to show
   const lastEnd = appState.handEnd && !appState.handEnd.closed && appState.matchEnd?.reason !== "dissolved";
   if (appState.matchEnd && lastEnd) overlay = renderSettlement(appState, "");
   else if (appState.matchEnd) overlay = renderMatchSummary(appState);
-  else if (tb.status === "waiting") overlay = waitingRoom(tb);
+  else if (tb.status === "waiting") overlay = waitingRoom(appState, tb);
   else if (appState.handEnd && !appState.handEnd.closed) {
     const between = tb.status === "between" || tb.status === "ended" || st.phase === "ended";
     const tg = appState.seat != null && tb.seats?.[appState.seat]?.tuoguan;
-    if (between || tg || appState.handEnd.held) overlay = renderSettlement(appState, dissolveBox(tb));
+    if (between || tg || appState.handEnd.held) overlay = renderSettlement(appState, dissolveBox(appState, tb));
   }
   let banner = "";
   if (appState.status === "connecting") banner = `<div class="banner" id="reconnect-banner">${t("reconnecting")}</div>`;
@@ -527,13 +527,13 @@ export function renderTable(root, appState) {
   }
   screen.dataset.status = tb.status;
   const parts = {
-    "part-top": topbar(tb, st) + banner,
-    "part-main": `<div class="board-wrap"><h1 class="sr-only">${esc(t("table_heading", { code: tb.code }))}</h1>${scorePanel(tb, st)}<div class="board" id="board">${board}</div>${logPanel(tb)}</div>`,
-    "part-winners": winnersStrip(st),
-    "part-recent": recentLog(tb),
-    "part-dissolve": overlay ? "" : dissolveBox(tb),
-    "part-me": myArea(st, legal),
-    "part-react": reactionsMenu(),
+    "part-top": topbar(appState, tb, st) + banner,
+    "part-main": `<div class="board-wrap"><h1 class="sr-only">${esc(t("table_heading", { code: tb.code }))}</h1>${scorePanel(appState, tb, st)}<div class="board" id="board">${board}</div>${logPanel(appState, tb)}</div>`,
+    "part-winners": winnersStrip(appState, st),
+    "part-recent": recentLog(appState, tb),
+    "part-dissolve": overlay ? "" : dissolveBox(appState, tb),
+    "part-me": myArea(appState, st, legal),
+    "part-react": reactionsMenu(appState),
     "part-overlay": overlay,
   };
   for (const [id, html] of Object.entries(parts)) {
