@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from import_graph import cycles
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 #: the one circle still known (issue 34 item 1): it may shrink, never grow
@@ -74,38 +76,7 @@ def _graph() -> dict[str, set[str]]:
 
 
 def _circles(graph: dict[str, set[str]]) -> list[set[str]]:
-    """The strongly connected parts with more than one module (Tarjan's algorithm)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[set[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for other in graph[node]:
-            if other not in index:
-                visit(other)
-                low[node] = min(low[node], low[other])
-            elif other in on_stack:
-                low[node] = min(low[node], index[other])
-        if low[node] == index[node]:
-            part = set()
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                part.add(member)
-                if member == node:
-                    break
-            if len(part) > 1:
-                found.append(part)
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return found
+    return [set(circle) for circle in cycles(graph)]
 
 
 def test_the_graph_is_read() -> None:

@@ -180,16 +180,10 @@ class PaymentJson(TypedDict):
     reason: Annotated[str, Field("a short text for people")]
 
 
-class SettledPayment(TypedDict):
+class SettledPayment(PaymentJson):
     """A ledger row as settled: what it asked and what was paid (a person never goes below
     zero coins, R41, so ``paid`` can be less than ``coins``)."""
 
-    payer: Seat
-    payee: Seat
-    fan: Fan
-    points: Points
-    rule: Annotated[str, Field("the rule applied", pattern="^R[0-9]+$")]
-    reason: Annotated[str, Field("a short text for people")]
     coins: Annotated[Coins, Field("points × stake: what the row asked", minimum=0)]
     paid: Annotated[Coins, Field("what actually moved", minimum=0)]
 
