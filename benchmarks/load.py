@@ -67,6 +67,16 @@ class Stats:
     #: seconds from asking for a review to reading it done
     review_times: list[float] = field(default_factory=list)
     review_refusals: int = 0
+    #: players that have had their first hand's snapshot; when all have, every table plays
+    #: and the seating (hello, join, the match's start) is over: the steady state begins
+    dealt: int = 0
+    players: int = 0
+    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    #: (time, server CPU seconds, decisions) when the last player was dealt in
+    steady_from: tuple[float, float, int] | None = None
+
+    def decisions(self) -> int:
+        return self.actions + self.claim_answers
 
 
 def _start_server(
@@ -124,6 +134,7 @@ async def _player(
 ) -> None:
     rng = random.Random(seed)
     pending: float | None = None  # when our last turn action was sent
+    dealt_in = False
     async with websockets.connect(ws_url, max_size=1 << 20) as ws:
         await ws.send(json.dumps({"type": "hello", "version": 1, "token": token}))
         await ws.send(json.dumps({"type": "join", "code": code}))
@@ -141,6 +152,12 @@ async def _player(
             stats.messages += 1
             message = json.loads(raw)
             kind = message["type"]
+            if kind == "snapshot" and not dealt_in:
+                dealt_in = True
+                stats.dealt += 1
+                if stats.dealt == stats.players:
+                    cpu = sum(_cpu_seconds(p) for p in stats.processes)
+                    stats.steady_from = (time.monotonic(), cpu, stats.decisions())
             if kind == "table" and message["table"] is not None:
                 seat = message["table"]["you"]
             elif kind == "error":
@@ -178,7 +195,7 @@ async def _player(
 async def _run(
     args: argparse.Namespace, urls: list[str], processes: list[subprocess.Popen[bytes]]
 ) -> Stats:
-    stats = Stats()
+    stats = Stats(players=args.tables * 4, processes=processes)
     tokens: list[str] = []
     codes: list[str] = []
     ws_urls: list[str] = []
@@ -380,7 +397,8 @@ def main(argv: list[str] | None = None) -> int:
             client_cpu = time.process_time() - client_cpu
             elapsed = time.monotonic() - started
             played = time.monotonic() - stats.play_started
-            server_cpu = sum(_cpu_seconds(p) for p in processes) - stats.cpu_at_play
+            server_cpu_now = sum(_cpu_seconds(p) for p in processes)
+            server_cpu = server_cpu_now - stats.cpu_at_play
         finally:
             for process in processes:
                 process.send_signal(signal.SIGTERM)
@@ -415,6 +433,21 @@ def main(argv: list[str] | None = None) -> int:
             f"{1000 * server_cpu / decisions:.2f} ms per decision; machine load "
             f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
         )
+        if stats.steady_from is not None:
+            # the figure above spreads the seating of every player (hello, join, each match's
+            # start) over the decisions of the run: at people's pace they are few, and most of
+            # it is seating; this one is playing only
+            since, cpu_then, decisions_then = stats.steady_from
+            steady_cpu = server_cpu_now - cpu_then
+            steady_decisions = max(1, stats.decisions() - decisions_then)
+            steady_time = stats.play_started + args.duration - since
+            print(
+                f"  once every table was dealt in ({since - stats.play_started:.1f} s into play): "
+                f"server CPU {steady_cpu:.1f} s in {steady_time:.1f} s "
+                f"({100 * steady_cpu / steady_time:.0f}% of one core), "
+                f"{1000 * steady_cpu / steady_decisions:.2f} ms per decision "
+                f"({steady_decisions} decisions)"
+            )
     if stats.loop_lags:
         lags = stats.loop_lags
         print(

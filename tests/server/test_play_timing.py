@@ -26,6 +26,8 @@ import statistics
 from collections import Counter
 from typing import Any
 
+import pytest
+
 from duyun.engine import Setup, redact_event
 from duyun.engine.scenario import parse_scenario
 from duyun.tiles import parse_tiles, tile_to_str
@@ -229,3 +231,23 @@ def test_natural_pause_is_one_beat_unless_a_person_is_asked_r17_r19_r26(
     assert waited and min(waited) >= THINK - 0.003, asked
     assert statistics.median(waited) < CLAIM_TIMER - 0.3, asked
     assert prompt_delays, asked
+
+
+#: issue 33 item 4: a claim timer configured shorter than the beat
+SHORT_TIMER = 0.05
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # the flow's, not the store's
+def test_a_claim_timer_shorter_than_the_beat_never_shortens_the_pause_r17_r19_r26(
+    live_server: Any, ws_client: Any, sent_messages: list[tuple[float, int | None, Any]]
+) -> None:
+    """Issue 33 item 4 on a real server: with ``claim_window`` under ``claim_beat``, people
+    asked who answer at once cost the beat, as every other discard does; a shorter pause
+    would show that a person could claim. (The exact pauses, also for an answer within the
+    timer and none at all, on the flow's own clock: ``test_tables_timing``.)"""
+    server = live_server(claim_window=SHORT_TIMER, claim_beat=BEAT, turn_timer=30.0, bot_delay=0.01)
+    gaps, prompt_delays = _measure(server, ws_client, sent_messages, "natural")
+    asked = [g for name, values in gaps.items() if "person" in name for g in values]
+    assert asked and prompt_delays, gaps
+    everything = [g for values in gaps.values() for g in values]
+    assert min(everything) >= BEAT - 0.003, gaps  # never before the beat, asked or not

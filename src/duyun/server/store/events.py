@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from duyun.server.store.base import MAX_ID, StoreCore, check_int, fence
@@ -23,6 +23,32 @@ from duyun.server.store.types import (
     NotFoundError,
     StoreError,
 )
+
+#: what a batch of appends reads first, in one round trip: each hand's status and number of
+#: events stored, and its match's lease (the fence). Built once, with the hand ids as an
+#: expanding parameter: building the statements and deriving their cache keys on every batch
+#: was most of this method's CPU (0.7 -> 0.25 ms per batch on SQLite, benchmarks/bench_append.py;
+#: docs/deploy.md "Where a process's CPU goes"); a statement built once keeps its cache key.
+_CHECK = (
+    select(
+        HandRow.id,
+        HandRow.status,
+        select(func.count())
+        .select_from(HandEventRow)
+        .where(HandEventRow.hand_id == HandRow.id)
+        .scalar_subquery(),
+        HandRow.match_id,
+        MatchRow.lease_owner,
+        MatchRow.lease_epoch,
+    )
+    .join(MatchRow, MatchRow.id == HandRow.match_id)
+    .where(HandRow.id.in_(bindparam("hand_ids", expanding=True)))
+    .order_by(MatchRow.id)  # rows are locked in id order, as renewals take them
+)
+#: PostgreSQL: an adoption (an UPDATE of a match row) waits until the batch commits, so no
+#: move is stored after the adopter read the log
+_CHECK_LOCKED = _CHECK.with_for_update(read=True, of=MatchRow)
+_INSERT = insert(HandEventRow)
 
 
 class EventLogStore(StoreCore):
@@ -124,33 +150,11 @@ class EventLogStore(StoreCore):
             # Core on a bare connection, not an ORM session: this runs for every move of every
             # table, and the session's unit-of-work machinery was most of its cost
             with self._serial, self._engine.begin() as connection:
-                count = (
-                    select(func.count())
-                    .select_from(HandEventRow)
-                    .where(HandEventRow.hand_id == HandRow.id)
-                    .scalar_subquery()
-                )
                 hand_ids = sorted({appends[p][0] for p in wanted})
-                query = (
-                    select(
-                        HandRow.id,
-                        HandRow.status,
-                        count,
-                        HandRow.match_id,
-                        MatchRow.lease_owner,
-                        MatchRow.lease_epoch,
-                    )
-                    .join(MatchRow, MatchRow.id == HandRow.match_id)
-                    .where(HandRow.id.in_(hand_ids))
-                    .order_by(MatchRow.id)  # rows are locked in id order, as renewals take them
-                )
-                if self._postgres:
-                    # an adoption (an UPDATE of a match row) waits until this batch commits,
-                    # so no move is stored after the adopter read the log
-                    query = query.with_for_update(read=True, of=MatchRow)
+                check = _CHECK_LOCKED if self._postgres else _CHECK
                 found: dict[int, tuple[str, int]] = {}
                 fences: dict[int, tuple[int, str | None, int]] = {}
-                for row in connection.execute(query):
+                for row in connection.execute(check, {"hand_ids": hand_ids}):
                     found[row[0]] = (row[1], row[2])
                     fences[row[0]] = (row[3], row[4], row[5])
                 rows: list[dict[str, Any]] = []
@@ -181,7 +185,7 @@ class EventLogStore(StoreCore):
                             for i, e in enumerate(events)
                         )
                 if rows:
-                    connection.execute(insert(HandEventRow), rows)
+                    connection.execute(_INSERT, rows)
         except IntegrityError:
             # another process wrote one of these hands' seqs between the check and the insert
             # (a table that changed owner): settle each append on its own, as if sent alone
