@@ -308,3 +308,26 @@ def test_the_rl_encoder_reads_only_what_the_schema_defines() -> None:
     kinds = set(_branches(functions["_kong"])) | set(incremental._MELD_KIND_BY_NAME)
     assert kinds <= set(kong["kind"]["enum"])
     assert incremental._DISCARD_WIN in _properties("win")["how"]["enum"]
+
+
+def test_every_event_the_round_builds_goes_through_its_typed_schema() -> None:
+    """In round.py, leaving.py and actions.py every event literal (a dict with a "type") is
+    typed: the argument of ``_logged`` (checked by mypy against the events' union) or the value
+    of a variable annotated with its TypedDict, so mypy holds each field to engine/events.py."""
+    engine = ROOT / "src" / "duyun" / "engine"
+    untyped = []
+    for name in ("round.py", "leaving.py", "actions.py"):
+        tree = ast.parse((engine / name).read_text(encoding="utf-8"))
+        typed: set[int] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "_logged":
+                typed.update(id(arg) for arg in node.args)
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                typed.add(id(node.value))
+        for node in ast.walk(tree):
+            is_event = isinstance(node, ast.Dict) and any(
+                isinstance(key, ast.Constant) and key.value == "type" for key in node.keys
+            )
+            if is_event and id(node) not in typed:
+                untyped.append(f"{name}:{node.lineno}")
+    assert not untyped, untyped

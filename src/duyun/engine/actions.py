@@ -11,8 +11,9 @@ import enum
 import operator
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, SupportsIndex
+from typing import SupportsIndex
 
+from duyun.engine.events import ActEvent, ActionName
 from duyun.tiles import NotationError, Tile, tile_from_str, tile_to_str
 
 
@@ -232,17 +233,39 @@ CLAIM_ACTIONS: dict[ActionKind, tuple[Action, ...]] = {
 HU_ACTIONS = CLAIM_ACTIONS[ActionKind.HU]
 
 
+#: the ``act`` event's name of each kind of action (engine/events.py ``ActionName``)
+ACTION_NAMES: dict[ActionKind, ActionName] = {
+    ActionKind.DISCARD: "discard",
+    ActionKind.BAOTING: "baoting",
+    ActionKind.PONG: "pong",
+    ActionKind.KONG: "kong",
+    ActionKind.ADDED_KONG: "added_kong",
+    ActionKind.CONCEALED_KONG: "concealed_kong",
+    ActionKind.HU: "hu",
+    ActionKind.PASS: "pass",
+}
+
+
+def act_event(action: Action) -> ActEvent:
+    """The ``act`` event of ``action``, built through its schema (the same keys, in the same
+    order, as ``{"type": "act", **action.to_json()}``)."""
+    event: ActEvent = {"type": "act", "seat": action.seat, "action": ACTION_NAMES[action.kind]}
+    if action.tile is not None:
+        event["tile"] = tile_to_str(action.tile)
+    return event
+
+
 # The ``act`` event of each of the engine's own Action objects (module-level singletons that
 # live as long as the process, so their id() is a safe key), built once: a decision copies its
-# template instead of serialising the action (same dict, same key order as Action.to_json).
-ACT_EVENTS: dict[int, dict[str, Any]] = {
-    id(action): {"type": "act", **action.to_json()}
+# template instead of serialising the action.
+ACT_EVENTS: dict[int, ActEvent] = {
+    id(action): act_event(action)
     for table in (DISCARD_ACTIONS, BAOTING_ACTIONS, ADDED_KONG_ACTIONS, CONCEALED_KONG_ACTIONS)
     for seat_actions in table
     for action in seat_actions
 }
 ACT_EVENTS.update(
-    (id(action), {"type": "act", **action.to_json()})
+    (id(action), act_event(action))
     for seat_actions in CLAIM_ACTIONS.values()
     for action in seat_actions
 )

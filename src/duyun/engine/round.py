@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import compress
-from typing import Any, SupportsIndex
+from typing import Any, Literal, SupportsIndex
 
 from duyun.analysis import is_win, shanten
 from duyun.engine import inspection, leaving, settlement
@@ -36,9 +36,10 @@ from duyun.engine.actions import (
     ActionKind,
     IllegalActionError,
     LegalActions,
+    act_event,
     as_seat,
 )
-from duyun.engine.events import Event, RefusalRule
+from duyun.engine.events import EndEvent, Event, RefusalRule, RuleOptions, StartEvent, WinHow
 from duyun.engine.explain import self_draw_only_declarations, why_illegal
 from duyun.engine.ledger import Payment
 from duyun.engine.phases import (
@@ -91,6 +92,32 @@ _FROM_DISCARD = ClaimSource.DISCARD
 _NO_WIN = "no"
 _MAY_WIN = "may"
 _MUST_WIN = "must"
+
+
+#: the ``end`` event's names (engine/events.py ``EndEvent``, ``WinHow``)
+_RESULT_NAMES: dict[str, Literal["win", "draw", "escape"]] = {
+    "win": "win",
+    "draw": "draw",
+    "escape": "escape",
+}
+_WIN_HOWS: dict[WinKind, WinHow] = {
+    WinKind.SELF_DRAW: "self_draw",
+    WinKind.DISCARD: "discard",
+    WinKind.ROB_KONG: "rob_kong",
+}
+
+
+def _rule_options(rules: RuleSet) -> RuleOptions:
+    """The ``start`` event's rule options, field by field through their schema."""
+    return {
+        "pass_blocks_ron": rules.pass_blocks_ron,
+        "dead_waits_count": rules.dead_waits_count,
+        "dihu_on_discard": rules.dihu_on_discard,
+        "base_points": rules.base_points,
+        "escape_penalty_units": rules.escape_penalty_units,
+        "flower_pig": rules.flower_pig,
+        "bloody_battle": rules.bloody_battle,
+    }
 
 
 def _logged(event: Event) -> dict[str, Any]:
@@ -183,11 +210,24 @@ class Round:
         self.meld_views: dict[int, tuple[tuple[MeldView, ...], ...]] = {}
         self.ledger_view: tuple[tuple[Payment, ...], tuple[int, ...]] | None = None
 
-        start = {"type": "start", "version": log_version, "rules": rules.to_mapping()}
-        start.update(setup.to_json())
-        if log_version == 1:
-            del start["match"]
-        self.events.append(start)
+        dealt = setup.to_json()
+        start: StartEvent = {
+            "type": "start",
+            "version": log_version,
+            "rules": _rule_options(rules),
+            "dealer": dealt["dealer"],
+            "streak": dealt["streak"],
+            "hands": dealt["hands"],
+            "discards": dealt["discards"],
+            "baoting": dealt["baoting"],
+            "turn": dealt["turn"],
+            "drawn": dealt["drawn"],
+            "wall": dealt["wall"],
+            "seed": dealt["seed"],
+        }
+        if log_version > 1:  # version 1 logs have no match link
+            start["match"] = dealt["match"]
+        self.events.append(_logged(start))
         self._start()
 
     def _size(self, seat: int) -> int:
@@ -440,8 +480,8 @@ class Round:
         environment does, by identity). Anything else corrupts the round: use :meth:`apply`."""
         seat = action.seat
         template = ACT_EVENTS.get(id(action))
-        act = template.copy() if template is not None else {"type": "act", **action.to_json()}
-        events: list[dict[str, Any]] = [act]
+        act = template.copy() if template is not None else act_event(action)
+        events: list[dict[str, Any]] = [_logged(act)]
         self._turn_legal = None
         self._self_draw_only = None
         self.refused_wins[seat] = None
@@ -1181,11 +1221,11 @@ class Round:
             ledger=tuple(self.ledger),
         )
         ended = self.result
-        end: dict[str, Any] = {
+        end: EndEvent = {
             "type": "end",
-            "result": ended.result,
+            "result": _RESULT_NAMES[ended.result],
             "winners": list(ended.winners),
-            "win_kind": ended.win_kind.value if ended.win_kind else None,
+            "win_kind": _WIN_HOWS[ended.win_kind] if ended.win_kind else None,
             "loser": ended.loser,
             "totals": list(ended.totals),
             "next_dealer": ended.next_dealer,
@@ -1193,9 +1233,12 @@ class Round:
             "hands": [self._hand_text(s) for s in range(SEATS)],
         }
         if self.bloody:  # the normal room's events stay as they were (old logs replay)
-            end["wins"] = [win.to_json() for win in self.wins]
+            end["wins"] = [
+                {"seats": list(win.seats), "how": _WIN_HOWS[win.kind], "from": win.from_seat}
+                for win in self.wins
+            ]
             end["left"] = list(self.left)
-        events.append(end)
+        events.append(_logged(end))
 
     # ------------------------------------------------------------------ inspection
 
