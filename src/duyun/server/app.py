@@ -206,7 +206,9 @@ def include(app: FastAPI, router: APIRouter) -> None:
     """Each route of ``router`` registered on the app itself, as ``include_router`` did until
     FastAPI 0.1xx: newer versions keep an included router as one opaque entry of
     ``app.routes``, and the routes must stay listed there (the property test of every route in
-    tests/server/test_rest_property.py enumerates them). The routers set nothing else."""
+    tests/server/test_rest_property.py enumerates them). What a route declares for
+    /openapi.json (its answer's model, its refusals, its security) comes along: the schema is
+    the REST contract (docs/protocol.md "REST")."""
     for route in router.routes:
         if isinstance(route, APIRoute):
             app.add_api_route(
@@ -216,6 +218,11 @@ def include(app: FastAPI, router: APIRouter) -> None:
                 status_code=route.status_code,
                 include_in_schema=route.include_in_schema,
                 name=route.name,
+                response_model=route.response_model,
+                response_model_exclude_unset=route.response_model_exclude_unset,
+                responses=route.responses,
+                description=route.description,
+                openapi_extra=route.openapi_extra,
             )
         elif isinstance(route, APIWebSocketRoute):
             app.add_api_websocket_route(route.path, route.endpoint, name=route.name)

@@ -11,9 +11,10 @@ app's), so probing codes through either path counts against the same budget.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from duyun.server.config import ServerConfig
@@ -51,11 +52,12 @@ class SlidingWindow:
     clock: Callable[[], float] = time.monotonic
     _seen: dict[str, deque[float]] = field(default_factory=dict, repr=False)
 
-    def hit(self, key: str | None) -> None:
+    def hit(self, key: str | None) -> float | None:
         """Count one event for ``key``; :class:`LimitExceeded` (and nothing counted) if the
-        window is full. Refused events are not counted, so waiting always works."""
+        window is full. Refused events are not counted, so waiting always works. Returns the
+        time counted (None when there is no limit), which :meth:`take_back` takes."""
         if self.limit <= 0:
-            return
+            return None
         key = key or "unknown"
         now = self.clock()
         times = self._seen.get(key)
@@ -68,6 +70,26 @@ class SlidingWindow:
         if len(times) >= self.limit:
             raise LimitExceeded(self.what, self.limit, times[0] + self.window - now)
         times.append(now)
+        return now
+
+    def take_back(self, key: str | None, counted: float | None) -> None:
+        """Forget an event :meth:`hit` counted at ``counted`` (if still in the window)."""
+        times = self._seen.get(key or "unknown")
+        if counted is not None and times is not None and counted in times:
+            times.remove(counted)
+
+    @contextlib.contextmanager
+    def attempt(self, key: str | None) -> Iterator[None]:
+        """Count one event for ``key`` for a request that the block may still refuse: if the
+        block raises, the event is taken back (docs/protocol.md "REST and account limits": a
+        refused request is not counted). It is counted before the block, not after it, so that
+        requests running at the same time cannot all pass a full window."""
+        counted = self.hit(key)
+        try:
+            yield
+        except BaseException:
+            self.take_back(key, counted)
+            raise
 
     def _sweep(self, now: float) -> None:
         for key in [k for k, t in self._seen.items() if not t or t[-1] <= now - self.window]:

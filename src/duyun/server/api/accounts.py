@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from duyun.server.api.deps import (
+    OPTIONAL_BEARER,
     BearerToken,
     ClientAddress,
     CurrentAccount,
@@ -17,8 +18,18 @@ from duyun.server.api.deps import (
     run_db,
     run_hashing,
 )
-from duyun.server.api.errors import ApiError
-from duyun.server.api.models import Body
+from duyun.server.api.errors import (
+    BAD_ACCOUNT,
+    BAD_LOGIN,
+    NAME_TAKEN,
+    RATE_LIMITED,
+    STARTING,
+    UNAUTHORIZED,
+    ApiError,
+    post_refusals,
+    refusals,
+)
+from duyun.server.api.models import Body, LoggedOut, Me, Session
 from duyun.server.protocol import error_message
 from duyun.server.store import (
     Account,
@@ -64,16 +75,22 @@ async def _session(manager: TableManager, store: Store, account: Account) -> dic
     return {"token": token, "account": account_json(account)}
 
 
-@router.post("/api/guest")
+@router.post("/api/guest", response_model=Session, responses=post_refusals(RATE_LIMITED, STARTING))
 async def guest(
     state: State, store: OpenStore, manager: Manager, client: ClientAddress
 ) -> dict[str, Any]:
+    # a new guest account with the starting balance, and its token
     state.limits.guests.hit(client)
     account = await run_db(manager, store.create_guest)
     return await _session(manager, store, account)
 
 
-@router.post("/api/register")
+@router.post(
+    "/api/register",
+    response_model=Session,
+    responses=post_refusals(BAD_ACCOUNT, UNAUTHORIZED, NAME_TAKEN, RATE_LIMITED, STARTING),
+    openapi_extra=OPTIONAL_BEARER,
+)
 async def register(
     body: Credentials,
     current: OptionalAccount,
@@ -82,25 +99,28 @@ async def register(
     manager: Manager,
     client: ClientAddress,
 ) -> dict[str, Any]:
+    # a new user, or with a guest's token that guest made a user (docs/protocol.md "REST")
     guest_id = current.id if current is not None and current.kind == "guest" else None
     try:  # cheap checks first: only a registration that will hash a password is counted
         auth.validate_password(body.password, auth.validate_name(body.name))
     except AccountError as error:
         raise ApiError(400, "bad_account", str(error)) from None
-    state.limits.registrations.hit(client)
-    try:
-        account = await run_hashing(store.register, body.name, body.password, guest_id)
-    except AccountError as error:
-        status, code = (
-            (409, "name_taken") if "taken" in str(error).lower() else (400, "bad_account")
-        )
-        raise ApiError(status, code, str(error)) from None
-    except StoreError as error:  # e.g. the guest was deleted meanwhile
-        raise ApiError(400, "bad_account", str(error)) from None
+    # a refusal from here on (a taken name) is taken back from the count too
+    with state.limits.registrations.attempt(client):
+        try:
+            account = await run_hashing(store.register, body.name, body.password, guest_id)
+        except AccountError as error:
+            taken = "taken" in str(error).lower()
+            status, code = (409, "name_taken") if taken else (400, "bad_account")
+            raise ApiError(status, code, str(error)) from None
+        except StoreError as error:  # e.g. the guest was deleted meanwhile
+            raise ApiError(400, "bad_account", str(error)) from None
     return await _session(manager, store, account)
 
 
-@router.post("/api/login")
+@router.post(
+    "/api/login", response_model=Session, responses=post_refusals(BAD_LOGIN, RATE_LIMITED, STARTING)
+)
 async def login(
     body: Credentials, store: OpenStore, manager: Manager, client: ClientAddress
 ) -> dict[str, Any]:
@@ -113,18 +133,20 @@ async def login(
     return await _session(manager, store, account)
 
 
-@router.post("/api/logout")
+@router.post(
+    "/api/logout", response_model=LoggedOut, responses=post_refusals(UNAUTHORIZED, STARTING)
+)
 async def logout(
     account: CurrentAccount,
     token: BearerToken,
     state: State,
     store: OpenStore,
     manager: Manager,
-    body: Logout | None = None,
+    body: Logout = Logout(),  # noqa: B008 (an immutable default: no body, or {})
 ) -> dict[str, Any]:
     """Revoke the presented token (issue 20 item 15); ``everywhere`` revokes every token of
     the account. A revoked token is refused by REST and the websocket alike."""
-    everywhere = body is not None and body.everywhere
+    everywhere = body.everywhere
     try:
         await run_db(manager, store.revoke_token, token, everywhere)
     except AuthError as error:
@@ -137,7 +159,7 @@ async def logout(
     return {"logged_out": True, "everywhere": everywhere}
 
 
-@router.get("/api/me")
+@router.get("/api/me", response_model=Me, responses=refusals(UNAUTHORIZED, STARTING))
 async def me(account: CurrentAccount, manager: Manager) -> dict[str, Any]:
     table = manager.seated.get(account.id)
     return {

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.requests import HTTPConnection
 
 from duyun.server.api.errors import ApiError
@@ -88,7 +89,22 @@ def presented_bearer(request: Request) -> str | None:
     return token if scheme.lower() == "bearer" and token else None
 
 
-def bearer_token(request: Request) -> str:
+#: /openapi.json's ``bearer`` security scheme: the routes that need a token depend on it (through
+#: :func:`bearer_token`), so the schema lists them as secured. It reads nothing itself
+#: (``auto_error=False``): a missing or malformed header is :func:`bearer_token`'s
+#: ``401 unauthorized`` in the documented error body, not FastAPI's ``403 {"detail"}``.
+bearer_scheme = HTTPBearer(
+    scheme_name="bearer",
+    description="the token of POST /api/guest, /api/register or /api/login",
+    auto_error=False,
+)
+SchemeCredentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)]
+
+#: the ``security`` of an operation where a token is optional (``POST /api/register``)
+OPTIONAL_BEARER: dict[str, Any] = {"security": [{"bearer": []}, {}]}
+
+
+def bearer_token(request: Request, _scheme: SchemeCredentials) -> str:
     """The token of ``Authorization: Bearer TOKEN`` (``401 unauthorized`` without one)."""
     token = presented_bearer(request)
     if token is None:
@@ -116,12 +132,13 @@ async def optional_account(request: Request, store: OpenStore, manager: Manager)
     else None: registering may turn the caller's guest account into a user."""
     if not request.headers.get("authorization"):
         return None
-    return await current_account(bearer_token(request), store, manager)
+    return await current_account(bearer_token(request, None), store, manager)
 
 
 OptionalAccount = Annotated[Account | None, Depends(optional_account)]
 
 __all__ = [
+    "OPTIONAL_BEARER",
     "BearerToken",
     "ClientAddress",
     "CurrentAccount",
@@ -129,6 +146,7 @@ __all__ = [
     "OpenStore",
     "OptionalAccount",
     "State",
+    "bearer_scheme",
     "bearer_token",
     "client_address",
     "current_account",

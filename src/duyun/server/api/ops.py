@@ -3,24 +3,34 @@
 from __future__ import annotations
 
 import hmac
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from duyun.server.api.deps import Manager, State, presented_bearer, run_db
-from duyun.server.api.errors import ApiError
+from duyun.server.api.errors import ApiError, refusals
+from duyun.server.api.models import Health
 from duyun.server.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from duyun.server.store import cluster as shared
 
 router = APIRouter()
 
 
-@router.get("/healthz")
-async def healthz(state: State) -> JSONResponse:
+@router.get(
+    "/healthz",
+    response_model=Health,
+    responses={
+        **refusals(),
+        503: {"model": Health, "description": '`{"status": "starting"}`: not started yet'},
+    },
+)
+async def healthz(state: State, response: Response) -> dict[str, Any]:
     # alive and started; it says nothing of the database (that is /readyz)
     if state.ready:
-        return JSONResponse({"status": "ok"})
-    return JSONResponse({"status": "starting"}, status_code=503)
+        return {"status": "ok"}
+    response.status_code = 503
+    return {"status": "starting"}
 
 
 @router.get("/metrics", include_in_schema=False)

@@ -14,8 +14,28 @@ from fastapi import Path as PathParam
 
 from duyun.server.api.accounts import account_json
 from duyun.server.api.deps import ClientAddress, CurrentAccount, Manager, OpenStore, State, run_db
-from duyun.server.api.errors import ApiError
-from duyun.server.api.models import Body
+from duyun.server.api.errors import (
+    ALREADY_CLAIMED,
+    BAD_ACCOUNT,
+    NAME_TAKEN,
+    NOT_ELIGIBLE,
+    NOT_FOUND,
+    RATE_LIMITED,
+    STARTING,
+    UNAUTHORIZED,
+    ApiError,
+    post_refusals,
+    refusals,
+)
+from duyun.server.api.models import (
+    AccountAnswer,
+    Body,
+    Bonuses,
+    BotRatings,
+    Claimed,
+    Leaderboard,
+    ProfileAnswer,
+)
 from duyun.server.api.records import history_json
 from duyun.server.store import (
     AccountError,
@@ -60,7 +80,7 @@ def bonus_json(state: BonusState) -> dict[str, Any]:
     }
 
 
-@router.get("/api/bonus")
+@router.get("/api/bonus", response_model=Bonuses, responses=refusals(UNAUTHORIZED, STARTING))
 async def bonus(
     account: CurrentAccount, state: State, store: OpenStore, manager: Manager, client: ClientAddress
 ) -> dict[str, Any]:
@@ -69,7 +89,11 @@ async def bonus(
     return {"balance": account.balance, "bonuses": [bonus_json(s) for s in states]}
 
 
-@router.post("/api/bonus/{kind}")
+@router.post(
+    "/api/bonus/{kind}",
+    response_model=Claimed,
+    responses=post_refusals(UNAUTHORIZED, ALREADY_CLAIMED, NOT_ELIGIBLE, STARTING),
+)
 async def claim(
     kind: Literal["gift", "topup"],
     account: CurrentAccount,
@@ -112,7 +136,12 @@ def board_json(board: Board) -> dict[str, Any]:
     }
 
 
-@router.get("/api/leaderboard/{board}")
+@router.get(
+    "/api/leaderboard/{board}",
+    response_model=Leaderboard,
+    response_model_exclude_unset=True,
+    responses=refusals(UNAUTHORIZED, STARTING),
+)
 async def leaderboard(
     board: Literal["rating", "weekly"],
     account: CurrentAccount,
@@ -209,12 +238,22 @@ async def _sat_in(store: OpenStore, manager: Manager, account_id: int, match_id:
     return any(seat.account_id == account_id for seat in spec.seats)
 
 
-@router.get("/api/profile")
+@router.get(
+    "/api/profile",
+    response_model=ProfileAnswer,
+    response_model_exclude_unset=True,
+    responses=refusals(UNAUTHORIZED, STARTING),
+)
 async def my_profile(account: CurrentAccount, store: OpenStore, manager: Manager) -> dict[str, Any]:
     return await _profile(account.id, account.id, store, manager)
 
 
-@router.get("/api/profile/{account_id}")
+@router.get(
+    "/api/profile/{account_id}",
+    response_model=ProfileAnswer,
+    response_model_exclude_unset=True,
+    responses=refusals(UNAUTHORIZED, NOT_FOUND, STARTING),
+)
 async def profile(
     account_id: AccountId, account: CurrentAccount, store: OpenStore, manager: Manager
 ) -> dict[str, Any]:
@@ -223,7 +262,11 @@ async def profile(
     return await _profile(account_id, account.id, store, manager)
 
 
-@router.post("/api/name")
+@router.post(
+    "/api/name",
+    response_model=AccountAnswer,
+    responses=post_refusals(BAD_ACCOUNT, UNAUTHORIZED, NAME_TAKEN, RATE_LIMITED, STARTING),
+)
 async def rename(
     body: NewName,
     account: CurrentAccount,
@@ -238,21 +281,23 @@ async def rename(
         auth.validate_name(body.name)
     except AccountError as error:
         raise ApiError(400, "bad_account", str(error)) from None
-    state.limits.renames.hit(client)
-    try:
-        renamed = await run_db(manager, store.rename_guest, account.id, body.name)
-    except AccountError as error:
-        status, code = (409, "name_taken") if "taken" in str(error) else (400, "bad_account")
-        raise ApiError(status, code, str(error)) from None
-    except StoreError as error:
-        raise ApiError(400, "bad_account", str(error)) from None
+    # a refusal from here on (a taken name, a registered user) is taken back from the count
+    with state.limits.renames.attempt(client):
+        try:
+            renamed = await run_db(manager, store.rename_guest, account.id, body.name)
+        except AccountError as error:
+            taken = "taken" in str(error)
+            status, code = (409, "name_taken") if taken else (400, "bad_account")
+            raise ApiError(status, code, str(error)) from None
+        except StoreError as error:
+            raise ApiError(400, "bad_account", str(error)) from None
     connection = manager.connections.get(account.id)
     if connection is not None and connection.account is not None:
         connection.account = renamed  # its next table shows the new name
     return account_json(renamed)
 
 
-@router.get("/api/ratings/bots")
+@router.get("/api/ratings/bots", response_model=BotRatings, responses=refusals(STARTING))
 async def bot_ratings(store: OpenStore, manager: Manager) -> dict[str, Any]:
     """Each bot level's rating ("大師 plays at about N")."""
     ratings = await run_db(manager, store.bot_ratings)

@@ -10,7 +10,16 @@ from fastapi import Path as PathParam
 from fastapi.encoders import jsonable_encoder
 
 from duyun.server.api.deps import CurrentAccount, Manager, OpenStore, State, run_db
-from duyun.server.api.errors import ApiError
+from duyun.server.api.errors import (
+    HAND_NOT_FINISHED,
+    HAND_NOT_FOUND,
+    NOT_A_PLAYER,
+    STARTING,
+    UNAUTHORIZED,
+    ApiError,
+    refusals,
+)
+from duyun.server.api.models import HandLogAnswer, History, Ledger
 from duyun.server.store import Account, HandLog, MatchRecord, NotFoundError, Store, StoreError
 from duyun.server.tables import TableManager
 
@@ -44,7 +53,7 @@ def history_json(record: MatchRecord) -> dict[str, Any]:
     return data
 
 
-@router.get("/api/history")
+@router.get("/api/history", response_model=History, responses=refusals(UNAUTHORIZED, STARTING))
 async def history(
     account: CurrentAccount,
     store: OpenStore,
@@ -55,7 +64,7 @@ async def history(
     return {"matches": [history_json(record) for record in records]}
 
 
-@router.get("/api/ledger")
+@router.get("/api/ledger", response_model=Ledger, responses=refusals(UNAUTHORIZED, STARTING))
 async def ledger(
     account: CurrentAccount,
     store: OpenStore,
@@ -85,7 +94,13 @@ async def readable_log(
     return log
 
 
-@router.get("/api/hands/{hand_id}/log")
+#: a finished hand's log and its review: who may read them, and when
+READ_HAND = (UNAUTHORIZED, NOT_A_PLAYER, HAND_NOT_FOUND, HAND_NOT_FINISHED, STARTING)
+
+
+@router.get(
+    "/api/hands/{hand_id}/log", response_model=HandLogAnswer, responses=refusals(*READ_HAND)
+)
 async def hand_log(
     hand_id: HandId, account: CurrentAccount, store: OpenStore, manager: Manager, state: State
 ) -> dict[str, Any]:
@@ -103,4 +118,4 @@ async def hand_log(
     }
 
 
-__all__ = ["MAX_ID", "HandId", "history_json", "readable_log", "record_json", "router"]
+__all__ = ["MAX_ID", "READ_HAND", "HandId", "history_json", "readable_log", "record_json", "router"]

@@ -13,8 +13,16 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Response
 
 from duyun.server.api.deps import CurrentAccount, Manager, OpenStore, State, run_db
-from duyun.server.api.errors import ApiError
-from duyun.server.api.records import HandId, readable_log
+from duyun.server.api.errors import (
+    RATE_LIMITED,
+    REVIEW_BUSY,
+    REVIEWS_OFF,
+    ApiError,
+    post_refusals,
+    refusals,
+)
+from duyun.server.api.models import ReviewStatus
+from duyun.server.api.records import READ_HAND, HandId, readable_log
 from duyun.server.reviews import Reviewer, ReviewRefused
 from duyun.server.store import Account, HandLog
 
@@ -52,7 +60,12 @@ async def _status(
     return None if progress is None else {"hand_id": hand_id, "seat": seat, **progress}
 
 
-@router.get("/api/hands/{hand_id}/review")
+@router.get(
+    "/api/hands/{hand_id}/review",
+    response_model=ReviewStatus,
+    response_model_exclude_unset=True,
+    responses=refusals(*READ_HAND),
+)
 async def get_review(
     hand_id: HandId,
     account: CurrentAccount,
@@ -68,7 +81,15 @@ async def get_review(
     return found or {"hand_id": hand_id, "seat": chosen, "status": "none"}
 
 
-@router.post("/api/hands/{hand_id}/review")
+@router.post(
+    "/api/hands/{hand_id}/review",
+    response_model=ReviewStatus,
+    response_model_exclude_unset=True,
+    responses={
+        202: {"model": ReviewStatus, "description": "the review is queued or running"},
+        **post_refusals(*READ_HAND, RATE_LIMITED, REVIEW_BUSY, REVIEWS_OFF),
+    },
+)
 async def start_review(
     hand_id: HandId,
     account: CurrentAccount,

@@ -8,8 +8,8 @@ from fastapi import APIRouter
 from fastapi import Path as PathParam
 from pydantic import Field
 
-from duyun.bots import DIFFICULTY_LEVELS, resolve_bot
-from duyun.rules import RuleSet
+from duyun.bots import BOT_NAMES, DIFFICULTIES, DIFFICULTY_LEVELS, resolve_bot
+from duyun.rules import DUYUN, RuleSet
 from duyun.server import protocol
 from duyun.server.api.deps import (
     ClientAddress,
@@ -19,8 +19,27 @@ from duyun.server.api.deps import (
     State,
     run_db,
 )
-from duyun.server.api.errors import ApiError
-from duyun.server.api.models import Body
+from duyun.server.api.errors import (
+    DRAINING,
+    RATE_LIMITED,
+    STARTING,
+    TABLE_NOT_FOUND,
+    TOO_MANY_TABLES,
+    UNAUTHORIZED,
+    ApiError,
+    post_refusals,
+    refusals,
+)
+from duyun.server.api.models import (
+    Body,
+    BotLevel,
+    CreatedTable,
+    Int,
+    Lobby,
+    Reaction,
+    Room,
+    TableSummary,
+)
 from duyun.server.protocol import ProtocolError
 from duyun.server.store import cluster as shared
 from duyun.server.tables import TableManager
@@ -30,12 +49,33 @@ router = APIRouter()
 TableCode = Annotated[str, PathParam(pattern=r"^[0-9]{6}$", description="a 6-digit table code")]
 
 
+class RuleOptions(Body):
+    """The rule options a table may set (:class:`duyun.rules.RuleSet`, docs/rules.md), each
+    optional: the Duyun default otherwise. An unknown option is refused naming it."""
+
+    pass_blocks_ron: bool = DUYUN.pass_blocks_ron
+    dead_waits_count: bool = DUYUN.dead_waits_count
+    dihu_on_discard: bool = DUYUN.dihu_on_discard
+    base_points: Int = Field(default=DUYUN.base_points, ge=1)
+    escape_penalty_units: Int = Field(default=DUYUN.escape_penalty_units, ge=0)
+    #: R32 is not implemented: ``true`` is refused (by RuleSet, saying so)
+    flower_pig: bool = Field(default=DUYUN.flower_pig, json_schema_extra={"enum": [False]})
+    bloody_battle: bool = DUYUN.bloody_battle
+
+
+#: what ``bot`` may name: a difficulty level or a bot (:func:`duyun.bots.resolve_bot`)
+BOT_CHOICES: tuple[str, ...] = (*DIFFICULTIES, *BOT_NAMES)
+
+
 class CreateTable(Body):
-    stake: int = Field(default=1, ge=1, le=1_000_000)
-    hands: int = Field(default=8, ge=1, le=64)
-    rules: dict[str, Any] = Field(default_factory=dict)
+    stake: Int = Field(default=1, ge=1, le=1_000_000)
+    hands: Int = Field(default=8, ge=1, le=64)
+    rules: RuleOptions = Field(default_factory=RuleOptions)
     bots_allowed: bool = True
-    bot: str | None = Field(default=None, max_length=64)
+    #: any text is read, and one not in the enum is refused naming the known ones
+    bot: str | None = Field(
+        default=None, max_length=64, json_schema_extra={"enum": [*BOT_CHOICES, None]}
+    )
     listed: bool = False
     #: may people who do not play at the table watch it (issue 20 item 13)
     spectators: bool = False
@@ -45,12 +85,17 @@ class CreateTable(Body):
     rated: bool = True
 
 
-@router.get("/api/rooms")
+@router.get("/api/rooms", response_model=list[Room], responses=refusals())
 async def rooms(state: State) -> list[dict[str, Any]]:
     return [room.to_json() for room in state.config.rooms]
 
 
-@router.get("/api/lobby")
+@router.get(
+    "/api/lobby",
+    response_model=Lobby,
+    response_model_exclude_unset=True,
+    responses=refusals(STARTING),
+)
 async def lobby(state: State, store: OpenStore, manager: Manager) -> dict[str, Any]:
     if state.cluster is not None:  # every live process's tables (issue 24 item 2)
         listed = await run_db(manager, shared.lobby, store)
@@ -66,12 +111,12 @@ async def lobby(state: State, store: OpenStore, manager: Manager) -> dict[str, A
     return {"tables": manager.lobby(), "playing": playing}
 
 
-@router.get("/api/reactions")
+@router.get("/api/reactions", response_model=list[Reaction], responses=refusals())
 async def reactions() -> list[dict[str, str]]:
     return [{"id": key, "text": text} for key, text in protocol.REACTIONS]
 
 
-@router.get("/api/bots")
+@router.get("/api/bots", response_model=list[BotLevel], responses=refusals())
 async def bots() -> list[dict[str, str]]:
     """The difficulty levels a table can seat (issue 11), weakest first."""
     return [
@@ -96,7 +141,13 @@ def _check_open_tables(state: State, manager: TableManager, account_id: int) -> 
         )
 
 
-@router.post("/api/tables", status_code=201)
+@router.post(
+    "/api/tables",
+    status_code=201,
+    response_model=CreatedTable,
+    response_model_exclude_unset=True,
+    responses=post_refusals(UNAUTHORIZED, TOO_MANY_TABLES, RATE_LIMITED, STARTING, DRAINING),
+)
 async def create_table(
     body: CreateTable,
     account: CurrentAccount,
@@ -106,20 +157,20 @@ async def create_table(
 ) -> dict[str, Any]:
     _check_open_tables(state, manager, account.id)
     try:
-        rules = RuleSet.from_mapping(body.rules)
+        rules = RuleSet.from_mapping(body.rules.model_dump())
     except (ValueError, TypeError) as error:
         raise ApiError(400, "bad_request", f"rules: {error}") from None
     try:  # a bot name or a difficulty level (easy/normal/hard/expert)
         bot = resolve_bot(body.bot or state.config.default_bot)
     except ValueError as error:
         raise ApiError(400, "bad_request", f"bot: {error}") from None
-    state.limits.tables.hit(client)  # only tables that will be created count
     code = None
-    if state.cluster is not None:
-        try:
-            code = await state.cluster.new_code("private", body.listed)
-        except ProtocolError as error:
-            raise ApiError(503, error.code, error.message) from None
+    with state.limits.tables.attempt(client):  # only tables that will be created count
+        if state.cluster is not None:
+            try:
+                code = await state.cluster.new_code("private", body.listed)
+            except ProtocolError as error:
+                raise ApiError(503, error.code, error.message) from None
     table = manager.create_private(
         account,
         code=code,
@@ -136,7 +187,12 @@ async def create_table(
     return {"code": table.code, "invite": f"/?join={table.code}", "table": table.summary()}
 
 
-@router.get("/api/tables/{code}")
+@router.get(
+    "/api/tables/{code}",
+    response_model=TableSummary,
+    response_model_exclude_unset=True,
+    responses=refusals(TABLE_NOT_FOUND, RATE_LIMITED, STARTING),
+)
 async def table_info(
     code: TableCode, state: State, manager: Manager, client: ClientAddress
 ) -> dict[str, Any]:
@@ -153,4 +209,4 @@ async def table_info(
     return table.summary()
 
 
-__all__ = ["CreateTable", "TableCode", "router"]
+__all__ = ["BOT_CHOICES", "CreateTable", "RuleOptions", "TableCode", "router"]

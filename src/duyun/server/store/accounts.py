@@ -83,8 +83,15 @@ class AccountStore(StoreCore):
         and history). :class:`AccountError` names what is wrong (taken, too short, bad chars)."""
         cleaned = auth.validate_name(name)
         auth.validate_password(password, cleaned)
-        password_hash = self._hashing.hash(password)
         key = auth.name_key(cleaned)
+        # a taken name is refused before the password is hashed: the REST layer does not count
+        # a refused registration against the per-address limit (docs/protocol.md), so a refusal
+        # must cost no hashing; the check below still decides a race for the name
+        with self._session() as session:
+            holder = session.scalar(select(AccountRow.id).where(AccountRow.name_key == key))
+        if holder is not None and holder != guest_id:
+            raise AccountError(f"name {cleaned!r} is taken")
+        password_hash = self._hashing.hash(password)
         try:
             with self._session() as session:
                 holder = session.scalar(select(AccountRow.id).where(AccountRow.name_key == key))
