@@ -1,5 +1,5 @@
 """Import circles of a module graph, for the tests that keep the package's imports acyclic
-(tests/test_import_graph.py for the whole package, tests/server/test_store_imports.py for the
+(tests/test_import_graph.py for the whole package, tests/server/store/test_store_imports.py for the
 store's layering)."""
 
 from __future__ import annotations

@@ -206,7 +206,7 @@ def include(app: FastAPI, router: APIRouter) -> None:
     """Each route of ``router`` registered on the app itself, as ``include_router`` did until
     FastAPI 0.1xx: newer versions keep an included router as one opaque entry of
     ``app.routes``, and the routes must stay listed there (the property test of every route in
-    tests/server/test_rest_property.py enumerates them). What a route declares for
+    tests/server/api/test_rest_property.py enumerates them). What a route declares for
     /openapi.json (its answer's model, its refusals, its security) comes along: the schema is
     the REST contract (docs/protocol.md "REST")."""
     for route in router.routes:

@@ -54,7 +54,7 @@ class Answer(BaseModel):
 
 class Rules(Answer):
     """Every rule option of :class:`duyun.rules.RuleSet` (docs/rules.md) with its value;
-    tests/server/test_openapi.py holds the two to the same fields and types."""
+    tests/server/api/test_openapi.py holds the two to the same fields and types."""
 
     pass_blocks_ron: bool
     dead_waits_count: bool

@@ -38,7 +38,7 @@ typed over ``StoreCore``, whose attributes mypy --strict checks in every concern
 concern reads through another (the ledger and records check an account exists, restoring a
 match reads its records) it inherits that class, so the dependency is in the class line, not an
 untyped assumption. The modules import downwards only (``store`` -> concerns -> ``base`` ->
-``database``, ``auth``, ``models``, ``types``); ``tests/server/test_store_imports.py`` fails
+``database``, ``auth``, ``models``, ``types``); ``tests/server/store/test_store_imports.py`` fails
 on a cycle.
 """
 

@@ -8,7 +8,7 @@ store these events, send these events to this viewer, send a prompt, set or canc
 wait out the claim settle, finish the hand, broadcast the table. The async table
 (``table.py``) executes them in that order, awaiting a store before any send that follows it,
 so "store before send" (docs/protocol.md "Durability") holds by construction; the tests drive
-a flow through whole hands with no event loop (tests/server/test_tables_flow.py).
+a flow through whole hands with no event loop (tests/server/tables/test_tables_flow.py).
 
 The claim window (docs/protocol.md "Timing"). After every discard and every added kong's tile
 the table holds what follows for one pause (:meth:`HandFlow.claim_pause`): ``claim_window``

@@ -4,7 +4,7 @@ A table used to write into its manager's ``by_match`` and ``seated`` dicts and s
 ``client.table`` itself, so the manager's indexes could only be understood by reading the
 table. Now the table asks its host for the few things it needs, and :class:`TableManager`
 (``manager.py``) is the one implementation in the server; a test can run a table under a small
-fake host without a manager (tests/server/test_tables_host.py).
+fake host without a manager (tests/server/tables/test_tables_host.py).
 """
 
 from __future__ import annotations

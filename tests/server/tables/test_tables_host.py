@@ -34,7 +34,7 @@ from duyun.server.writer import EventWriter
 from duyun.tiles import tile_to_str
 
 SEED = 20261202
-SRC = Path(__file__).resolve().parents[2] / "src" / "duyun" / "server" / "tables"
+SRC = Path(__file__).resolve().parents[3] / "src" / "duyun" / "server" / "tables"
 
 
 class Person:

@@ -173,7 +173,7 @@ def test_docs_name_the_module_of_every_store_method() -> None:
     without the table following fails here."""
     from duyun.server.store import Store
 
-    deploy = Path(__file__).parents[2] / "docs" / "deploy.md"
+    deploy = Path(__file__).parents[3] / "docs" / "deploy.md"
     listed: dict[str, set[str]] = {}
     for line in deploy.read_text(encoding="utf-8").splitlines():
         cells = line.split("|")

@@ -77,7 +77,7 @@ def run_in_threads(work: Callable[[int], object], items: Sequence[int]) -> list[
 
 
 MakeStore = Callable[..., Store]
-SRC = Path(__file__).resolve().parents[2] / "src"
+SRC = Path(__file__).resolve().parents[3] / "src"
 
 
 def pay(payer: int, payee: int, points: int, rule: str = "R28") -> Payment:

@@ -41,7 +41,7 @@ from duyun.server.store import StoreConfig
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 #: generated cases per operation and run: two runs over 24 operations stay well under a minute
 EXAMPLES = 12
 #: the guard's refusals of every request, and of every POST (duyun.server.middleware)

@@ -33,7 +33,7 @@ from duyun.server.store import (
 )
 
 MakeStore = Callable[..., Store]
-SRC = Path(__file__).resolve().parents[2] / "src"
+SRC = Path(__file__).resolve().parents[3] / "src"
 #: 2026-12-05 23:59:00 in Asia/Shanghai (UTC+8): a minute before the day changes there
 LATE = datetime(2026, 12, 5, 15, 59, tzinfo=UTC).timestamp()
 ECONOMY = Economy()
