@@ -12,6 +12,7 @@ import asyncio
 from collections import Counter
 from typing import Any
 
+import pytest
 from sqlalchemy import create_engine, text
 
 from duyun.server.store import Store
@@ -184,6 +185,26 @@ def test_live_match_of_names_the_match_a_client_should_wait_for(store: Store) ->
     assert store.live_match_of(bob.id) is None and store.live_match_of(ann.id) == match
     store.finish_match(match, "completed")
     assert store.live_match_of(ann.id) is None
+
+
+def test_a_hello_is_one_transaction_with_the_account_and_its_live_match(store: Store) -> None:
+    """Store.session_of, which a websocket's hello calls: the token's account and the match
+    it still plays in, as verify_token and live_match_of answer them; a revoked token is
+    refused as verify_token refuses it."""
+    from duyun.server.store import AuthError, MatchSpec, SeatSpec
+
+    ann = store.create_guest()
+    token = store.issue_token(ann.id)
+    assert store.session_of(token) == (store.verify_token(token), None)
+    seats = (SeatSpec(ann.id, None), *(SeatSpec(None, "random") for _ in range(3)))
+    match = store.create_match(
+        MatchSpec(kind="room", room="novice", stake=1, hands=2, seats=seats, seed=4)
+    )
+    account, live = store.session_of(token)
+    assert account.id == ann.id and live == match == store.live_match_of(ann.id)
+    store.revoke_token(token)
+    with pytest.raises(AuthError, match="revoked"):
+        store.session_of(token)
 
 
 def test_people_dropping_together_pay_no_escape_and_take_their_seats_back_r45(

@@ -220,7 +220,7 @@ def welcome(
 async def authenticate(state: ServerState, conn: Connection, token: str) -> None:
     store, manager = get_store(state), get_manager(state)
     try:
-        account = await run_db(manager, store.verify_token, token)
+        account, live = await run_db(manager, store.session_of, token)
     except AuthError as error:
         raise ProtocolError("unauthorized", f"token refused: {error}") from None
     conn.account = account
@@ -228,9 +228,7 @@ async def authenticate(state: ServerState, conn: Connection, token: str) -> None
     # a live match this process does not host (yet: its owner died and another process
     # has not adopted it): the client keeps retrying instead of giving up its seat, which
     # would cost it an escape (R45) for a server failure (issue 20 item 12)
-    pending = None
-    if manager.seated.get(account.id) is None:
-        pending = await run_db(manager, store.live_match_of, account.id)
+    pending = live if manager.seated.get(account.id) is None else None
     conn.send(welcome(state, account, manager.seated.get(account.id), pending))
     if not manager.attach(conn) and state.cluster is not None:
         await state.cluster.reconnect_elsewhere(conn)

@@ -226,20 +226,24 @@ class AccountStore(StoreCore):
     def verify_token(self, token: str) -> Account:
         """The account a token was issued for; :class:`AuthError` if forged, expired or
         revoked (logged out, or issued before a "log out everywhere")."""
+        with self._session() as session:
+            return self._verified(session, token)
+
+    def _verified(self, session: Session, token: str) -> Account:
+        """:meth:`verify_token` inside ``session`` (a caller's transaction)."""
         assert self._signer is not None
         account_id, generation, _ = self._signer.claims(token)
         if account_id < 1 or account_id > MAX_SEED:
             raise AuthError("session token invalid")
-        with self._session() as session:
-            row = session.get(AccountRow, account_id)
-            if row is None:
-                raise AuthError("session token names no account")
-            if row.kind == "house":
-                raise AuthError("session token invalid")
-            revoked = session.get(RevokedTokenRow, auth.token_digest(token))
-            if generation != row.token_generation or revoked is not None:
-                raise AuthError("session token revoked (logged out); log in again")
-            return account_of(row)
+        row = session.get(AccountRow, account_id)
+        if row is None:
+            raise AuthError("session token names no account")
+        if row.kind == "house":
+            raise AuthError("session token invalid")
+        revoked = session.get(RevokedTokenRow, auth.token_digest(token))
+        if generation != row.token_generation or revoked is not None:
+            raise AuthError("session token revoked (logged out); log in again")
+        return account_of(row)
 
     def revoke_token(self, token: str, everywhere: bool = False) -> None:
         """Log out: refuse ``token`` from now on; with ``everywhere``, every token of its

@@ -193,18 +193,23 @@ class LeaseStore(RecordStore):
         """The newest live match in which the account still plays its seat (not escaped), if
         any: a client this process has no table for keeps retrying while there is one."""
         with self._session() as session:
-            found: int | None = session.scalar(
-                select(MatchSeatRow.match_id)
-                .join(MatchRow, MatchRow.id == MatchSeatRow.match_id)
-                .where(
-                    MatchSeatRow.account_id == account_id,
-                    MatchSeatRow.forced_tuoguan.is_(False),
-                    MatchRow.status.in_(LIVE_STATUSES),
-                )
-                .order_by(MatchRow.id.desc())
-                .limit(1)
+            return self._live_match_in(session, account_id)
+
+    @staticmethod
+    def _live_match_in(session: Session, account_id: int) -> int | None:
+        """:meth:`live_match_of` inside ``session`` (a caller's transaction)."""
+        found: int | None = session.scalar(
+            select(MatchSeatRow.match_id)
+            .join(MatchRow, MatchRow.id == MatchSeatRow.match_id)
+            .where(
+                MatchSeatRow.account_id == account_id,
+                MatchSeatRow.forced_tuoguan.is_(False),
+                MatchRow.status.in_(LIVE_STATUSES),
             )
-            return found
+            .order_by(MatchRow.id.desc())
+            .limit(1)
+        )
+        return found
 
     def match_owner(self, match_id: int) -> str | None:
         """The process holding a live match's unexpired lease, if any (for routing)."""

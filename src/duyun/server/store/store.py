@@ -42,7 +42,7 @@ from duyun.server.store.models import AccountRow, SettingRow
 from duyun.server.store.players import PlayerStore
 from duyun.server.store.records import RecordStore
 from duyun.server.store.reviews import ReviewStore
-from duyun.server.store.types import StoreConfig, StoreError
+from duyun.server.store.types import Account, StoreConfig, StoreError
 
 __all__ = [
     "LIVE_STATUSES",
@@ -68,6 +68,16 @@ class Store(
     AccountStore,
 ):
     """Thread-safe facade over the database. Create with :meth:`open`."""
+
+    def session_of(self, token: str) -> tuple[Account, int | None]:
+        """A websocket's ``hello`` in one transaction: the token's account
+        (:meth:`verify_token`) and the live match it still plays a seat in, if any
+        (:meth:`live_match_of`). Seating a crowd is mostly hellos; one database round trip
+        and one thread hand-off each instead of two (docs/deploy.md "Where a process's CPU
+        goes")."""
+        with self._session() as session:
+            account = self._verified(session, token)
+            return account, self._live_match_in(session, account.id)
 
     @classmethod
     def open(
