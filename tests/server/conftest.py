@@ -162,7 +162,12 @@ class LiveServer:
     http: httpx.Client = field(init=False)
 
     def __post_init__(self) -> None:
-        self.http = httpx.Client(base_url=self.url, timeout=10)
+        # an idle connection is dropped after 1 s, well before uvicorn closes it (5 s): reusing
+        # one the server is closing at that moment is "connection reset by peer" (a CI dry
+        # run met it after a match that kept REST idle for a while)
+        self.http = httpx.Client(
+            base_url=self.url, timeout=10, limits=httpx.Limits(keepalive_expiry=1.0)
+        )
 
     @property
     def store(self) -> Store:
