@@ -82,8 +82,11 @@ def test_phone_sizes_keep_the_own_plate_inside_the_board(
     """The wider own plate stays within the board at the phone sizes."""
     for viewport in (PHONE, SMALL_PHONE):
         tab = Tab(browser, web_server, viewport)
-        _private_table_with_bots(tab, hands=1)
+        # eight hands: a one-hand match could be over (the plate under the summary) before
+        # a loaded machine measures it, as a CI dry run saw
+        _private_table_with_bots(tab, hands=8)
         seat = tab.app("app.seat")
+        tab.page.wait_for_selector(f"#plate-{seat}", state="visible")
         plate = tab.page.eval_on_selector(
             f"#plate-{seat}", "p => p.getBoundingClientRect().toJSON()"
         )
