@@ -86,6 +86,13 @@ def test_the_table_speaks_through_a_status_region_not_every_redraw(
     tab.page.wait_for_function(
         "() => document.querySelector('#announce').textContent.includes('輪到你')"
     )
+    # Enter on a focused control is that control's: 聽 opens its panel, no tile is discarded
+    tab.page.focus("#tingpai-btn")
+    tab.page.keyboard.press("Enter")
+    tab.page.wait_for_selector("#tingpai-btn[aria-pressed=true]")
+    assert tab.app("app.promptSent") is False
+    assert tab.page.query_selector("#hand.can-discard") is not None
+    tab.page.evaluate("() => document.activeElement.blur()")
     tab.page.keyboard.press("Enter")  # the own discard is said too
     tab.page.wait_for_function(
         "() => document.querySelector('#announce').textContent.includes('打出')",

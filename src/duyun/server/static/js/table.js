@@ -809,6 +809,10 @@ export function tableKey(event) {
   const st = app.hand;
   const key = event.key;
   if (!st || app.seat == null) return false;
+  // Enter and Space on a focused control outside the hand are that control's own (a dialog's
+  // button, 聽, a seat's menu): taking them for play would discard a tile the player never chose
+  const focused = event.target instanceof Element ? event.target.closest("button, a[href], summary, [role=button]") : null;
+  if ((key === "Enter" || key === " ") && focused && !focused.closest("#hand")) return false;
   const p = app.promptSent ? null : app.prompt;
   const legal = legalOf(p);
   const lower = key.length === 1 ? key.toLowerCase() : key;
