@@ -167,6 +167,9 @@ def check_open_winner(tab: Tab, win: dict[str, Any], screenshots: Path) -> None:
     assert marked == [win["tile"]]
     badge = page.text_content(f".plate[data-seat='{seat}'] .badge.won")
     assert badge is not None and "1" in badge and "胡" in badge
+    # the winner declared 報聽; out of the hand, its mark no longer lies under the badge
+    assert tab.app(f"app.hand.baoting[{seat}]") is True
+    assert page.query_selector(f".plate[data-seat='{seat}'] .badge.bt") is None
     # photographs without the passing highlight over the board
     page.wait_for_selector(".fx.big-win, .big-moment", state="detached")
     assert_no_sideways_scroll(tab)

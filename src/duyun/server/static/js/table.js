@@ -175,12 +175,15 @@ function plate(appState, tb, st, seat, base) {
     const n = st.sizes[seat];
     concealed = `<div class="concealed" aria-label="${n}">${Array.from({ length: Math.min(n, 14) }, () => tile("?")).join("")}<span class="count">${n}</span></div>`;
   }
+  // a 血戰 winner is out of the hand (R53): its 報聽 mark warns nobody any more, and on a
+  // phone's small avatar it lay under the 第N胡 badge
+  const showBaoting = st.baoting[seat] && !won;
   const initial = isBot ? String(seat + 1) : esc((name || "?").slice(0, 1).toUpperCase());
   return `<div class="plate pos-${pos} ${won ? "won" : ""}" data-seat="${seat}" id="plate-${seat}" ${seatMenuButton(seat) ? 'data-do="seat-menu"' : ""}>
       <div class="id">
         <div class="avatar ${isBot ? "bot" : ""} ${active ? "active" : ""} ${info && info.connected === false ? "offline" : ""}">${initial}
           ${st.started && st.dealer === seat ? `<span class="badge dealer">${t("dealer")}${st.streak ? st.streak : ""}</span>` : ""}
-          ${st.baoting[seat] ? `<span class="badge bt">${t("baoting_mark")}</span>` : ""}
+          ${showBaoting ? `<span class="badge bt">${t("baoting_mark")}</span>` : ""}
           ${won ? wonBadge(won) : ""}${seatMenuButton(seat)}
         </div>
         <div class="who"><span class="name">${st.started ? `<span class="seat-wind" title="${seatWind(seat, st.dealer)[1]}">${seatWind(seat, st.dealer)[0]}</span>` : ""}${esc(name)}${seat === appState.seat ? ` (${t("you")})` : ""}</span>
