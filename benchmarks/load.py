@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,6 +57,8 @@ class Stats:
     hands: int = 0
     matches: int = 0
     messages: int = 0
+    #: messages received by type: what a decision costs in frames (docs/deploy.md)
+    kinds: Counter[str] = field(default_factory=Counter)
     late: int = 0
     #: how late the load generator's own event loop woke up (s): its share of any round trip
     loop_lags: list[float] = field(default_factory=list)
@@ -152,6 +155,7 @@ async def _player(
             stats.messages += 1
             message = json.loads(raw)
             kind = message["type"]
+            stats.kinds[kind] += 1
             if kind == "snapshot" and not dealt_in:
                 dealt_in = True
                 stats.dealt += 1
@@ -417,6 +421,11 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"  turn actions {stats.actions}, claim answers {stats.claim_answers}, hands "
         f"{stats.hands}, matches {stats.matches}, messages received {stats.messages}"
+    )
+    per_decision = max(1, stats.decisions())
+    print(
+        f"  messages per decision {stats.messages / per_decision:.1f}: "
+        + ", ".join(f"{kind} {n / per_decision:.2f}" for kind, n in stats.kinds.most_common())
     )
     if trips:
         print(
