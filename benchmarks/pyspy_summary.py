@@ -34,7 +34,10 @@ WAITS = (
 #: (group, any of these in the stack), first match wins
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("store: the writer's batch (append_events_many)", ("append_events_many",)),
-    ("store: hello (verify_token, live_match_of)", ("verify_token", "live_match_of")),
+    (
+        "store: hello (session_of; before: verify_token, live_match_of)",
+        ("session_of", "verify_token", "live_match_of"),
+    ),
     ("store: a match's start (create_match, start_hand)", ("create_match", "start_hand")),
     ("store: other calls", ("/store/", "sqlalchemy/", "psycopg/")),
     (

@@ -42,6 +42,18 @@ _LOGIN_NAME_LOCK = 0x6475_6E01
 _LOGIN_CLIENT_LOCK = 0x6475_6E02
 
 
+def judge_token(account: tuple[str, int] | None, generation: int, revoked: bool) -> None:
+    """Refuse a well-signed token whose account (its kind and token generation, None when
+    it is gone) no longer accepts it: :class:`AuthError` with the reason a client shows."""
+    if account is None:
+        raise AuthError("session token names no account")
+    kind, current = account
+    if kind == "house":
+        raise AuthError("session token invalid")
+    if generation != current or revoked:
+        raise AuthError("session token revoked (logged out); log in again")
+
+
 class AccountStore(StoreCore):
     """Accounts, logins and session tokens."""
 
@@ -231,19 +243,22 @@ class AccountStore(StoreCore):
 
     def _verified(self, session: Session, token: str) -> Account:
         """:meth:`verify_token` inside ``session`` (a caller's transaction)."""
+        account_id, generation = self._token_claims(token)
+        row = session.get(AccountRow, account_id)
+        revoked = session.get(RevokedTokenRow, auth.token_digest(token)) is not None
+        judge_token(None if row is None else (row.kind, row.token_generation), generation, revoked)
+        assert row is not None
+        return account_of(row)
+
+    def _token_claims(self, token: str) -> tuple[int, int]:
+        """The account id and token generation a token claims, its signature and age checked
+        (:class:`AuthError` if forged or expired); whether the account still accepts it is
+        :func:`judge_token`'s question."""
         assert self._signer is not None
         account_id, generation, _ = self._signer.claims(token)
         if account_id < 1 or account_id > MAX_SEED:
             raise AuthError("session token invalid")
-        row = session.get(AccountRow, account_id)
-        if row is None:
-            raise AuthError("session token names no account")
-        if row.kind == "house":
-            raise AuthError("session token invalid")
-        revoked = session.get(RevokedTokenRow, auth.token_digest(token))
-        if generation != row.token_generation or revoked is not None:
-            raise AuthError("session token revoked (logged out); log in again")
-        return account_of(row)
+        return account_id, generation
 
     def revoke_token(self, token: str, everywhere: bool = False) -> None:
         """Log out: refuse ``token`` from now on; with ``everywhere``, every token of its

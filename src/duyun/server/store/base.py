@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from sqlalchemy import Engine, select, update
 from sqlalchemy.orm import Session, sessionmaker
@@ -73,7 +73,26 @@ def clip_text(value: object, limit: int) -> str:
     return text_value if len(text_value) <= limit else text_value[: limit - 1] + "…"
 
 
-def account_of(row: AccountRow) -> Account:
+class AccountFields(Protocol):
+    """What :func:`account_of` reads: an ORM row, or a Core row selecting the same columns."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def balance(self) -> int: ...
+    @property
+    def created(self) -> datetime: ...
+    @property
+    def rating(self) -> int | None: ...
+    @property
+    def rated_matches(self) -> int | None: ...
+
+
+def account_of(row: AccountFields) -> Account:
     return Account(
         id=row.id,
         name=row.name,

@@ -139,6 +139,11 @@ def check_revision(engine: Engine, where: str, *, must_exist: bool) -> None:
 IDLE_IN_TRANSACTION_MS = 5000
 
 
+#: the execution option of a connection that runs a single reading statement and nothing
+#: else: SQLite then skips its ``BEGIN IMMEDIATE`` (the write lock a read does not need)
+READ_ONLY = "duyun_single_read"
+
+
 def make_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         memory = make_url(url).database in (None, "", ":memory:")
@@ -165,8 +170,11 @@ def make_engine(url: str) -> Engine:
 
         @event.listens_for(engine, "begin")
         def _on_begin(connection: Any) -> None:
-            # the write lock up front: no read-then-upgrade deadlocks, no lost updates
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            # the write lock up front: no read-then-upgrade deadlocks, no lost updates; a
+            # connection that only runs one reading statement (READ_ONLY) needs no
+            # transaction at all, the statement being its own consistent read
+            if not connection.get_execution_options().get(READ_ONLY):
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
 
         return engine
     # an unreachable server is an error within seconds, not a hang (a URL's own wins)

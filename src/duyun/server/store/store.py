@@ -16,15 +16,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, exists, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
 from duyun.server.store import auth
-from duyun.server.store.accounts import AccountStore
-from duyun.server.store.base import LIVE_STATUSES, MATCH_END_REASONS, MAX_ID, MAX_LIMIT
+from duyun.server.store.accounts import AccountStore, judge_token
+from duyun.server.store.base import (
+    LIVE_STATUSES,
+    MATCH_END_REASONS,
+    MAX_ID,
+    MAX_LIMIT,
+    account_of,
+)
 from duyun.server.store.bonuses import BonusStore
 from duyun.server.store.database import (
+    READ_ONLY,
     alembic_config,
     check_revision,
     check_sqlite_file,
@@ -38,7 +45,13 @@ from duyun.server.store.events import EventLogStore
 from duyun.server.store.leases import LeaseStore
 from duyun.server.store.ledger import LedgerStore
 from duyun.server.store.matches import MatchStore
-from duyun.server.store.models import AccountRow, SettingRow
+from duyun.server.store.models import (
+    AccountRow,
+    MatchRow,
+    MatchSeatRow,
+    RevokedTokenRow,
+    SettingRow,
+)
 from duyun.server.store.players import PlayerStore
 from duyun.server.store.records import RecordStore
 from duyun.server.store.reviews import ReviewStore
@@ -55,6 +68,34 @@ __all__ = [
     "one_line",
 ]
 
+#: a ``hello``'s one statement (:meth:`Store.session_of`): the account's row, whether the
+#: token was revoked, and the newest live match the account holds a seat of its own in, as
+#: :meth:`~duyun.server.store.leases.LeaseStore.live_match_of` finds it; built once, so
+#: SQLAlchemy never derives its cache key again
+_HELLO = select(
+    AccountRow.id,
+    AccountRow.name,
+    AccountRow.kind,
+    AccountRow.balance,
+    AccountRow.created,
+    AccountRow.rating,
+    AccountRow.rated_matches,
+    AccountRow.token_generation,
+    exists().where(RevokedTokenRow.token_hash == bindparam("digest")).label("revoked"),
+    select(MatchSeatRow.match_id)
+    .join(MatchRow, MatchRow.id == MatchSeatRow.match_id)
+    .where(
+        MatchSeatRow.account_id == AccountRow.id,
+        MatchSeatRow.forced_tuoguan.is_(False),
+        MatchRow.status.in_(LIVE_STATUSES),
+    )
+    .order_by(MatchRow.id.desc())
+    .limit(1)
+    .correlate(AccountRow)
+    .scalar_subquery()
+    .label("live"),
+).where(AccountRow.id == bindparam("account_id"))
+
 
 class Store(
     LedgerStore,
@@ -70,14 +111,28 @@ class Store(
     """Thread-safe facade over the database. Create with :meth:`open`."""
 
     def session_of(self, token: str) -> tuple[Account, int | None]:
-        """A websocket's ``hello`` in one transaction: the token's account
-        (:meth:`verify_token`) and the live match it still plays a seat in, if any
-        (:meth:`live_match_of`). Seating a crowd is mostly hellos; one database round trip
-        and one thread hand-off each instead of two (docs/deploy.md "Where a process's CPU
-        goes")."""
-        with self._session() as session:
-            account = self._verified(session, token)
-            return account, self._live_match_in(session, account.id)
+        """A websocket's ``hello``: the token's account (:meth:`verify_token`) and the live
+        match it still plays a seat in, if any (:meth:`live_match_of`), as one prebuilt
+        statement on a bare connection. Seating a crowd is mostly hellos, and three ORM
+        queries in a write transaction were the largest part of seating's CPU; a single
+        statement is its own consistent read, so SQLite takes no write lock for it (docs/
+        deploy.md "Where a process's CPU goes")."""
+        account_id, generation = self._token_claims(token)
+        parameters = {"account_id": account_id, "digest": auth.token_digest(token)}
+        with self._serial, self._engine.connect() as connection:
+            row = (
+                connection.execution_options(**{READ_ONLY: True})
+                .execute(_HELLO, parameters)
+                .first()
+            )
+        judge_token(
+            None if row is None else (row.kind, row.token_generation),
+            generation,
+            row is not None and bool(row.revoked),
+        )
+        assert row is not None
+        account = account_of(row)
+        return account, row.live
 
     @classmethod
     def open(
