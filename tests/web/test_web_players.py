@@ -18,7 +18,7 @@ from web_helpers import DESKTOP, PHONE, SKIP_REASON, WebServer, start_web_server
 if SKIP_REASON:
     pytest.skip(SKIP_REASON, allow_module_level=True)
 
-from test_web_client import Tab, assert_no_sideways_scroll, play_until_settlement, shot
+from test_web_client import HAND_DEADLINE, Tab, assert_no_sideways_scroll, shot
 
 from duyun.engine import Payment
 from duyun.server.config import Room
@@ -27,21 +27,23 @@ from duyun.server.store import MatchSpec, SeatSpec, Store
 pytestmark = pytest.mark.slow
 
 BOT = "efficient"  # BROWSER_TIMERS' default bot: the table's bots are rated as this level
+GIFT = 120  # players_server's daily gift (the default is 100)
 
 
 @pytest.fixture(scope="module")
 def players_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
-    """A server whose leaderboards are read afresh every time (no cache to wait out)."""
+    """A server whose leaderboards are read afresh every time (no cache to wait out), with a
+    daily gift of its own (the lobby and the rules page name this server's amounts)."""
     db = tmp_path_factory.mktemp("players") / "duyun.db"
-    server = start_web_server(f"sqlite:///{db}", leaderboard_cache=0.0)
+    server = start_web_server(f"sqlite:///{db}", leaderboard_cache=0.0, daily_gift=GIFT)
     yield server
     server.stop()
 
 
 @pytest.fixture(scope="module")
 def one_hand_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
-    """A server whose one room plays one-hand matches, with short claim windows (the test
-    answers its own claims by clicking, whenever they come): a whole rated match in seconds."""
+    """A server whose one room plays one-hand matches, with short claim windows (the test's
+    seat is played by 托管): a whole rated match in seconds."""
     db = tmp_path_factory.mktemp("players-match") / "duyun.db"
     room = Room("novice", "新手場", stake=1, entry=100, hands=1)
     server = start_web_server(f"sqlite:///{db}", rooms=(room,), claim_window=0.04, claim_beat=0.04)
@@ -91,11 +93,17 @@ def test_free_coins_leaderboard_and_profile(
         page = tab.page
         me = int(tab.app("app.account.id"))
         page.wait_for_selector("#bonus-btn")
-        assert "100" in page.inner_text("#bonus-btn")  # the daily gift, with its amount
+        assert str(GIFT) in page.inner_text("#bonus-btn")  # the daily gift, with its amount
         assert_inside_window(tab)
         shot(tab, screenshots, f"issue32-lobby-{size}.png")
+        # the players' rules page explains the economy with this server's amounts
+        page.click("#rules-btn")
+        economy = page.inner_text("#rules-page #rules-coins")
+        assert f"每日禮物 {GIFT} 金幣" in economy and "補到 300 金幣" in economy, economy
+        assert "每天最多 3 次" in economy and "排行榜" in economy
+        page.click("#rules-close")
         page.click("#bonus-btn")
-        page.wait_for_function("() => window.__duyun.account.balance === 1100")
+        page.wait_for_function(f"() => window.__duyun.account.balance === {1000 + GIFT}")
         page.wait_for_selector("#bonus-none")
         assert "已領" in page.inner_text("#bonus-none")  # and when it comes again
 
@@ -194,8 +202,8 @@ def test_a_rated_match_shows_ratings_at_the_table_and_the_change_in_the_summary(
         shot(tab, screenshots, "issue32-table-desktop.png")
         page.set_viewport_size(PHONE)
 
-        play_until_settlement(tab)
-        page.wait_for_function("() => !!window.__duyun.matchEnd")
+        page.click("#tuoguan-btn")  # 托管: the server plays the seat at bot speed
+        page.wait_for_function("() => !!window.__duyun.matchEnd", timeout=HAND_DEADLINE * 1000)
         page.click("#show-summary")
         page.wait_for_selector("#match-summary .rating-change")
         seat = int(tab.app("app.seat"))
