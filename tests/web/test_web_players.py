@@ -122,6 +122,12 @@ def test_free_coins_leaderboard_and_profile(
         assert_inside_window(tab)
         page.locator("#boards-card").scroll_into_view_if_needed()
         shot(tab, screenshots, f"issue32-leaderboard-{size}.png")
+        # this week's coins won in hands: +12, then -6
+        page.click("#board-tab-weekly")
+        page.wait_for_selector("#board-weekly .lb-line.mine")
+        assert page.inner_text("#board-weekly .lb-line.mine b") == "+6"
+        assert_inside_window(tab)
+        shot(tab, screenshots, f"issue32-weekly-{size}.png")
 
         page.click("#account-name")
         page.wait_for_selector("#profile-page #rating-chart polyline")
