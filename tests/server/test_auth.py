@@ -18,7 +18,11 @@ MakeStore = Callable[..., Store]
 
 
 # ---------------------------------------------------------------- validation (pure)
-@pytest.mark.parametrize("name", ["Mei", "王小明", "lin_99", "a-b-c", "  padded  "])
+@pytest.mark.parametrize(
+    "name",
+    # a name of Chinese characters alone may be two long: 小明 (issue 32's example)
+    ["Mei", "王小明", "小明", "lin_99", "a-b-c", "  padded  "],
+)
 def test_valid_names(name: str) -> None:
     assert auth.validate_name(name) == name.strip()
 
@@ -27,6 +31,9 @@ def test_valid_names(name: str) -> None:
     ("name", "why"),
     [
         ("ab", "3 to 20"),
+        ("明", "3 to 20"),  # one Chinese character is too short
+        ("a明", "3 to 20"),  # two characters, not all Chinese
+        ("小1", "3 to 20"),
         ("x" * 21, "3 to 20"),
         ("has space", "not allowed"),
         ("semi;colon", "not allowed"),

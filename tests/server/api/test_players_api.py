@@ -1,7 +1,9 @@
 """Issue 32 through the running server: the bonus endpoints and their errors, two tabs
-claiming at once, leaderboards, profiles and display names over REST; a rated quick match
-shown at the table and in the match summary; fair matching of quick match by address (the
-address as uvicorn gives it behind the trusted proxy, X-Forwarded-For from 127.0.0.1)."""
+claiming at once, the per-address caps by the address behind the proxy, leaderboards (and
+their cache), profiles and display names over REST; a rated quick match shown at the table
+and in the match summary, a private table its host made unrated; fair matching of quick match
+by address (the address as uvicorn gives it behind the trusted proxy, X-Forwarded-For from
+127.0.0.1)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,10 @@ import httpx
 import pytest
 import websockets
 
+from duyun.engine import Payment
 from duyun.server.app import WS_MAX_FRAME
 from duyun.server.config import Room
+from duyun.server.store import MatchSpec, SeatSpec, Store
 
 ONE_HAND = (Room("novice", "新手場", stake=1, entry=100, hands=1),)
 
@@ -62,6 +66,86 @@ def test_two_tabs_claiming_at_once_are_paid_once(live_server: Any) -> None:
 
     assert asyncio.run(claims()) == [200, 409, 409, 409]
     assert server.store.account(ann["account"]["id"]).balance == 1100
+
+
+def test_guests_of_one_address_share_its_daily_caps_behind_the_proxy(live_server: Any) -> None:
+    """Guests are free to make, so the gift counts per address too: the address the server
+    sees behind the trusted proxy (X-Forwarded-For from 127.0.0.1), not the proxy's own."""
+    server = live_server(gifts_per_address=2)
+    home = {"X-Forwarded-For": "203.0.113.5"}
+    guests = [server.guest() for _ in range(4)]
+
+    def claim(session: dict[str, Any], address: dict[str, str]) -> httpx.Response:
+        return server.http.post("/api/bonus/gift", headers={**_auth(session), **address})
+
+    assert [claim(g, home).status_code for g in guests[:2]] == [200, 200]
+    offered = server.http.get("/api/bonus", headers={**_auth(guests[2]), **home}).json()
+    assert offered["bonuses"][0]["available"] is False
+    refused = claim(guests[2], home)
+    assert refused.status_code == 409
+    error = refused.json()["error"]
+    assert error["code"] == "not_eligible" and "your address" in error["message"]
+    assert error["next"].endswith("16:00:00+00:00")  # midnight in Asia/Shanghai
+    # the same guest from another address, and one more guest from a third, are paid
+    assert claim(guests[2], {"X-Forwarded-For": "198.51.100.7"}).status_code == 200
+    assert claim(guests[3], {"X-Forwarded-For": "192.0.2.1"}).status_code == 200
+    assert server.store.audit().ok
+
+
+def _rated_win(store: Store, account_id: int) -> None:
+    """A finished one-hand room match the account won against three bots (so rated)."""
+    seats = (SeatSpec(account_id), *(SeatSpec(None, "efficient") for _ in range(3)))
+    match = store.create_match(MatchSpec("room", "novice", 1, 1, seats, seed=1))
+    hand = store.start_hand(match, 0, seed=1, dealer=0, streak=0)
+    store.finish_hand(hand, [Payment(1, 0, 1, 12, "R28", "t")], {"totals": [12, -12, 0, 0]})
+    store.finish_match(match, "completed")
+
+
+def test_leaderboards_are_reused_for_the_cache_period(live_server: Any) -> None:
+    """A leaderboard answer is reused for ``leaderboard_cache`` seconds: the rating board per
+    asking player, the week's ranking once for everybody. A match rated meanwhile shows in
+    an answer read afresh (bob's first), not in one still cached (ann's)."""
+    server = live_server(leaderboard_cache=3600.0)
+    ann, bob = server.guest(), server.guest()
+    http = server.http
+    first = http.get("/api/leaderboard/rating", headers=_auth(ann)).json()
+    week = http.get("/api/leaderboard/weekly", headers=_auth(ann)).json()
+    assert first["top"] == [] and week["top"] == []
+    _rated_win(server.store, ann["account"]["id"])
+    assert http.get("/api/leaderboard/rating", headers=_auth(ann)).json() == first  # cached
+    fresh = http.get("/api/leaderboard/rating", headers=_auth(bob)).json()
+    assert [line["account_id"] for line in fresh["top"]] == [ann["account"]["id"]]
+    # the week's ranking was read once and is shared: bob's answer is the cached one too
+    assert http.get("/api/leaderboard/weekly", headers=_auth(bob)).json()["top"] == []
+
+
+@pytest.mark.slow  # plays a match
+def test_a_private_table_its_host_made_unrated_changes_no_rating(
+    live_server: Any, ws_client: Any, play: Any
+) -> None:
+    """Two people sit, so the table would be rated by default; its host said not."""
+    server = live_server()
+    ann, bob = server.guest(), server.guest()
+    code = server.create_table(ann["token"], hands=1, rated=False, bot="random")
+
+    async def main() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        clients = await server.seat(ws_client, code, [ann, bob])
+        await clients[0].send(type="add_bot", seat=2)
+        await clients[0].send(type="add_bot", seat=3)
+        table = await clients[0].expect("table", lambda m: m["table"]["seats"][3] is not None)
+        for client in clients:
+            await client.send(type="ready")
+        ends = await asyncio.gather(*(play(c, i) for i, c in enumerate(clients)))
+        for client in clients:
+            await client.close()
+        return table["table"], ends
+
+    table, ends = asyncio.run(main())
+    assert table["rated"] is False
+    assert all(end["reason"] == "completed" and end["ratings"] is None for end in ends)
+    for session in (ann, bob):
+        profile = server.http.get("/api/profile", headers=_auth(session)).json()
+        assert (profile["rated_matches"], profile["history"], profile["matches"]) == (0, [], 1)
 
 
 def test_names_leaderboards_and_profiles(live_server: Any) -> None:

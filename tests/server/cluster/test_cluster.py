@@ -435,6 +435,32 @@ def test_quick_pick_sends_a_second_process_to_the_first_ones_waiting_table(
     )
 
 
+def test_quick_pick_passes_over_another_process_table_holding_the_askers_address(
+    database_url: str, make_store: Callable[..., Store]
+) -> None:
+    """Fair matching across processes (issue 32): the owner publishes the digests of its
+    seated people's addresses; a quick match asked on another process by someone of one of
+    those addresses opens a table of its own instead, while anyone else is sent there. The
+    digests never reach the lobby's listing."""
+    store = make_store(database_url)
+    for owner in ("web-1", "web-2"):
+        shared.heartbeat(store, owner, f"https://{owner}.example")
+    room = shared.TableState("", None, "room", "four", True, "waiting", 4, 0, {})
+    first = shared.quick_pick(store, "web-1", "four", {}, room, address="digest-a")
+    assert first.new and first.code is not None
+    seated = shared.TableState(
+        first.code, None, "room", "four", True, "waiting", 3, 1, {}, addresses=("digest-a",)
+    )
+    shared.publish(store, "web-1", [seated])
+    apart = shared.quick_pick(store, "web-2", "four", {}, room, address="digest-a")
+    assert apart.new and apart.code != first.code and apart.url is None
+    other = shared.quick_pick(store, "web-2", "four", {}, room, address="digest-b")
+    assert (other.code, other.url) == (first.code, "https://web-1.example")
+    unchecked = shared.quick_pick(store, "web-2", "four", {}, room)  # same_address_tables
+    assert unchecked.code == first.code
+    assert all("digest-a" not in json.dumps(t) for t in shared.lobby(store))
+
+
 def test_a_player_who_came_on_a_reservation_is_counted_once(
     database_url: str, make_store: Callable[..., Store]
 ) -> None:

@@ -220,12 +220,16 @@ def test_a_guest_chooses_a_display_name_by_the_name_rules_and_keeps_it_registeri
     store: Store,
 ) -> None:
     guest = store.create_guest()
+    # two Chinese characters are a name (issue 32: tables show "小明", not guest-123456)
+    assert store.rename_guest(guest.id, " 小明 ").name == "小明"
     assert store.rename_guest(guest.id, " 阿小明 ").name == "阿小明"
     other = store.create_guest()
     with pytest.raises(AccountError, match="taken"):
         store.rename_guest(other.id, "阿小明")
     with pytest.raises(AccountError, match="characters long"):
         store.rename_guest(other.id, "x")
+    with pytest.raises(AccountError, match="characters long"):
+        store.rename_guest(other.id, "明")
     with pytest.raises(AccountError, match="not allowed"):
         store.rename_guest(other.id, "a b!")
     with pytest.raises(AccountError):

@@ -1,8 +1,9 @@
 """Migrations upgrade an existing database without losing a row (issue 32 item 6).
 
-A database made by revision 0006 (the schema before issue 32), holding a guest, a finished
-match with its hand, events and ledger rows, a table code and a login attempt, is upgraded to
-head: every row is still there, the ledger still audits, and the new features work on it.
+A database made by revision 0006 (the schema before issue 32), holding a row in every table (a
+user, a finished match with its hand, events and ledger rows, a table code, a login attempt, a
+revoked token, a queued room, the settings), is upgraded to head: every row is still there,
+the ledger still audits, and the new features work on it.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ ROWS_0006 = [
     "INSERT INTO login_attempts (name_key, client, at) VALUES ('old', '10.0.0.1', 1.0)",
     "INSERT INTO server_processes (owner, url, heartbeat, draining) "
     "VALUES ('web-1', NULL, 1.0, false)",
+    "INSERT INTO revoked_tokens (token_hash, expires) VALUES ('ab12', 99.0)",
+    "INSERT INTO quick_queue_rooms (room) VALUES ('novice')",
     "INSERT INTO table_codes (code, owner, match_id, kind, room, listed, status, free, humans, "
     "reserved, reserved_until, summary, created, updated) VALUES ('654321', 'web-1', NULL, "
     "'room', 'novice', true, 'waiting', 3, 1, 0, 0, '{}', 1.0, 1.0)",
@@ -76,6 +79,7 @@ def test_upgrade_from_0006_keeps_every_row(
             )
     finally:
         engine.dispose()
+    assert all(before.values()), before  # every table of 0006 holds a row to keep
     assert {name: after[name] for name in before} == before
     assert before["coin_ledger"] == 2 and before["hand_events"] == 1
     store = make_store(database_url)

@@ -4,8 +4,9 @@ attempts); this module decides what is valid.
 
 Decisions (issue 9 left them open):
 
-- Names: 3 to 20 characters, letters of one script (so 王小明 and Алиса work; Latin may mix with
-  the CJK scripts, as in Mei王), ASCII digits, ``_`` and ``-``; compared case-insensitively
+- Names: 3 to 20 characters, or 2 when every one is a Chinese character (小明: most Chinese
+  given names are two, issue 32), letters of one script (so 王小明 and Алиса work; Latin may mix
+  with the CJK scripts, as in Mei王), ASCII digits, ``_`` and ``-``; compared case-insensitively
   (NFKC + casefold). ``house``, ``admin``, ``system`` and names starting with ``guest-`` or
   ``bot`` are reserved for the server's own accounts and seats, also when written with
   lookalike letters (Cyrillic ``аdmin``, ``guest_123456``, ``h0use``): the reserved check
@@ -31,6 +32,8 @@ from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 from duyun.server.store.types import AccountError, AuthError
 
 NAME_MIN = 3
+#: the shortest name written in Chinese characters only (each is a syllable: 小明)
+NAME_MIN_HAN = 2
 NAME_MAX = 20
 PASSWORD_MIN = 8
 PASSWORD_MAX = 128
@@ -86,9 +89,11 @@ def validate_name(name: object) -> str:
     if not isinstance(name, str):
         raise AccountError(f"name must be text, not {type(name).__name__}")
     cleaned = unicodedata.normalize("NFKC", name).strip()
-    if not NAME_MIN <= len(cleaned) <= NAME_MAX:
+    han = bool(cleaned) and all(_script(ch) == "CJK" for ch in cleaned)
+    if not (NAME_MIN_HAN if han else NAME_MIN) <= len(cleaned) <= NAME_MAX:
         raise AccountError(
-            f"name must be {NAME_MIN} to {NAME_MAX} characters long, got {len(cleaned)}"
+            f"name must be {NAME_MIN} to {NAME_MAX} characters long ({NAME_MIN_HAN} when all "
+            f"are Chinese characters), got {len(cleaned)}"
         )
     previous = ""
     for ch in cleaned:

@@ -1,7 +1,7 @@
 """What players read about each other (issue 32): profiles, leaderboards, bot levels' ratings.
 
 Each leaderboard is ONE query, on SQLite and PostgreSQL alike, served by an index
-(``docs/deploy.md`` "Leaderboards" shows the plans; ``tests/server/test_players.py`` checks
+(``docs/deploy.md`` "Leaderboards" shows the plans; ``tests/server/store/test_ratings.py`` checks
 them):
 
 - by rating: the top lines read ``ix_accounts_rating`` (rating, id) from its high end, and the

@@ -101,7 +101,7 @@ function boardsCard() {
   const board = app.boards?.[tab];
   const value = (v) => (tab === "weekly" ? signed(v) : String(v));
   const line = (e, own = false) =>
-    `<li class="lb-line ${own || e.account_id === app.account.id ? "me" : ""}"><span class="place">${e.place}</span><button class="link-btn" data-do="profile" data-account="${e.account_id}">${esc(e.name)}</button><b>${value(e.value)}</b></li>`;
+    `<li class="lb-line ${own || e.account_id === app.account.id ? "mine" : ""}"><span class="place">${e.place}</span><button class="link-btn" data-do="profile" data-account="${e.account_id}">${esc(e.name)}</button><b>${value(e.value)}</b></li>`;
   let body = `<div class="muted">${t("loading")}</div>`;
   if (board) {
     const top = board.top.map((e) => line(e)).join("");

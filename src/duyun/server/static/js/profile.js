@@ -8,13 +8,14 @@ import { api } from "./net.js";
 import { app, openReplay, refreshLobby } from "./core.js";
 import { esc, showError, signed, toast } from "./ui.js";
 
-/** The rating history as an inline SVG line (oldest left); "" with fewer than two points. */
+/** The rating history as an inline SVG line (oldest left), from the rating before the
+ * oldest match shown: one rated match is already a line (1000 to its result); "" with none. */
 export function ratingChart(history) {
-  if (!history || history.length < 2) return "";
+  if (!history?.length) return "";
   const width = 320;
   const height = 90;
   const pad = 14;
-  const values = history.map((p) => p.rating);
+  const values = [history[0].rating - history[0].change, ...history.map((p) => p.rating)];
   const low = Math.min(...values);
   const high = Math.max(...values);
   const span = Math.max(1, high - low);

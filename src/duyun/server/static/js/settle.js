@@ -319,7 +319,8 @@ export function renderMatchSummary(app) {
   const ratings = m.ratings ?? [];
   const ratingLine = (s) => {
     const r = ratings.find((x) => x.seat === s);
-    return r ? `<div class="rating-change" title="${t("rating_change")}">${t("rating")} ${r.after} <b>${signed(r.change)}</b></div>` : "";
+    // the new rating and its change stay on one line: a phone's narrow card wraps after the label
+    return r ? `<div class="rating-change" title="${t("rating_change")}">${t("rating")} <span class="rating-after">${r.after} <b>${signed(r.change)}</b></span></div>` : "";
   };
   const cards = who
     .map(
