@@ -312,8 +312,11 @@ def test_match_validation(store: Store) -> None:
         store.create_match(spec([a.id, None, None]))
     with pytest.raises(StoreError, match="two seats"):
         store.create_match(spec([a.id, a.id, None, None]))
-    with pytest.raises(NotFoundError):
+    with pytest.raises(NotFoundError, match="4242"):
         store.create_match(spec([a.id, 4242, None, None]))
+    with pytest.raises(StoreError, match="house sits as bots"):
+        store.create_match(spec([a.id, store.house().id, None, None]))
+    assert store.create_match(spec([None, None, None, None])) > 0  # bots only: nobody to check
     with pytest.raises(StoreError, match="stake"):
         store.create_match(spec([a.id, None, None, None], stake=-1))
     with pytest.raises(StoreError, match="kind"):

@@ -59,11 +59,15 @@ class MatchStore(StoreCore):
         humans = [s.account_id for s in seats if s.account_id is not None]
         if len(set(humans)) != len(humans):
             raise StoreError("one account cannot sit at two seats of a match")
+        if not humans:
+            return
+        # one query for the four seats, not a round trip each: a room's tables start together
+        query = select(AccountRow.id, AccountRow.kind).where(AccountRow.id.in_(humans))
+        kinds = {account_id: kind for account_id, kind in session.execute(query).tuples()}
         for account_id in humans:
-            row = session.get(AccountRow, account_id)
-            if row is None:
+            if account_id not in kinds:
                 raise NotFoundError(f"no account with id {account_id}")
-            if row.kind == "house":
+            if kinds[account_id] == "house":
                 raise StoreError("the house sits as bots (account_id None), not by id")
 
     def create_match(
