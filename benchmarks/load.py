@@ -18,6 +18,9 @@ them and each table's players talk to its process, as the proxy of docs/deploy.m
 ``--human`` answers every prompt after 1-3 s (a person's pace) with the server's default
 4 s claim window, so a table makes a decision every second or two instead of every few
 milliseconds: what a machine holds at that pace is its capacity in tables.
+``--client-processes K`` drives the players from K processes (the tables dealt out among
+them): one event loop reading thousands of sockets is late, and its lateness counts in the
+round trip; its own figures are summed, the load generator's CPU included.
 ``--reviews N`` keeps N reviews (牌譜解析, docs/protocol.md "Reviews") of hands just played
 asked for and polled during the run, as players opening 解析 would: the tables' round trip
 beside a run without it shows what reviews cost them (issue 36 item 4).
@@ -30,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
 import signal
@@ -39,6 +43,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,16 +75,37 @@ class Stats:
     #: seconds from asking for a review to reading it done
     review_times: list[float] = field(default_factory=list)
     review_refusals: int = 0
-    #: players that have had their first hand's snapshot; when all have, every table plays
-    #: and the seating (hello, join, the match's start) is over: the steady state begins
-    dealt: int = 0
+    #: when each player had its first hand's snapshot (monotonic, the same clock in every
+    #: process of the machine); once all have, every table plays and the seating (hello,
+    #: join, the match's start) is over: the steady state begins
+    dealt_times: list[float] = field(default_factory=list)
+    #: when each decision (turn action or claim answer) was sent
+    decision_times: list[float] = field(default_factory=list)
     players: int = 0
-    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
-    #: (time, server CPU seconds, decisions) when the last player was dealt in
-    steady_from: tuple[float, float, int] | None = None
+    #: CPU seconds of the client processes (``--client-processes``; the main one is apart)
+    client_cpu: float = 0.0
+    #: (time, the servers' CPU seconds) every quarter second of play
+    cpu_samples: list[tuple[float, float]] = field(default_factory=list)
 
     def decisions(self) -> int:
         return self.actions + self.claim_answers
+
+    def add(self, other: Stats) -> None:
+        """Take in a client process's figures (``--client-processes``)."""
+        for name in ("round_trips", "errors", "loop_lags", "dealt_times", "decision_times"):
+            getattr(self, name).extend(getattr(other, name))
+        for name in (
+            "actions",
+            "claim_answers",
+            "hands",
+            "matches",
+            "messages",
+            "late",
+            "client_cpu",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.kinds.update(other.kinds)
+        self.reviewable.extend(other.reviewable)
 
 
 def _start_server(
@@ -158,10 +184,7 @@ async def _player(
             stats.kinds[kind] += 1
             if kind == "snapshot" and not dealt_in:
                 dealt_in = True
-                stats.dealt += 1
-                if stats.dealt == stats.players:
-                    cpu = sum(_cpu_seconds(p) for p in stats.processes)
-                    stats.steady_from = (time.monotonic(), cpu, stats.decisions())
+                stats.dealt_times.append(time.monotonic())
             if kind == "table" and message["table"] is not None:
                 seat = message["table"]["you"]
             elif kind == "error":
@@ -185,6 +208,7 @@ async def _player(
                     stats.actions += 1
                 else:
                     stats.claim_answers += 1
+                stats.decision_times.append(time.monotonic())
                 await ws.send(json.dumps({"type": "act", "prompt": message["id"], **action}))
             elif kind == "hand_end":
                 if seat == 0:
@@ -196,13 +220,21 @@ async def _player(
                 return
 
 
+@dataclass(frozen=True)
+class TableJob:
+    """One table's four players, as a client process needs them."""
+
+    ws_url: str
+    http_url: str
+    code: str
+    tokens: tuple[str, str, str, str]
+    seed: int
+
+
 async def _run(
     args: argparse.Namespace, urls: list[str], processes: list[subprocess.Popen[bytes]]
 ) -> Stats:
-    stats = Stats(players=args.tables * 4, processes=processes)
-    tokens: list[str] = []
-    codes: list[str] = []
-    ws_urls: list[str] = []
+    stats = Stats(players=args.tables * 4)
     limit = asyncio.Semaphore(8)
 
     async def guest(http: httpx.AsyncClient) -> str:
@@ -212,55 +244,104 @@ async def _run(
             token: str = answer.json()["token"]
             return token
 
+    jobs: list[TableJob] = []
     clients = [httpx.AsyncClient(base_url=url, timeout=60) for url in urls]
     try:
         tokens = list(await asyncio.gather(*(guest(clients[0]) for _ in range(args.tables * 4))))
         for table in range(args.tables):  # round-robin over the processes
             where = table % len(urls)
+            four = tokens[table * 4 : table * 4 + 4]
             answer = await clients[where].post(
                 "/api/tables",
                 json={"hands": args.hands, "bots_allowed": False},
-                headers={"Authorization": f"Bearer {tokens[table * 4]}"},
+                headers={"Authorization": f"Bearer {four[0]}"},
             )
             answer.raise_for_status()
-            codes.append(answer.json()["code"])
-            ws_urls.append(urls[where].replace("http", "ws", 1) + "/ws")
+            ws_url = urls[where].replace("http", "ws", 1) + "/ws"
+            code = answer.json()["code"]
+            jobs.append(
+                TableJob(ws_url, urls[where], code, (four[0], four[1], four[2], four[3]), table * 4)
+            )
     finally:
         for client in clients:
             await client.aclose()
     stats.cpu_at_play = sum(_cpu_seconds(p) for p in processes)
     stats.play_started = time.monotonic()
     stop_at = time.monotonic() + args.duration
-    tasks = []
-    for table, code in enumerate(codes):
-        for seat in range(4):
-            joined = asyncio.Event()
-            tasks.append(
-                asyncio.create_task(
-                    _player(
-                        ws_urls[table],
-                        urls[table % len(urls)],
-                        tokens[table * 4 + seat],
-                        code,
-                        table * 4 + seat,
-                        stats,
-                        stop_at,
-                        joined,
-                        (1.0, 3.0) if args.human else (0.0, args.think),
+    think = (1.0, 3.0) if args.human else (0.0, args.think)
+    sampler = asyncio.create_task(_sample_cpu(processes, stats.cpu_samples, stop_at))
+    reviewers = [asyncio.create_task(_reviewer(stats, stop_at)) for _ in range(args.reviews)]
+    if args.client_processes == 1:
+        await _play_tables(jobs, stats, stop_at, think)
+    else:
+        # the tables dealt out to several processes, each with its own event loop: one loop
+        # driving thousands of sockets is late to read them, and that lateness would count
+        # in the server's round trip
+        loop = asyncio.get_running_loop()
+        spawn = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(args.client_processes, mp_context=spawn) as pool:
+            parts = await asyncio.gather(
+                *(
+                    loop.run_in_executor(
+                        pool, _client_process, jobs[i :: args.client_processes], stop_at, think
                     )
+                    for i in range(args.client_processes)
                 )
             )
-            await joined.wait()  # join in seat order, so seat 0 is the table's host
-    monitor = asyncio.create_task(_watch_loop(stats, stop_at))
-    reviewers = [asyncio.create_task(_reviewer(stats, stop_at)) for _ in range(args.reviews)]
-    results = await asyncio.gather(*tasks, return_exceptions=True)
-    monitor.cancel()
+        for part in parts:
+            stats.add(part)
+    sampler.cancel()
     for reviewer in reviewers:
         reviewer.cancel()
+    return stats
+
+
+async def _play_tables(
+    jobs: list[TableJob], stats: Stats, stop_at: float, think: tuple[float, float]
+) -> None:
+    tasks = []
+    for job in jobs:
+        for seat in range(4):
+            joined = asyncio.Event()
+            player = _player(
+                job.ws_url,
+                job.http_url,
+                job.tokens[seat],
+                job.code,
+                job.seed + seat,
+                stats,
+                stop_at,
+                joined,
+                think,
+            )
+            tasks.append(asyncio.create_task(player))
+            await joined.wait()  # join in seat order, so seat 0 is the table's host
+    monitor = asyncio.create_task(_watch_loop(stats, stop_at))
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    monitor.cancel()
     for result in results:
         if isinstance(result, BaseException):
             stats.errors.append(f"client failed: {result!r}")
+
+
+def _client_process(jobs: list[TableJob], stop_at: float, think: tuple[float, float]) -> Stats:
+    """A client process of ``--client-processes``: plays its share of the tables until
+    ``stop_at`` (the machine's monotonic clock, shared by its processes)."""
+    _raise_open_files(len(jobs) * 4 + 256)
+    stats = Stats(players=len(jobs) * 4)
+    asyncio.run(_play_tables(jobs, stats, stop_at, think))
+    stats.client_cpu = time.process_time()
     return stats
+
+
+async def _sample_cpu(
+    processes: list[subprocess.Popen[bytes]], samples: list[tuple[float, float]], stop_at: float
+) -> None:
+    """The servers' CPU time every quarter second: the steady figure starts at the first
+    sample after the last player was dealt in."""
+    while time.monotonic() < stop_at + 1.0:
+        samples.append((time.monotonic(), sum(_cpu_seconds(p) for p in processes)))
+        await asyncio.sleep(0.25)
 
 
 async def _reviewer(stats: Stats, stop_at: float) -> None:
@@ -367,6 +448,13 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="keep this many reviews (牌譜解析) of hands just played asked for during the run",
     )
+    parser.add_argument(
+        "--client-processes",
+        type=int,
+        default=1,
+        help="drive the players from this many processes (thousands of sockets are more than "
+        "one event loop reads on time); the figures are summed",
+    )
     parser.add_argument("--url", help="use a running server instead of starting one")
     parser.add_argument(
         "--log-dir",
@@ -380,6 +468,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--processes above 1 needs --database-url postgresql://... (one database)")
     if args.processes > 1 and args.url:
         parser.error("--processes starts its own servers; leave out --url")
+    if args.client_processes < 1:
+        parser.error("--client-processes must be at least 1")
+    if args.client_processes > 1 and args.reviews:
+        parser.error("--reviews asks for hands as they end: use one client process")
     if args.human and "--claim-window" not in " ".join(argv if argv is not None else sys.argv):
         args.claim_window = 4.0
     _raise_open_files(args.tables * 4 + 256)
@@ -398,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
             started = time.monotonic()
             client_cpu = time.process_time()
             stats = asyncio.run(_run(args, urls, processes))
-            client_cpu = time.process_time() - client_cpu
+            client_cpu = time.process_time() - client_cpu + stats.client_cpu
             elapsed = time.monotonic() - started
             played = time.monotonic() - stats.play_started
             server_cpu_now = sum(_cpu_seconds(p) for p in processes)
@@ -442,14 +534,18 @@ def main(argv: list[str] | None = None) -> int:
             f"{1000 * server_cpu / decisions:.2f} ms per decision; machine load "
             f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
         )
-        if stats.steady_from is not None:
+        if len(stats.dealt_times) == stats.players and stats.cpu_samples:
             # the figure above spreads the seating of every player (hello, join, each match's
             # start) over the decisions of the run: at people's pace they are few, and most of
             # it is seating; this one is playing only
-            since, cpu_then, decisions_then = stats.steady_from
+            last_dealt = max(stats.dealt_times)
+            since, cpu_then = next(
+                (sample for sample in stats.cpu_samples if sample[0] >= last_dealt),
+                stats.cpu_samples[-1],
+            )
             steady_cpu = server_cpu_now - cpu_then
-            steady_decisions = max(1, stats.decisions() - decisions_then)
-            steady_time = stats.play_started + args.duration - since
+            steady_decisions = max(1, sum(1 for t in stats.decision_times if t >= since))
+            steady_time = max(0.001, stats.play_started + args.duration - since)
             print(
                 f"  once every table was dealt in ({since - stats.play_started:.1f} s into play): "
                 f"server CPU {steady_cpu:.1f} s in {steady_time:.1f} s "
@@ -457,6 +553,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{1000 * steady_cpu / steady_decisions:.2f} ms per decision "
                 f"({steady_decisions} decisions)"
             )
+        else:
+            print(f"  not every player was dealt in: {len(stats.dealt_times)} of {stats.players}")
     if stats.loop_lags:
         lags = stats.loop_lags
         print(
