@@ -6,17 +6,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from duyun.engine.ledger import Payment
-from duyun.engine.phases import ClaimSource, ClaimWindow, HandResult, Phase
-from duyun.hand import Hand, Meld
+from duyun.engine.phases import ClaimSource, ClaimWindow, HandResult
+from duyun.engine.view import TableTiles
+from duyun.hand import Hand
 from duyun.tiles import Tile, tile_to_str
 
 
-class InspectedState(Protocol):
-    """What the whole-state inspection reads of a hand (round.py passes itself)."""
+class InspectedState(TableTiles, Protocol):
+    """What the whole-state inspection reads of a hand (round.py passes itself): the tiles
+    every reader sees (:class:`~duyun.engine.view.TableTiles`), and the wall, the claim
+    window and what only the whole state knows."""
 
-    phase: Phase
-    current: int
     front: int
     back: int
     bloody: bool
@@ -24,21 +24,7 @@ class InspectedState(Protocol):
     result: HandResult | None
 
     @property
-    def counts(self) -> Sequence[Sequence[int]]: ...
-    @property
-    def melds(self) -> Sequence[Sequence[Meld]]: ...
-    @property
-    def rivers(self) -> Sequence[Sequence[Tile]]: ...
-    @property
     def wall(self) -> Sequence[Tile]: ...
-    @property
-    def baoting(self) -> Sequence[bool]: ...
-    @property
-    def ledger(self) -> Sequence[Payment]: ...
-    @property
-    def won(self) -> Sequence[bool]: ...
-    @property
-    def left(self) -> Sequence[bool]: ...
     @property
     def off_table(self) -> Sequence[Tile]: ...
     def hand_of(self, seat: object) -> Hand: ...

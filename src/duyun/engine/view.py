@@ -127,7 +127,30 @@ class ClaimState(Protocol):
     def tile(self) -> Tile: ...
 
 
-class TableState(Protocol):
+class TableTiles(Protocol):
+    """Where a hand's tiles and turns stand, as everything that reads a whole hand sees it:
+    :class:`TableState` (a seat's view) and the whole-state inspection extend it."""
+
+    phase: Phase
+    current: int
+
+    @property
+    def counts(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def melds(self) -> Sequence[Sequence[Meld]]: ...
+    @property
+    def rivers(self) -> Sequence[Sequence[Tile]]: ...
+    @property
+    def baoting(self) -> Sequence[bool]: ...
+    @property
+    def ledger(self) -> Sequence[Payment]: ...
+    @property
+    def won(self) -> Sequence[bool]: ...
+    @property
+    def left(self) -> Sequence[bool]: ...
+
+
+class TableState(TableTiles, Protocol):
     """What :func:`seat_view` reads of a hand. :class:`~duyun.engine.round.Round` provides it,
     and so does :class:`~duyun.engine.fold.SeatFold` (the hand as one seat's received events
     tell it); the view depends on this protocol, not on either, so this module imports
@@ -135,8 +158,6 @@ class TableState(Protocol):
 
     dealer: int
     streak: int
-    phase: Phase
-    current: int
     drawn_tile: Tile | None
     # caches the round clears when melds or the ledger change
     meld_views: dict[int, tuple[tuple[MeldView, ...], ...]]
@@ -147,25 +168,11 @@ class TableState(Protocol):
     @property
     def wall_remaining(self) -> int: ...
     @property
-    def counts(self) -> Sequence[Sequence[int]]: ...
-    @property
-    def melds(self) -> Sequence[Sequence[Meld]]: ...
-    @property
-    def rivers(self) -> Sequence[Sequence[Tile]]: ...
-    @property
-    def baoting(self) -> Sequence[bool]: ...
-    @property
     def has_bean(self) -> Sequence[bool]: ...
-    @property
-    def ledger(self) -> Sequence[Payment]: ...
     @property
     def claims(self) -> ClaimState | None: ...
     @property
     def refused_wins(self) -> Sequence[RefusedWin | None]: ...
-    @property
-    def won(self) -> Sequence[bool]: ...
-    @property
-    def left(self) -> Sequence[bool]: ...
     @property
     def win_tiles(self) -> Sequence[Tile | None]: ...
     @property
