@@ -25,6 +25,19 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 TESTS = Path(__file__).resolve().parent
 
 
+#: the config lines every test server process shares: cheap password hashing, and none of the
+#: per-address abuse limits (every client of a test comes from 127.0.0.1)
+TEST_SERVER_BASICS = """
+argon2_time_cost = 1
+argon2_memory_cost = 8
+guests_per_minute = 0
+registrations_per_minute = 0
+tables_per_minute = 0
+code_lookups_per_minute = 0
+open_tables_per_account = 0
+"""
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -31,7 +31,7 @@ import pytest
 import websockets
 
 from duyun.server.store import Store
-from serve_process import ServeProcess
+from serve_process import TEST_SERVER_BASICS, ServeProcess
 
 pytestmark = pytest.mark.slow  # whole matches or server processes
 
@@ -64,14 +64,7 @@ reconnect_grace = {GRACE}
 next_hand_wait = {WAIT}
 next_hand_limit = {LIMIT}
 default_bot = "efficient"
-argon2_time_cost = 1
-argon2_memory_cost = 8
-guests_per_minute = 0
-registrations_per_minute = 0
-tables_per_minute = 0
-code_lookups_per_minute = 0
-open_tables_per_account = 0
-"""
+{TEST_SERVER_BASICS}"""
 
 #: where the server is killed, in order ("restore": while it restores after the kill before).
 #: A claim comes only while ann is connected (a restored hand plays on while she reconnects,

@@ -20,11 +20,11 @@ import httpx
 import pytest
 
 from duyun.server.store import Store
-from serve_process import ServeProcess
+from serve_process import TEST_SERVER_BASICS, ServeProcess
 
 pytestmark = pytest.mark.slow  # whole matches or server processes
 
-CONFIG = """
+CONFIG = f"""
 claim_window = 0.02
 claim_beat = 0.02
 bot_delay = 0.005
@@ -40,14 +40,7 @@ default_bot = "efficient"
 lease_seconds = 8.0
 lease_renew_every = 1.0
 starting_balance = 1000
-argon2_time_cost = 1
-argon2_memory_cost = 8
-guests_per_minute = 0          # tests make many accounts and tables from one address
-registrations_per_minute = 0
-tables_per_minute = 0
-code_lookups_per_minute = 0
-open_tables_per_account = 0
-"""
+{TEST_SERVER_BASICS}"""
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ import pytest
 from test_multiprocess import CONFIG as CLUSTER_CONFIG
 
 from duyun.server.store import Store
-from serve_process import ServeProcess
+from serve_process import TEST_SERVER_BASICS, ServeProcess
 
 pytestmark = pytest.mark.slow  # whole matches or server processes
 
@@ -47,14 +47,7 @@ reconnect_grace = 30.0
 next_hand_wait = {WAIT}
 next_hand_limit = {LIMIT}
 default_bot = "efficient"
-argon2_time_cost = 1
-argon2_memory_cost = 8
-guests_per_minute = 0
-registrations_per_minute = 0
-tables_per_minute = 0
-code_lookups_per_minute = 0
-open_tables_per_account = 0
-"""
+{TEST_SERVER_BASICS}"""
 
 
 def _choose(prompt: dict[str, Any]) -> dict[str, Any]:
