@@ -15,6 +15,7 @@ through, and together they go through every declared one.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import itertools
 import json
 import random
@@ -41,6 +42,7 @@ from duyun.server.store import (
     LiveMatch,
     MatchSpec,
     RatingChange,
+    SeatSpec,
     SettledHand,
 )
 from duyun.server.tables.effects import (
@@ -94,7 +96,7 @@ from duyun.server.tables.seats import TableOptions
 from duyun.server.tables.state import TRANSITIONS, Status, TableState
 from duyun.server.tables.timers import DECISION, NEXT_HAND, Timer, TimerKey, grace
 
-STATE_PY = Path(__file__).resolve().parents[3] / "src" / "duyun" / "server" / "tables" / "state.py"
+TABLES = Path(__file__).resolve().parents[3] / "src" / "duyun" / "server" / "tables"
 CONFIG = ServerConfig(
     claim_window=4.0,
     claim_beat=0.6,
@@ -213,10 +215,10 @@ class FakeStore:
         hand = self.hands[hand_id]
         assert hand.result is None, "a hand settled twice"
         rows = tuple(
-            CoinRow(i, p.payer, p.payee, p.points * self.stake, p.points * self.stake, 0,
-                    "hand", p.rule, p.reason, hand_id, START)
+            CoinRow(i, p.payer, p.payee, coins, coins, 0, "hand", p.rule, p.reason, hand_id, START)
             for i, p in enumerate(payments)
-        )  # fmt: skip
+            for coins in [p.points * self.stake]
+        )
         hand.result, hand.rows, hand.finished = end, rows, START
         return list(rows)
 
@@ -224,36 +226,51 @@ class FakeStore:
         """The match as a restart finds it in the store."""
         spec = self.specs[match_id]
         seats = tuple(
-            type(s)(
+            SeatSpec(
                 s.account_id,
                 s.bot,
-                self.forced.get((match_id, i), False),
-                self.tuoguan.get((match_id, i), False),
+                forced_tuoguan=self.forced.get((match_id, i), False),
+                tuoguan=self.tuoguan.get((match_id, i), False),
             )
             for i, s in enumerate(spec.seats)
         )
-        spec = MatchSpec(spec.kind, spec.room, spec.stake, spec.hands, seats, spec.seed,
-                         spec.code, spec.first_dealer, spec.rules, spec.options)  # fmt: skip
+        spec = dataclasses.replace(spec, seats=seats)
         hands = self.hands_of(match_id)
         finished = [h for h in hands if h.result is not None]
         playing = next((h for h in hands if h.result is None), None)
         records = tuple(
-            HandRecord(h.hand_id, h.index, h.seed, h.dealer, h.streak, "finished", h.result,
-                       tuple(self._coins(h)), h.finished)
+            HandRecord(
+                h.hand_id,
+                h.index,
+                h.seed,
+                h.dealer,
+                h.streak,
+                "finished",
+                h.result,
+                tuple(self._coins(h)),
+                h.finished,
+            )
             for h in finished
-        )  # fmt: skip
+        )
         live_hand = (
             None
             if playing is None
-            else LiveHand(playing.hand_id, playing.index, playing.seed, playing.dealer,
-                          playing.streak, tuple(playing.events))
-        )  # fmt: skip
+            else LiveHand(
+                playing.hand_id,
+                playing.index,
+                playing.seed,
+                playing.dealer,
+                playing.streak,
+                tuple(playing.events),
+            )
+        )
         settled = None
         if playing is None and finished:
             last = finished[-1]
             assert last.finished is not None
-            settled = SettledHand(last.hand_id, last.index, tuple(last.events), last.rows,
-                                  last.finished)  # fmt: skip
+            settled = SettledHand(
+                last.hand_id, last.index, tuple(last.events), last.rows, last.finished
+            )
         return LiveMatch(match_id, spec, "playing", records, live_hand, Lease(None, 1), settled)
 
     @staticmethod
@@ -526,8 +543,13 @@ def test_a_private_match_is_seated_readied_and_played_to_its_end() -> None:
     assert match_end["rematch"] == {"code": "654321", "room": None}  # 再來一局
     assert match_end["points"] == shell.state.match_points()
     assert shell.asked[-6:] == [
-        "rematch", "unseat", "detach_client", "unseat", "detach_client", "drop_table"
-    ]  # fmt: skip
+        "rematch",
+        "unseat",
+        "detach_client",
+        "unseat",
+        "detach_client",
+        "drop_table",
+    ]
     assert shell.moves == [(W, P), (P, B), (B, P), (P, E)]
     assert shell.store.ended == {1: "completed"} and not shell.timers
 
@@ -779,15 +801,19 @@ def test_a_spectator_sees_the_table_and_moves_to_another() -> None:
 
 
 def test_every_status_change_in_the_code_is_declared() -> None:
-    """Every status change of the table goes through ``_move`` with a declared status; the
-    one assignment of ``status`` outside ``__init__`` is in ``_move`` itself, and every
-    declared transition is reachable (the matches above go through all of them)."""
-    tree = ast.parse(STATE_PY.read_text(encoding="utf-8"))
+    """Every status change of the table goes through ``_move`` with a declared status: in
+    the whole package, the one assignment of ``status`` outside ``Board.__init__`` is in
+    ``_move`` itself, every ``_move`` names a ``Status``, and each status a transition leads
+    to is moved to somewhere (the matches above go through every declared transition)."""
+    functions = [
+        node
+        for path in sorted(TABLES.glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef)
+    ]
     targets: set[str] = set()
     assigned_in: list[str] = []
-    for function in ast.walk(tree):
-        if not isinstance(function, ast.FunctionDef):
-            continue
+    for function in functions:
         for node in ast.walk(function):
             if isinstance(node, ast.Assign | ast.AnnAssign):
                 names = node.targets if isinstance(node, ast.Assign) else [node.target]

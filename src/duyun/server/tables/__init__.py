@@ -9,9 +9,10 @@ The package in layers (issue 22 item 3):
   resolution, acts) as synchronous code that returns effects;
 - ``effects.py``: the table's effects and the answers that come back to it;
 - ``ending.py``: a hand's settlement and the ``match_end`` message, as data;
-- ``state.py``: :class:`TableState`, the table as one pure state machine (seating, the
-  players' messages, the match, the end of a hand and of the match, a restore), with its
-  declared status machine;
+- ``status.py``: the table's statuses and the one declared set of changes between them;
+- ``board.py``, ``match.py``, ``state.py``: :class:`TableState`, the table as one pure state
+  machine, in three layers: what a table is and shows; the match (its start, each hand's
+  deal and settlement, its end, a restore); the inputs, the seats and the players' messages;
 - ``table.py``: the async :class:`Table` that runs those effects (store before send) and
   feeds the answers back, and :class:`TableHost`, all a table needs from its host;
 - ``manager.py``: :class:`TableManager`, the host of every table of the process.
@@ -35,7 +36,8 @@ from duyun.server.tables.seats import (
     hand_seed,
     win_summaries,
 )
-from duyun.server.tables.state import TRANSITIONS, Status, TableState
+from duyun.server.tables.state import TableState
+from duyun.server.tables.status import TRANSITIONS, Status
 from duyun.server.tables.table import Table, TableHost
 
 __all__ = [

@@ -24,9 +24,9 @@ from duyun.server.dbthread import MOVES, OTHER, StoreRoute
 from duyun.server.metrics import Metrics
 from duyun.server.protocol import ProtocolError, error_message
 from duyun.server.store import Account, LiveMatch, Store
+from duyun.server.tables.board import DealOverride
 from duyun.server.tables.inbox import Attach, Client, Detach, Join, Spectate, Stop, Unspectate
 from duyun.server.tables.seats import TableOptions, address_key
-from duyun.server.tables.state import DealOverride
 from duyun.server.tables.table import Table
 from duyun.server.writer import EventWriter
 

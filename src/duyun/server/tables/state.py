@@ -19,44 +19,26 @@ transition ends with a :class:`~duyun.server.tables.effects.Resume` of a named s
 shell hands back when everything before it has run: the order of what players see is the one
 the awaited code gave.
 
-The status is one declared machine (:data:`TRANSITIONS`); every change goes through
-:meth:`TableState._move`, which refuses an undeclared one (tests/server/tables/
-test_table_state.py holds the code to it). Timers are named by
+The class is built in three layers, each module importing only the one below: what a table is
+and shows (``board.py``), the match (``match.py``) and, here, the inputs, the seats and the
+players' messages. The status is one declared machine (``status.py``); every change goes
+through ``Board._move``, which refuses an undeclared one. Timers are named by
 :class:`~duyun.server.tables.timers.TimerKey`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import random
-import secrets
-from collections.abc import Callable, Mapping
-from enum import StrEnum
 from typing import Any, assert_never
 
-from duyun.bots import Bot, make_bot, resolve_bot
-from duyun.bots.search import SearchBot
-from duyun.engine import Action, Round, SeatView, Setup, deal_setup, replay
+from duyun.bots import resolve_bot
+from duyun.engine import Action
 from duyun.server import protocol
-from duyun.server.config import ServerConfig
 from duyun.server.protocol import ProtocolError, error_message
-from duyun.server.store import (
-    Account,
-    Lease,
-    LiveMatch,
-    MatchSpec,
-    RatingChange,
-    SeatSpec,
-    SettledHand,
-)
-from duyun.server.store.base import INITIAL_RATING
-from duyun.server.tables import flow
+from duyun.server.tables.board import DealOverride as DealOverride
 from duyun.server.tables.effects import (
     AfterGrace,
-    AppendEvents,
     AttachClient,
     BalancesRead,
-    CancelAllTimers,
     Deal,
     DetachClient,
     DropTable,
@@ -70,31 +52,16 @@ from duyun.server.tables.effects import (
     MatchFinished,
     PostTo,
     QuickMatch,
-    ReadBalances,
-    RegisterMatch,
-    Rematch,
     Rematched,
     Reprompt,
     Result,
     Resume,
     Send,
-    SendPrompt,
-    SendSnapshot,
-    SendText,
-    SetAccount,
-    SetBotRating,
     Settled,
     ShowState,
     StoreForcedTuoguan,
-    StoreHandStart,
-    StoreMatchEnd,
-    StoreMatchStart,
-    StoreSettlement,
-    StoreTuoguan,
     Watch,
 )
-from duyun.server.tables.ending import match_end_message, rating_lines, settlement, stored_result
-from duyun.server.tables.flow import CancelTimer, HandFlow, SetTimer, SettleUntil, Think
 from duyun.server.tables.inbox import (
     Attach,
     Client,
@@ -102,70 +69,18 @@ from duyun.server.tables.inbox import (
     Detach,
     Join,
     Spectate,
-    TableRef,
     TimerFired,
     Unspectate,
 )
-from duyun.server.tables.seats import (
-    PRIVATE_TABLE_IDLE,
-    SEATS,
-    HandSummary,
-    Seat,
-    TableOptions,
-    Viewer,
-    address_key,
-    bot_seat,
-    dumps,
-    hand_seed,
-    win_summaries,
-)
-from duyun.server.tables.timers import (
-    COUNTDOWN,
-    FILL,
-    IDLE,
-    NEXT_HAND,
-    Timer,
-    TimerKey,
-    grace,
-)
-
-#: tests only: deals hand ``(hand_index, seed, dealer, streak)`` instead of its seed
-DealOverride = Callable[[int, int, int, int], Setup]
+from duyun.server.tables.match import MatchFlow
+from duyun.server.tables.seats import PRIVATE_TABLE_IDLE, Seat, address_key, bot_seat
+from duyun.server.tables.status import TRANSITIONS as TRANSITIONS
+from duyun.server.tables.status import IllegalTransitionError as IllegalTransitionError
+from duyun.server.tables.status import Status as Status
+from duyun.server.tables.timers import FILL, IDLE, Timer, TimerKey, grace
 
 #: what the state machine handles of the inbox (``Call`` and ``Stop`` are the shell's)
 StateInput = Join | Attach | Detach | Spectate | Unspectate | ClientMessage | TimerFired
-
-
-class Status(StrEnum):
-    #: seats fill up; the match starts when four sit and every person is ready
-    WAITING = "waiting"
-    #: a hand is being played (or being dealt: the store is asked for its id)
-    PLAYING = "playing"
-    #: between two hands: the settlement is shown, the next hand waits for 下一局
-    BETWEEN = "between"
-    #: the match is over (played out or dissolved); the table is dropped
-    ENDED = "ended"
-
-
-#: every status change a table makes, and nothing else (``TableState._move``)
-TRANSITIONS: frozenset[tuple[Status, Status]] = frozenset(
-    {
-        # four seated and ready: the match starts; or a live match is restored
-        (Status.WAITING, Status.PLAYING),
-        # a hand settled and more are to be played; or a match restored between hands
-        (Status.PLAYING, Status.BETWEEN),
-        # the next hand is dealt
-        (Status.BETWEEN, Status.PLAYING),
-        # the last hand settled
-        (Status.PLAYING, Status.ENDED),
-        # 解散 between hands; or a restored match whose hands were all played
-        (Status.BETWEEN, Status.ENDED),
-    }
-)
-
-
-class IllegalTransitionError(AssertionError):
-    """A status change :data:`TRANSITIONS` does not declare: a bug."""
 
 
 def _refuse(client: Client, code: str, message: str) -> Send:
@@ -174,77 +89,9 @@ def _refuse(client: Client, code: str, message: str) -> Send:
     return Send(client, error_message(code, message, None))
 
 
-class TableState:
+class TableState(MatchFlow):
     """One table: seats, spectators, the match and the hand being played; every transition
     returns the effects it calls for."""
-
-    def __init__(
-        self,
-        ref: TableRef,
-        code: str,
-        options: TableOptions,
-        config: ServerConfig,
-        *,
-        owner: str | None = None,
-        deal: DealOverride | None = None,
-        bot_ratings: Mapping[str, int] | None = None,
-        seed: int | None = None,
-    ) -> None:
-        #: the table as its clients know it (``client.spectating is ref``)
-        self.ref = ref
-        self.code = code
-        self.options = options
-        self.config = config
-        #: this process's name in the store's leases (None: a single process)
-        self.owner = owner
-        self.deal_override = deal
-        #: each bot level's rating, shown next to a bot seat (the host's, read only)
-        self.bot_ratings: Mapping[str, int] = bot_ratings if bot_ratings is not None else {}
-        self.seats: list[Seat | None] = [None] * SEATS
-        self.spectators: set[Client] = set()
-        self.status = Status.WAITING
-        #: 再來一局: the seat each person of the match before had, kept for them
-        self.reserved: dict[int, int] = {}
-        #: seats taken at this room table by code since the cluster last published it: players
-        #: another process's quick match sent here, each holding a seat that process reserved
-        #: (the next publish consumes their reservations; cluster.py)
-        self.arrivals = 0
-        self.match_id: int | None = None
-        #: the match's lease as this table holds it: every write names it (issue 20 item 9)
-        self.lease: Lease | None = None
-        self.seed = secrets.randbits(63) if seed is None else seed
-        self.hand_index = 0
-        self.dealer = 0
-        self.streak = 0
-        self.results: list[HandSummary] = []
-        self.last_hand_end: dict[str, Any] | None = None
-        #: when the last hand's end was stored (the shell's clock): the next hand's wait
-        #: counts from it, also for a table restored after a crash (issue 37)
-        self.hand_ended_at: float | None = None
-        self.match_end: dict[str, Any] | None = None
-        #: the hand being played, or the last one (its view stays shown between hands)
-        self.hand: HandFlow | None = None
-        #: bots' think times: random, and drawn from nothing about the hand
-        self.think = random.Random()
-        self.dissolve_votes: set[int] | None = None
-        #: the timers this table wants running (the shell runs one per key)
-        self.timers: set[TimerKey] = set()
-        self.fill_at: float | None = None
-        #: the wait between hands is over but a reconnect grace still runs (``NEXT_HAND``)
-        self.next_hand_due = False
-        #: the settlement whose coin rows came back, while the balances are read
-        self._rows: HandSettled | None = None
-
-    # ------------------------------------------------------------------ the status machine
-
-    def _move(self, to: Status) -> None:
-        """The one place the status changes: only along :data:`TRANSITIONS` (a move to the
-        status the table is in already changes nothing)."""
-        if to is self.status:
-            return
-        if (self.status, to) not in TRANSITIONS:
-            raise IllegalTransitionError(f"table {self.code}: {self.status} -> {to}")
-        self.status = to
 
     # ------------------------------------------------------------------ inputs
 
@@ -320,106 +167,6 @@ class TableState:
         assert self.hand is not None
         self.hand.thought(index, logged, action)
 
-    # ------------------------------------------------------------------ the hand's effects
-
-    def _play(self, effects: list[flow.Effect]) -> list[Effect]:
-        """The hand flow's effects as the table's: events to store carry the hand's id and
-        lease, events and prompts go to the clients connected now, a 托管 is stored and
-        shown; timers are tracked; the end of the hand is settled."""
-        hand = self.hand
-        assert hand is not None
-        hand_id = hand.hand_id
-        out: list[Effect] = []
-        for effect in effects:
-            match effect:
-                case flow.StoreEvents(first=first, events=events):
-                    out.append(AppendEvents(hand_id, first, events, self.lease))
-                case flow.SendEvents(viewer=viewer, seq=seq, events=events):
-                    clients = self._clients_of(viewer)
-                    if clients:
-                        message = {"type": "events", "hand_id": hand_id, "seq": seq}
-                        out.append(SendText(clients, dumps({**message, "events": events})))
-                case flow.SendSnapshot(viewer=viewer, events=events, prompt=prompt):
-                    snap = self._snapshot_message(hand, viewer, events)
-                    out.extend(
-                        SendSnapshot(client, snap, prompt, hand_id)
-                        for client in self._clients_of(viewer)
-                    )
-                case flow.SendPrompt(seat=index, prompt=prompt):
-                    seat = self.seats[index]
-                    if seat is not None and seat.client is not None:
-                        out.append(SendPrompt(seat.client, prompt, hand_id))
-                case SetTimer(name=key):
-                    self.timers.add(key)
-                    out.append(effect)
-                case CancelTimer(name=key):
-                    self.timers.discard(key)
-                    out.append(effect)
-                case SettleUntil() | Think():
-                    out.append(effect)
-                case flow.FinishHand():
-                    out.extend(self._finish_hand())
-                case flow.BroadcastTable():
-                    out.extend(self._broadcast())
-                case flow.StoreTuoguan(seat=index):
-                    out.extend(self._keep_tuoguan(index))
-                case _:
-                    assert_never(effect)
-        return out
-
-    def _new_hand(self, game: Round, hand_id: int) -> HandFlow:
-        self.hand = HandFlow(
-            game,
-            hand_id,
-            self.seats,
-            self.config,
-            self.options.claim_pause,
-            self._decide,
-            self.think,
-            spectated=lambda: bool(self.spectators),
-            thinks_apart=self._thinks_apart,
-        )
-        return self.hand
-
-    def bot(self, index: int) -> Bot:
-        """Seat ``index``'s bot (made when first needed: it keeps state from move to move)."""
-        seat = self.seats[index]
-        assert seat is not None
-        if seat.bot is None:
-            seat.bot = make_bot(
-                seat.bot_name, seed=hand_seed(self.seed, 1000 + index), rules=self.options.rules
-            )
-        return seat.bot
-
-    def _thinks_apart(self, index: int) -> bool:
-        """The search bot (大師) chooses its turn moves in a thread: its search, about 80 ms
-        and up to a second, would otherwise stall every table of the process."""
-        return isinstance(self.bot(index), SearchBot)
-
-    def _decide(self, index: int, view: SeatView, claim: bool) -> Action:
-        """The bot's move for a botted seat, on the event loop. A claim is answered inside the
-        claim pause, whose timer is already running: a search there (大師) could outlast a
-        0.6 s beat and so tell the table that a bot may claim (issue 20 item 2), so the search
-        bot answers claims with its base policy, the strong bot's, in milliseconds."""
-        bot = self.bot(index)
-        if claim and isinstance(bot, SearchBot):
-            return bot.strong.choose(view)
-        return bot.choose(view)
-
-    # ------------------------------------------------------------------ timers
-
-    def _set_timer(
-        self, key: TimerKey, delay: float, args: tuple[Any, ...] = (), since: float | None = None
-    ) -> SetTimer:
-        self.timers.add(key)
-        return SetTimer(key, delay, args, since)
-
-    def _cancel_timer(self, key: TimerKey) -> list[Effect]:
-        if key not in self.timers:
-            return []
-        self.timers.discard(key)
-        return [CancelTimer(key)]
-
     def _on_timer(self, key: TimerKey, args: tuple[Any, ...], now: float) -> list[Effect]:
         match key.timer:
             case Timer.DECISION:
@@ -443,185 +190,6 @@ class TableState:
                 return self._grace_over(key.seat, now)
             case _:
                 assert_never(key.timer)
-
-    # ------------------------------------------------------------------ queries
-
-    @property
-    def round(self) -> Round | None:
-        return None if self.hand is None else self.hand.game
-
-    @property
-    def hand_id(self) -> int | None:
-        return None if self.hand is None else self.hand.hand_id
-
-    @property
-    def seated_count(self) -> int:
-        return sum(seat is not None for seat in self.seats)
-
-    @property
-    def free_seats(self) -> int:
-        return SEATS - self.seated_count
-
-    def humans(self) -> list[tuple[int, Seat]]:
-        return [(i, s) for i, s in enumerate(self.seats) if s is not None and s.is_human]
-
-    def seat_of(self, client: Client) -> int | None:
-        for index, seat in enumerate(self.seats):
-            if seat is not None and seat.client is client:
-                return index
-        return None
-
-    def host_seat(self) -> int | None:
-        for index, seat in enumerate(self.seats):
-            if seat is not None and seat.account_id == self.options.host and seat.is_human:
-                return index
-        return None
-
-    def match_points(self) -> list[int]:
-        return [sum(h.points[s] for h in self.results) for s in range(SEATS)]
-
-    def match_coins(self) -> list[int]:
-        return [sum(h.coins[s] for h in self.results) for s in range(SEATS)]
-
-    def addresses(self) -> set[str]:
-        """The address digests of the people seated (fair matching, issue 32)."""
-        return {s.address for s in self.seats if s is not None and s.address is not None}
-
-    def shares_address(self, address: str | None) -> bool:
-        """Whether a person of ``address`` (:func:`address_key`) may not sit here: a stake
-        room's table (quick match) where someone of that address sits already, unless the
-        config allows it (``same_address_tables``). Private tables are for friends: never."""
-        if address is None or self.options.kind != "room" or self.config.same_address_tables:
-            return False
-        return address in self.addresses()
-
-    def voters(self) -> list[int]:
-        """The seats whose 解散 vote counts: people connected and playing their own seat."""
-        return [i for i, s in self.humans() if s.client is not None and not s.forced_tuoguan]
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "kind": self.options.kind,
-            "room": self.options.room,
-            "stake": self.options.stake,
-            "hands": self.options.hands,
-            "rules": self.options.rules.to_mapping(),
-            "bots_allowed": self.options.bots_allowed,
-            "bot": self.options.bot,
-            "spectators_allowed": self.options.spectators,
-            "claim_pause": self.options.claim_pause,
-            "rated": self.options.kind == "room" or self.options.rated,
-            "status": self.status.value,
-            "seated": self.seated_count,
-            "humans": len(self.humans()),
-            "hand_index": self.hand_index,
-            "spectators": len(self.spectators),
-        }
-
-    def table_json(self, you: int | None) -> dict[str, Any]:
-        points, coins = self.match_points(), self.match_coins()
-        data = self.summary()
-        data.update(
-            {
-                "host": self.host_seat(),
-                "hand_id": self.hand_id,
-                "you": you,
-                "seats": [
-                    None if seat is None else self._seat_json(seat, i, points[i], coins[i])
-                    for i, seat in enumerate(self.seats)
-                ],
-                "dissolve": None
-                if self.dissolve_votes is None
-                else {"agreed": sorted(self.dissolve_votes), "needed": self.voters()},
-                "invite": f"/?join={self.code}",
-            }
-        )
-        return data
-
-    def _seat_json(self, seat: Seat, index: int, points: int, coins: int) -> dict[str, Any]:
-        data = seat.to_json(index, points, coins)
-        if seat.kind == "bot":  # a bot seat plays as its level: the level's rating
-            data["rating"] = self.bot_ratings.get(seat.bot_name, INITIAL_RATING)
-        return data
-
-    def next_hand_limit(self) -> float:
-        """The longest the next hand waits for people who have not pressed 下一局 (issue 21
-        item 4). Their page presses it by itself when its countdown (``next_hand_wait``) ends,
-        unless they are reading the settlement; bots, 托管 and absent seats never hold it."""
-        return max(self.config.next_hand_wait, self.config.next_hand_limit)
-
-    def _countdown_left(self, now: float) -> float:
-        """Seconds left of the settlement's countdown (``next_hand_wait`` from the hand's end)."""
-        if self.hand_ended_at is None:
-            return 0.0
-        return max(0.0, self.config.next_hand_wait - (now - self.hand_ended_at))
-
-    def hand_end_now(self, now: float) -> dict[str, Any]:
-        """The last hand's ``hand_end`` for a client arriving between hands (a reconnect, a
-        reload, a restart or an adoption): its ``next_hand_in`` is what is left of the page's
-        countdown, which counts from the hand's end, so the page presses 下一局 when the
-        others' do and the settlement it shows is the one everybody saw."""
-        end = self.last_hand_end
-        assert end is not None
-        if end["next_hand_in"] is None or self.hand_ended_at is None:
-            return end
-        return {**end, "next_hand_in": round(self._countdown_left(now), 3)}
-
-    # ------------------------------------------------------------------ to clients
-
-    def _clients_of(self, viewer: Viewer) -> tuple[Client, ...]:
-        if viewer is None:
-            return tuple(self.spectators)
-        seat = self.seats[viewer]
-        return (seat.client,) if seat is not None and seat.client is not None else ()
-
-    def _broadcast(self) -> list[Effect]:
-        """Everyone gets the ``table`` message anew (each seat its own ``you``)."""
-        out: list[Effect] = [
-            Send(seat.client, {"type": "table", "table": self.table_json(index)})
-            for index, seat in enumerate(self.seats)
-            if seat is not None and seat.client is not None
-        ]
-        if self.spectators:
-            text = dumps({"type": "table", "table": self.table_json(None)})
-            out.append(SendText(tuple(self.spectators), text))
-        return out
-
-    def _send_to_all(self, message: dict[str, Any]) -> list[Effect]:
-        viewers = (*range(SEATS), None)
-        clients = [client for viewer in viewers for client in self._clients_of(viewer)]
-        return [SendText(tuple(clients), dumps(message))] if clients else []
-
-    def _snapshot_message(
-        self, hand: HandFlow, viewer: Viewer, events: list[dict[str, Any]]
-    ) -> dict[str, Any]:
-        """A ``snapshot`` without its prompt (rendered when sent, :class:`SendSnapshot`)."""
-        return {
-            "type": "snapshot",
-            "hand_id": hand.hand_id,
-            "hand_index": self.hand_index,
-            "seat": viewer,
-            "view": protocol.fold_view(events, viewer),
-            "events": events,
-            "prompt": None,
-        }
-
-    def _send_state(self, client: Client, viewer: Viewer, now: float) -> list[Effect]:
-        """table + snapshot (+ the last settlement between hands) for a client arriving."""
-        out: list[Effect] = [Send(client, {"type": "table", "table": self.table_json(viewer)})]
-        hand = self.hand
-        if hand is not None and hand.released:
-            events = hand.released_events(viewer)
-            prompt = hand.prompts.get(viewer) if viewer is not None else None
-            snap = self._snapshot_message(hand, viewer, events)
-            out.append(SendSnapshot(client, snap, prompt, hand.hand_id))
-            hand.seen[viewer] = len(events)  # the next events batch follows on
-        if self.status in (Status.BETWEEN, Status.ENDED) and self.last_hand_end is not None:
-            out.append(Send(client, self.hand_end_now(now)))
-        if self.status is Status.ENDED and self.match_end is not None:
-            out.append(Send(client, self.match_end))
-        return out
 
     # ------------------------------------------------------------------ seating
 
@@ -877,15 +445,6 @@ class TableState:
         out.append(Resume(Reprompt(index)))
         return out
 
-    def _keep_tuoguan(self, index: int) -> list[Effect]:
-        """Store seat ``index``'s 托管 as it is now (a person's seat of a match in play), so a
-        restart neither waits for a player who left their seat to the bot nor takes it back
-        from the bot for them (issue 37)."""
-        seat = self.seats[index]
-        if self.match_id is None or seat is None or seat.account_id is None:
-            return []
-        return [StoreTuoguan(self.match_id, index, seat.tuoguan, self.lease)]
-
     def _grace_over(self, index: int, now: float) -> list[Effect]:
         """A dropped person's reconnect grace ran out."""
         seat = self.seats[index]
@@ -1068,380 +627,3 @@ class TableState:
         if set(self.voters()) <= self.dissolve_votes:
             out += self._finish_match("dissolved")
         return out
-
-    # ------------------------------------------------------------------ the match
-
-    def _maybe_start(self, now: float) -> list[Effect]:
-        if self.status is not Status.WAITING or self.free_seats:
-            return []
-        if any(not s.ready for _, s in self.humans()):
-            return []
-        if not self.humans():
-            return []
-        return [*self._cancel_timer(FILL), *self._start_match()]
-
-    def _fill_with_bots(self, now: float) -> list[Effect]:
-        if self.status is not Status.WAITING or not self.humans():
-            return []
-        for index, seat in enumerate(self.seats):
-            if seat is None:
-                self.seats[index] = bot_seat(self.config.default_bot)
-        return [*self._broadcast(), *self._maybe_start(now)]
-
-    def _start_match(self) -> list[Effect]:
-        # playing from now: no quick match picks this table while the store creates its match
-        self._move(Status.PLAYING)
-        spec = MatchSpec(
-            kind=self.options.kind,
-            room=self.options.room or "",
-            stake=self.options.stake,
-            hands=self.options.hands,
-            seats=tuple(SeatSpec(s.account_id, s.bot_name) for s in self.seats if s is not None),
-            seed=self.seed,
-            code=self.code,
-            first_dealer=0,
-            rules=self.options.rules.to_mapping(),
-            options={
-                "bots_allowed": self.options.bots_allowed,
-                "bot": self.options.bot,
-                "listed": self.options.listed,
-                "host": self.options.host,
-                "spectators": self.options.spectators,
-                "claim_pause": self.options.claim_pause,
-                "rated": self.options.rated,
-            },
-        )
-        return [StoreMatchStart(spec, self.owner, self.config.lease_seconds)]
-
-    def _match_created(self, match_id: int, now: float) -> list[Effect]:
-        self.match_id = match_id
-        self.lease = Lease(self.owner, 0)  # a new match's epoch
-        self.dealer, self.streak, self.hand_index = 0, 0, 0  # R3
-        return [RegisterMatch(match_id), *self._start_hand()]
-
-    def deal(self, seed: int) -> Setup:
-        """The hand's deal: from its seed (R4), or from the host's test hook."""
-        if self.deal_override is not None:
-            return self.deal_override(self.hand_index, seed, self.dealer, self.streak)
-        return deal_setup(seed, dealer=self.dealer, streak=self.streak)
-
-    def _start_hand(self) -> list[Effect]:
-        assert self.match_id is not None
-        out = [*self._cancel_timer(NEXT_HAND), *self._cancel_timer(COUNTDOWN)]
-        self.next_hand_due = False
-        self.dissolve_votes = None
-        self.last_hand_end = None
-        self.hand_ended_at = None
-        seed = hand_seed(self.seed, self.hand_index)
-        game = Round(self.deal(seed), self.options.rules)
-        out.append(
-            StoreHandStart(
-                self.match_id, self.hand_index, seed, self.dealer, self.streak, self.lease, game
-            )
-        )
-        return out
-
-    def _hand_started(self, hand_id: int, game: Round, now: float) -> list[Effect]:
-        hand = self._new_hand(game, hand_id)
-        return [*self._play(hand.store_new()), Resume(Deal())]
-
-    def _deal(self, now: float) -> list[Effect]:
-        hand = self.hand
-        assert hand is not None
-        self._move(Status.PLAYING)
-        for _, seat in self.humans():
-            seat.ready = False
-        out = self._broadcast()
-        # the start event goes out as a snapshot, then play runs on
-        out += self._play(hand.start(now))
-        return out
-
-    def _maybe_next_hand(self, now: float) -> list[Effect]:
-        if self.status is not Status.BETWEEN:
-            return []
-        if self.next_hand_due:
-            return self._next_hand(now)
-        waiting_for = [
-            s for _, s in self.humans() if s.client is not None and not s.tuoguan and not s.ready
-        ]
-        if waiting_for:
-            return []
-        left = self._countdown_left(now)
-        if left > 0 and self._cut_off_and_away():
-            # people cut off by a failed process are not back yet: their pages, once back,
-            # show this hand's settlement and press 下一局 when its countdown ends, so the
-            # hand waits for that countdown (counted from the hand's end), no longer. Dealt at
-            # once, it would come before they are back and they would never see the
-            # settlement (issue 37 item 2)
-            return [self._set_timer(COUNTDOWN, left)]
-        return self._next_hand(now)
-
-    def _cut_off_and_away(self) -> bool:
-        """A person cut off by a failed server process has not reconnected yet."""
-        return any(
-            seat is not None
-            and seat.cut_off_by_server
-            and seat.client is None
-            and not seat.forced_tuoguan
-            and grace(index) in self.timers
-            for index, seat in enumerate(self.seats)
-        )
-
-    def _next_hand(self, now: float) -> list[Effect]:
-        """Start the next hand, unless a dropped person's reconnect grace is still running:
-        a hand started under it would charge them R45 when it runs out, for a connection
-        lost between hands, and a table whose people all dropped at once would charge them
-        one per hand (issue 20 item 12). The hand then starts when the last grace ends (the
-        person is back, or the seat plays on in 托管 without penalty)."""
-        if self.status is not Status.BETWEEN:
-            return []
-        if any(self._grace_holds(index) for index in range(SEATS)):
-            self.next_hand_due = True
-            return []
-        return self._start_hand()
-
-    def _grace_holds(self, index: int) -> bool:
-        """Whether seat ``index``'s reconnect grace holds the next hand back. A seat whose
-        person was cut off by a failed server process never pays R45 when its grace runs out
-        (``_grace_over``), so its grace holds nothing: after a restart the next hand comes
-        when its wait, counted from the hand's stored end, is over (issue 37)."""
-        seat = self.seats[index]
-        return grace(index) in self.timers and seat is not None and not seat.cut_off_by_server
-
-    # ------------------------------------------------------------------ the end of a hand
-
-    def _finish_hand(self) -> list[Effect]:
-        """Settle the hand that ended: store its result and payments (then the balances are
-        read, the settlement sent, and the next hand's wait or the end of the match)."""
-        hand = self.hand
-        assert hand is not None
-        result = hand.game.result
-        assert result is not None
-        end, wins = stored_result(hand.game)
-        return [
-            StoreSettlement(hand.hand_id, list(result.payments), {**end, "wins": wins}, self.lease)
-        ]
-
-    def _hand_settled(self, settled: HandSettled, now: float) -> list[Effect]:
-        self._rows = settled
-        accounts = [seat.account_id for _, seat in self.humans() if seat.account_id is not None]
-        if accounts:
-            return [ReadBalances(accounts)]
-        return self._balances_read({}, now)
-
-    def _balances_read(self, balances: dict[int, int], now: float) -> list[Effect]:
-        settled, self._rows = self._rows, None
-        assert settled is not None and self.hand is not None
-        for _, seat in self.humans():
-            if seat.account_id is not None:
-                seat.balance = balances[seat.account_id]
-        hand = self.hand
-        result = hand.game.result
-        assert result is not None
-        self.hand_index += 1
-        summary, hand_end = settlement(
-            hand.hand_id,
-            self.hand_index - 1,
-            hand.game,
-            settled.rows,
-            hands=self.options.hands,
-            balances=[None if s is None else s.balance for s in self.seats],
-            next_hand_wait=self.config.next_hand_wait,
-        )
-        self.results.append(summary)
-        self.last_hand_end = hand_end
-        self.dealer, self.streak = result.next_dealer, result.next_streak
-        # the wait for the next hand counts from here (a restore counts it from the stored end)
-        self.hand_ended_at = now
-        out = self._send_to_all(hand_end)
-        if self.hand_index >= self.options.hands:
-            return [*out, *self._finish_match("completed")]
-        self._move(Status.BETWEEN)
-        for _, seat in self.humans():
-            seat.ready = False
-        out.append(self._set_timer(NEXT_HAND, self.next_hand_limit(), since=self.hand_ended_at))
-        out += self._broadcast()
-        out += self._maybe_next_hand(now)
-        return out
-
-    # ------------------------------------------------------------------ the end of the match
-
-    def _finish_match(self, reason: str) -> list[Effect]:
-        """The match is over (played out, or dissolved between hands, 解散): store its end,
-        then send ``match_end`` and let everyone go."""
-        assert self.match_id is not None
-        self.timers.clear()
-        return [CancelAllTimers(), StoreMatchEnd(self.match_id, reason, self.lease)]
-
-    def _match_finished(self, reason: str, changes: list[RatingChange]) -> list[Effect]:
-        out: list[Effect] = []
-        for change in changes:
-            seat = self.seats[change.seat]
-            if seat is not None and seat.kind == "human":
-                seat.rating = change.after
-                client = seat.client
-                if client is not None and client.account is not None:
-                    # the next table this connection sits at (by code) shows the new rating
-                    account = dataclasses.replace(
-                        client.account,
-                        rating=change.after,
-                        rated_matches=client.account.rated_matches + 1,
-                    )
-                    out.append(SetAccount(client, account))
-            if change.bot is not None:
-                out.append(SetBotRating(change.bot, change.after))
-        self._move(Status.ENDED)
-        self.dissolve_votes = None
-        self.match_end = match_end_message(
-            reason, self.results, self.match_points(), self.match_coins(), rating_lines(changes)
-        )
-        if reason != "completed":
-            return [*out, *self._let_go(None)]
-        # 再來一局 (issue 31 item 5): the same private table, waiting again; a room's players
-        # quick-match again in the same room
-        if self.options.kind == "private":
-            return [*out, Rematch()]
-        return [*out, *self._let_go({"code": None, "room": self.options.room})]
-
-    def _let_go(self, again: dict[str, Any] | None) -> list[Effect]:
-        assert self.match_end is not None
-        self.match_end["rematch"] = again
-        out = self._broadcast()
-        out += self._send_to_all(self.match_end)
-        for _, seat in self.humans():
-            if seat.account_id is not None:
-                out.append(HostUnseat(seat.account_id))
-            if seat.client is not None:
-                out.append(DetachClient(seat.client))
-        out.extend(Watch(client, False) for client in self.spectators)
-        out.append(DropTable())
-        return out
-
-    # ------------------------------------------------------------------ 再來一局
-
-    def keep_seats_of(self, ended: TableState) -> None:
-        """再來一局 at a private table: the ended table's bots back in their seats and each
-        person's seat kept for them (a new table, before its task runs)."""
-        for index, seat in enumerate(ended.seats):
-            if seat is None:
-                continue
-            if seat.kind == "bot":
-                again = bot_seat(seat.bot_name)
-                again.rating = seat.rating
-                self.seats[index] = again
-            elif seat.account_id is not None:
-                self.reserved[seat.account_id] = index
-
-    def consume_arrivals(self, published: int) -> None:
-        """The cluster published ``published`` of the arrivals counted so far."""
-        self.arrivals = max(0, self.arrivals - published)
-
-    # ------------------------------------------------------------------ restore
-
-    def restore(
-        self, live: LiveMatch, accounts: Mapping[int, Account], now: float, store_clock: float
-    ) -> list[Effect]:
-        """Rebuild the table of a live match in the store (a restart, an adoption, a reload),
-        before its task runs. ``accounts``: the seated people's accounts as stored;
-        ``store_clock``: the store's clock now (the last hand's end is stored on it).
-
-        The seats come back as they were stored (an escaped seat stays with its bot), the
-        finished hands as the match summary, and the hand in progress is replayed from its
-        stored events and resumed exactly where it stopped: a hand whose result was not
-        stored is finished, a pending decision is asked again."""
-        self.match_id = live.match_id
-        self.lease = live.lease
-        out: list[Effect] = [RegisterMatch(live.match_id)]
-        self.seed = live.spec.seed
-        self._move(Status.PLAYING)
-        out += self._reseat(live, accounts)
-        self._summarise(live)
-        self.hand_index = len(live.finished_hands)
-        if live.hand is None:
-            self._move(Status.BETWEEN)
-            if self.hand_index >= self.options.hands:
-                return [*out, *self._finish_match("completed")]
-            if live.settled is not None:
-                self._show_settled(live.settled, now, store_clock)
-            # the wait counts from the hand's stored end, never from this restore: any number
-            # of restarts between two hands adds only their own seconds (issue 37)
-            out.append(self._set_timer(NEXT_HAND, self.next_hand_limit(), since=self.hand_ended_at))
-            return out
-        events = [dict(e) for e in live.hand.events]
-        self.hand_index = live.hand.index
-        self.dealer, self.streak = live.hand.dealer, live.hand.streak
-        game = (
-            replay(events, require_end=False)  # exact, but a hand in progress
-            if events
-            else Round(self.deal(live.hand.seed), self.options.rules)
-        )
-        hand = self._new_hand(game, live.hand.hand_id)
-        hand.stored = hand.released = len(events)
-        for viewer in hand.seen:
-            hand.seen[viewer] = len(hand.released_events(viewer))
-        # resume: finish a hand whose result was not stored, or reopen its pending decision
-        return [*out, *self._play(hand.resume(now))]
-
-    def _show_settled(self, settled: SettledHand, now: float, store_clock: float) -> None:
-        """The last hand as the table showed it when it ended: its view (the hand replayed from
-        its events) and its settlement with the coins as stored, for every client arriving
-        between hands; and when it ended, on this process's clock."""
-        events = [dict(e) for e in settled.events]
-        hand = self._new_hand(replay(events), settled.hand_id)
-        hand.stored = hand.released = len(events)
-        for viewer in hand.seen:
-            hand.seen[viewer] = len(hand.released_events(viewer))
-        _, self.last_hand_end = settlement(
-            settled.hand_id,
-            settled.index,
-            hand.game,
-            settled.rows,
-            hands=self.options.hands,
-            balances=[None if s is None else s.balance for s in self.seats],
-            next_hand_wait=self.config.next_hand_wait,
-        )
-        ago = max(0.0, store_clock - settled.finished.timestamp())
-        self.hand_ended_at = now - ago
-
-    def _reseat(self, live: LiveMatch, accounts: Mapping[int, Account]) -> list[Effect]:
-        out: list[Effect] = []
-        for index, seat_spec in enumerate(live.spec.seats):
-            if seat_spec.account_id is None:
-                self.seats[index] = bot_seat(seat_spec.bot or self.config.default_bot)
-                continue
-            account = accounts[seat_spec.account_id]
-            seat = Seat(
-                kind="human",
-                name=account.name,
-                bot_name=seat_spec.bot or self.options.bot,
-                account_id=account.id,
-                balance=account.balance,
-                rating=account.rating,
-                tuoguan=seat_spec.tuoguan or seat_spec.forced_tuoguan,
-                forced_tuoguan=seat_spec.forced_tuoguan,
-            )
-            self.seats[index] = seat
-            if seat_spec.forced_tuoguan:
-                continue  # escaped or left before the restart: its bot plays on, nobody waits
-            out.append(HostSeat(account.id))
-            # everyone was cut off by the failed process: a grace that runs out after a
-            # restore is 托管, never R45 (issue 20 item 12)
-            seat.cut_off_by_server = True
-            out.append(self._set_timer(grace(index), self.config.reconnect_grace))
-        return out
-
-    def _summarise(self, live: LiveMatch) -> None:
-        for record in live.finished_hands:
-            res = record.result or {}
-            self.results.append(
-                HandSummary(
-                    record.hand_id,
-                    str(res.get("result", "")),
-                    list(res.get("winners", [])),
-                    list(res.get("totals", [0] * SEATS)),
-                    list(record.coins),
-                    win_summaries(list(res.get("wins", []))),
-                )
-            )
-            self.dealer = int(res.get("next_dealer", self.dealer))
-            self.streak = int(res.get("next_streak", self.streak))

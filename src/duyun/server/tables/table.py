@@ -34,6 +34,7 @@ from duyun.server.dbthread import OTHER
 from duyun.server.metrics import Metrics
 from duyun.server.protocol import ProtocolError, error_message
 from duyun.server.store import ConflictError, Lease, LeaseLostError, LiveMatch, Store
+from duyun.server.tables.board import DealOverride
 from duyun.server.tables.effects import (
     AppendEvents,
     AttachClient,
@@ -83,7 +84,8 @@ from duyun.server.tables.inbox import (
     Work,
 )
 from duyun.server.tables.seats import HandSummary, Seat, TableOptions
-from duyun.server.tables.state import DealOverride, Status, TableState
+from duyun.server.tables.state import TableState
+from duyun.server.tables.status import Status
 from duyun.server.tables.timers import DECISION, TimerKey
 from duyun.server.writer import EventWriter
 
