@@ -245,7 +245,7 @@ class Cluster:
                 code=pick.code,
             )
             table.start_task()
-        table.pending_joins += 1
+        table.expect_join()
         manager.queue_join(client, fresh.id, table)
 
     # ------------------------------------------------------------------ readiness

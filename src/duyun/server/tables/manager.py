@@ -260,7 +260,7 @@ class TableManager:
                 )
             )
             table.start_task()
-        table.pending_joins += 1
+        table.expect_join()
         self.queue_join(client, fresh.id, table)
 
     def join(self, client: Client, code: str) -> None:

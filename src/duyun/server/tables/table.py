@@ -11,7 +11,8 @@ place effects run: no effect calls back into a transition.
 
 The table reaches its host (the manager's indexes, the store, the writer) only through
 :class:`TableHost`, and nothing outside this shell changes the state: its host and the cluster
-ask through the few methods below (:meth:`Table.keep_seats_of`, :meth:`Table.consume_arrivals`).
+ask through the few methods below (:meth:`Table.keep_seats_of`, :meth:`Table.expect_join`,
+:meth:`Table.consume_arrivals`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any, Protocol, assert_never
 
+from duyun.bots import Bot
 from duyun.bots.search import SearchBot
 from duyun.engine import Action, Round
 from duyun.server import protocol
@@ -306,7 +308,7 @@ class Table:
     def shares_address(self, address: str | None) -> bool:
         return self.state.shares_address(address)
 
-    def _bot(self, index: int) -> Any:
+    def _bot(self, index: int) -> Bot:
         return self.state.bot(index)
 
     # ------------------------------------------------------------------ asked by the host
@@ -314,6 +316,11 @@ class Table:
     def keep_seats_of(self, ended: Table) -> None:
         """再來一局: this new table (its task not started) keeps the ended table's seats."""
         self.state.keep_seats_of(ended.state)
+
+    def expect_join(self) -> None:
+        """A quick match queued a join here: its seat counts as taken until the join is
+        handled (``pending_joins``)."""
+        self.pending_joins += 1
 
     def consume_arrivals(self, published: int) -> None:
         """The cluster published ``published`` of the arrivals counted so far."""
