@@ -94,7 +94,7 @@ from duyun.server.tables.inbox import (
 )
 from duyun.server.tables.seats import TableOptions
 from duyun.server.tables.state import TRANSITIONS, Status, TableState
-from duyun.server.tables.timers import DECISION, NEXT_HAND, Timer, TimerKey, grace
+from duyun.server.tables.timers import DECISION, FILL, IDLE, NEXT_HAND, TimerKey, grace
 
 TABLES = Path(__file__).resolve().parents[3] / "src" / "duyun" / "server" / "tables"
 CONFIG = ServerConfig(
@@ -455,7 +455,7 @@ class Shell:
         key, (due, args) = min(self.timers.items(), key=lambda item: item[1][0])
         del self.timers[key]
         self.now = max(self.now, due)
-        if key == DECISION and args[0] == "bot" and args[1] in self.thoughts:
+        if key is DECISION and args[0] == "bot" and args[1] in self.thoughts:
             think = self.thoughts.pop(args[1])
             bot = self.state.bot(think.seat)
             self.state.thought(think.seat, think.logged, bot.choose(think.game.view(think.seat)))
@@ -499,7 +499,7 @@ def seated(shell: Shell) -> list[str | None]:
 def test_a_private_match_is_seated_readied_and_played_to_its_end() -> None:
     ann, bob = Person("ann"), Person("bob")
     shell = Shell(private(2, ann))
-    assert shell.state.timers == {TimerKey(Timer.IDLE)}  # an empty private table keeps its code
+    assert shell.state.timers == {IDLE}  # an empty private table keeps its code
     shell.join(ann)
     shell.join(bob, seat=2)
     assert seated(shell) == ["ann", None, "bob", None]
@@ -560,7 +560,7 @@ def test_a_room_table_fills_with_bots_and_two_turns_run_out_make_tuoguan() -> No
     shell.join(ann)
     assert shell.state.seats[0] is not None and shell.state.seats[0].ready  # a room: ready
     assert shell.state.fill_at == shell.now + CONFIG.bot_fill_wait
-    assert shell.advance() == TimerKey(Timer.FILL)
+    assert shell.advance() == FILL
     assert shell.state.status is P and seated(shell)[1:] == ["bot:strong"] * 3
     # ann never answers: her turn runs out twice, then the bot plays her seat (托管)
     seat = shell.state.seats[0]

@@ -82,40 +82,42 @@ class MatchFlow(Board):
         hand_id = hand.hand_id
         out: list[Effect] = []
         for effect in effects:
-            match effect:
-                case flow.StoreEvents(first=first, events=events):
-                    out.append(AppendEvents(hand_id, first, events, self.lease))
-                case flow.SendEvents(viewer=viewer, seq=seq, events=events):
-                    clients = self._clients_of(viewer)
-                    if clients:
-                        message = {"type": "events", "hand_id": hand_id, "seq": seq}
-                        out.append(SendText(clients, dumps({**message, "events": events})))
-                case flow.SendSnapshot(viewer=viewer, events=events, prompt=prompt):
-                    snap = self._snapshot_message(hand, viewer, events)
-                    out.extend(
-                        SendSnapshot(client, snap, prompt, hand_id)
-                        for client in self._clients_of(viewer)
-                    )
-                case flow.SendPrompt(seat=index, prompt=prompt):
-                    seat = self.seats[index]
-                    if seat is not None and seat.client is not None:
-                        out.append(SendPrompt(seat.client, prompt, hand_id))
-                case SetTimer(name=key):
-                    self.timers.add(key)
-                    out.append(effect)
-                case CancelTimer(name=key):
-                    self.timers.discard(key)
-                    out.append(effect)
-                case SettleUntil() | Think():
-                    out.append(effect)
-                case flow.FinishHand():
-                    out.extend(self._finish_hand())
-                case flow.BroadcastTable():
-                    out.extend(self._broadcast())
-                case flow.StoreTuoguan(seat=index):
-                    out.extend(self._keep_tuoguan(index))
-                case _:
-                    assert_never(effect)
+            # in the order of how often they come (four viewers' events a move); isinstance
+            # tests, as this runs for every effect of every move
+            if isinstance(effect, flow.SendEvents):
+                clients = self._clients_of(effect.viewer)
+                if clients:
+                    message = {"type": "events", "hand_id": hand_id, "seq": effect.seq}
+                    text = dumps({**message, "events": effect.events})
+                    out.append(SendText(clients, text))
+            elif isinstance(effect, flow.StoreEvents):
+                out.append(AppendEvents(hand_id, effect.first, effect.events, self.lease))
+            elif isinstance(effect, SetTimer):
+                self.timers.add(effect.name)
+                out.append(effect)
+            elif isinstance(effect, CancelTimer):
+                self.timers.discard(effect.name)
+                out.append(effect)
+            elif isinstance(effect, flow.SendPrompt):
+                seat = self.seats[effect.seat]
+                if seat is not None and seat.client is not None:
+                    out.append(SendPrompt(seat.client, effect.prompt, hand_id))
+            elif isinstance(effect, flow.SendSnapshot):
+                snap = self._snapshot_message(hand, effect.viewer, effect.events)
+                out.extend(
+                    SendSnapshot(client, snap, effect.prompt, hand_id)
+                    for client in self._clients_of(effect.viewer)
+                )
+            elif isinstance(effect, SettleUntil | Think):
+                out.append(effect)
+            elif isinstance(effect, flow.FinishHand):
+                out.extend(self._finish_hand())
+            elif isinstance(effect, flow.BroadcastTable):
+                out.extend(self._broadcast())
+            elif isinstance(effect, flow.StoreTuoguan):
+                out.extend(self._keep_tuoguan(effect.seat))
+            else:
+                assert_never(effect)
         return out
 
     def _keep_tuoguan(self, index: int) -> list[Effect]:

@@ -389,7 +389,7 @@ class Table:
                 if entry is None or entry[0] != timer_id:
                     return  # cancelled or replaced
                 del self._timers[key]
-                if key == DECISION and args[0] == "bot":
+                if key is DECISION and args[0] == "bot":
                     await self._collect_thought(args[1])
             case Join():
                 self.pending_joins = max(0, self.pending_joins - 1)
@@ -404,9 +404,25 @@ class Table:
         todo = deque(effects)
         while todo:
             effect = todo.popleft()
-            result = await self._perform(effect)
-            if result is not None:
-                todo.extendleft(reversed(self.state.on_result(result, time.monotonic())))
+            # the few effects of every move are done here, the rest (and every question)
+            # in _perform: a coroutine per effect costs more than most effects do
+            if isinstance(effect, SendText):
+                for client in effect.clients:
+                    client.send_text(effect.text)
+            elif isinstance(effect, AppendEvents):
+                await self.host.writer.append(
+                    effect.hand_id, effect.first, effect.events, effect.lease
+                )
+            elif isinstance(effect, SetTimer):
+                self._set_timer(effect)
+            elif isinstance(effect, CancelTimer):
+                self.cancel_timer(effect.name)
+            elif isinstance(effect, SendPrompt):
+                effect.client.send(effect.prompt.to_json(effect.hand_id))
+            else:
+                result = await self._perform(effect)
+                if result is not None:
+                    todo.extendleft(reversed(self.state.on_result(result, time.monotonic())))
 
     async def _perform(self, effect: Effect) -> Result | None:
         """Do one effect; its answer, if it asks something."""

@@ -29,8 +29,12 @@ class Timer(StrEnum):
     GRACE = "grace"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class TimerKey:
+    """One timer of a table. The keys are the constants below (and :func:`grace`), compared
+    and hashed by identity: a key is looked up on every move, and identity is the cheapest
+    equality there is."""
+
     timer: Timer
     #: the seat of a per-seat timer (``GRACE``), else None
     seat: int | None = None
