@@ -17,7 +17,9 @@ Where the code this replaced went on after an awaited call (a change of 托管 t
 next hand, then a reprompt; an escape that may settle the hand, then the leave), the
 transition ends with a :class:`~duyun.server.tables.effects.Resume` of a named step, which the
 shell hands back when everything before it has run: the order of what players see is the one
-the awaited code gave.
+the awaited code gave. A store call that fails halfway (the lease lost, the log contradicted)
+leaves the state changed for effects that never ran: the shell then drops or reloads the
+table from the store, as it did with the awaited code, so nothing acts on that state again.
 
 The class is built in three layers, each module importing only the one below: what a table is
 and shows (``board.py``), the match (``match.py``) and, here, the inputs, the seats and the
@@ -102,8 +104,9 @@ class TableState(MatchFlow):
         return []
 
     def handle(self, item: StateInput, now: float) -> list[Effect]:
-        """One inbox message. A refusal raises :class:`ProtocolError` before anything
-        changes; the shell sends it to the client."""
+        """One inbox message. A refused client message raises :class:`ProtocolError`
+        before anything changes, and the shell sends it to the client; a join that gets no
+        seat is answered with effects instead (the client is let go, then told why)."""
         match item:
             case TimerFired(name=key, args=args):
                 self.timers.discard(key)
