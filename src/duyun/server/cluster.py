@@ -30,7 +30,6 @@ from duyun.server.protocol import ProtocolError
 from duyun.server.store import Store
 from duyun.server.store import cluster as shared
 from duyun.server.tables import Client, Table, TableManager, TableOptions
-from duyun.server.tables.seating import shares_address
 from duyun.server.tables.seats import address_key
 
 log = logging.getLogger("duyun.server.cluster")
@@ -95,7 +94,7 @@ class Cluster:
         for state in states:  # their reservations are consumed now
             table = self.manager.tables.get(state.code)
             if state.arrived and table is not None:
-                table.arrivals = max(0, table.arrivals - state.arrived)
+                table.consume_arrivals(state.arrived)
         if self.draining and not self._drained_logged and not self.manager.by_match:
             self._drained_logged = True
             log.info("drained: no match left on %s; the process can be stopped", self.owner)
@@ -210,7 +209,7 @@ class Cluster:
             if t.options.kind == "room"
             and t.options.room == room.id
             and t.status == "waiting"
-            and not shares_address(t, address)
+            and not t.shares_address(address)
         }
         state = shared.TableState("", None, "room", room.id, True, "waiting", 4, 0, {})
         pick = await self._db(
@@ -246,7 +245,7 @@ class Cluster:
                 code=pick.code,
             )
             table.start_task()
-        table.pending_joins += 1
+        table.expect_join()
         manager.queue_join(client, fresh.id, table)
 
     # ------------------------------------------------------------------ readiness

@@ -31,7 +31,7 @@ from duyun.server.protocol import PROTOCOL_VERSION, ProtocolError, error_message
 from duyun.server.state import ServerState
 from duyun.server.store import Account, AuthError
 from duyun.server.tables import Table, dumps
-from duyun.server.tables.inbox import ClientMessage, Unspectate
+from duyun.server.tables.inbox import ClientMessage, TableRef, Unspectate
 
 log = logging.getLogger("duyun.server")
 
@@ -68,8 +68,8 @@ class Connection:
         #: the peer's address as uvicorn gives it (the X-Forwarded-For address behind a proxy
         #: of ``forwarded_allow_ips``): fair matching compares it (issue 32)
         self.address: str | None = websocket.client.host if websocket.client else None
-        self.table: Table | None = None
-        self.spectating: Table | None = None
+        self.table: TableRef | None = None
+        self.spectating: TableRef | None = None
         self.closed = False
         self._outbox: asyncio.Queue[str | None] = asyncio.Queue()
         self._close_args = (1000, "")

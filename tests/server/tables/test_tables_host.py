@@ -1,4 +1,4 @@
-"""A table runs under any host that implements ``TableHost`` (server/tables/host.py): here a
+"""A table runs under any host that implements ``TableHost`` (server/tables/table.py): here a
 small fake one, no TableManager, plays a private one-hand match with a person and three bots.
 
 The fake host records what the table asked of it: the table registers its match, seats the

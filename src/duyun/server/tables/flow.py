@@ -5,8 +5,9 @@ engine ``Round``, how far its events are stored and released, the open claim win
 answers, bots' chosen moves) and each of its methods takes one input and the current time
 (``now``, the shell's ``time.monotonic()``) and returns the effects it calls for, in order:
 store these events, send these events to this viewer, send a prompt, set or cancel a timer,
-wait out the claim settle, finish the hand, broadcast the table. The async table
-(``table.py``) executes them in that order, awaiting a store before any send that follows it,
+wait out the claim settle, finish the hand, broadcast the table. The table's state
+machine (``state.py``) takes them into its own effects, which the async table (``table.py``)
+executes in that order, awaiting a store before any send that follows it,
 so "store before send" (docs/protocol.md "Durability") holds by construction; the tests drive
 a flow through whole hands with no event loop (tests/server/tables/test_tables_flow.py).
 
@@ -42,13 +43,13 @@ from duyun.server import protocol
 from duyun.server.config import ServerConfig
 from duyun.server.protocol import ProtocolError
 from duyun.server.tables.seats import VIEWERS, Prompt, Seat, Viewer
+from duyun.server.tables.timers import DECISION as DECISION
+from duyun.server.tables.timers import TimerKey
 from duyun.tiles import tile_to_str
 
 #: seconds between the end of a claim window and what follows it going out (at most half the
 #: window): resolving claims stores the answers first, and that must not be seen in the timing
 CLAIM_SETTLE = 0.02
-#: the one timer a hand runs: the claim window, a person's turn, or a bot's think time
-DECISION = "decision"
 #: how long before its think time ends a bot thinking apart must stop searching (at most a
 #: quarter of the think time): the thread hands its move back and the loop takes it before
 #: the timer fires, so no move waits for a search (issue 23: a late move would say the bot
@@ -103,7 +104,7 @@ class SetTimer:
     """(Re)start timer ``name``: it fires ``delay`` seconds after ``since`` (a time of the
     flow's clock), or after this effect runs when ``since`` is None, with ``args``."""
 
-    name: str
+    name: TimerKey
     delay: float
     args: tuple[Any, ...] = ()
     since: float | None = None
@@ -111,7 +112,7 @@ class SetTimer:
 
 @dataclass(frozen=True, slots=True)
 class CancelTimer:
-    name: str
+    name: TimerKey
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,18 +1,50 @@
-"""What a table's task is asked to do: one frozen dataclass per kind of inbox message.
+"""What reaches a table: its clients, and one frozen dataclass per kind of inbox message.
 
 Everything that changes a table goes through its inbox, one message at a time, so moves never
-race (``Table._run``). The run loop dispatches on these types with ``match`` and ends in
-``assert_never``, so mypy rejects a kind that is added here and not handled there.
+race (``Table._run``). The table's state machine (``state.py``) dispatches on these types with
+``match`` and ends in ``assert_never``, so mypy rejects a kind that is added here and not
+handled there. A client knows the table it sits at or watches only as somewhere to post these
+(:class:`TableRef`), which keeps this module, and everything built on it, free of the async
+table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from duyun.server import protocol
-from duyun.server.tables.seats import Client
+from duyun.server.store import Account
+from duyun.server.tables.timers import TimerKey
+
+
+class TableRef(Protocol):
+    """A table as its clients and host reach it: by its code, and its inbox."""
+
+    @property
+    def code(self) -> str: ...
+
+    def post(self, item: InboxMessage) -> None: ...
+
+
+class Client(Protocol):
+    """A connected websocket as the tables see it (implemented in server/ws.py). A table never sets
+    ``table`` itself: its host does (``TableHost.attach_client``), so the host's indexes and
+    the client's idea of where it sits cannot disagree."""
+
+    account: Account | None
+    table: TableRef | None
+    spectating: TableRef | None
+    #: the client's address as the server sees it (behind the proxy of ``forwarded_allow_ips``,
+    #: docs/deploy.md); None when unknown
+    address: str | None
+
+    def send(self, message: dict[str, Any]) -> None: ...
+
+    def send_text(self, text: str) -> None: ...
+
+    def close(self, code: int, reason: str) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +97,9 @@ class ClientMessage:
 
 @dataclass(frozen=True, slots=True)
 class TimerFired:
-    """A named timer ran out; ``timer_id`` tells a live timer from a replaced one."""
+    """A timer ran out; ``timer_id`` tells a live timer from a replaced one."""
 
-    name: str
+    name: TimerKey
     timer_id: int
     args: tuple[Any, ...] = ()
 

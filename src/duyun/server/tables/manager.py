@@ -1,8 +1,8 @@
 """Every table of this process: the codes, who is seated where, the connections by account.
 
-:class:`TableManager` is the tables' host (``host.py``): it keeps the indexes a table used to
-write into itself (``by_match``, ``seated``, ``client.table``) and the one route of every
-store call (:meth:`TableManager.store_call`, server/dbthread.py), and it opens, finds,
+:class:`TableManager` is the tables' host (``TableHost``, table.py): it keeps the indexes a
+table used to write into itself (``by_match``, ``seated``, ``client.table``) and the one route
+of every store call (:meth:`TableManager.store_call`, server/dbthread.py), and it opens, finds,
 restores and drops tables for the websocket and REST endpoints.
 """
 
@@ -24,10 +24,9 @@ from duyun.server.dbthread import MOVES, OTHER, StoreRoute
 from duyun.server.metrics import Metrics
 from duyun.server.protocol import ProtocolError, error_message
 from duyun.server.store import Account, LiveMatch, Store
-from duyun.server.tables.host import DealOverride
-from duyun.server.tables.inbox import Attach, Detach, Join, Spectate, Stop, Unspectate
-from duyun.server.tables.seating import shares_address
-from duyun.server.tables.seats import Client, TableOptions, address_key, bot_seat
+from duyun.server.tables.board import DealOverride
+from duyun.server.tables.inbox import Attach, Client, Detach, Join, Spectate, Stop, Unspectate
+from duyun.server.tables.seats import TableOptions, address_key
 from duyun.server.tables.table import Table
 from duyun.server.writer import EventWriter
 
@@ -162,15 +161,7 @@ class TableManager:
         person agrees by coming back, and the host may give a seat nobody took to a bot.
         Registered before the ended table is dropped, so the code never points at nothing."""
         table = self.add_table(ended.options, ended.code)
-        for index, seat in enumerate(ended.seats):
-            if seat is None:
-                continue
-            if seat.kind == "bot":
-                again = bot_seat(seat.bot_name)
-                again.rating = seat.rating
-                table.seats[index] = again
-            elif seat.account_id is not None:
-                table.reserved[seat.account_id] = index
+        table.keep_seats_of(ended)
         table.start_task()
         return table
 
@@ -249,7 +240,7 @@ class TableManager:
                 and t.options.room == room.id
                 and t.status == "waiting"
                 and t.free_seats - t.pending_joins > 0
-                and not shares_address(t, address)
+                and not t.shares_address(address)
             ),
             None,
         )
@@ -269,7 +260,7 @@ class TableManager:
                 )
             )
             table.start_task()
-        table.pending_joins += 1
+        table.expect_join()
         self.queue_join(client, fresh.id, table)
 
     def join(self, client: Client, code: str) -> None:

@@ -1,8 +1,9 @@
 """What a table is made of, apart from its behaviour: who sits where, the prompts they are
 asked, the summaries of finished hands and the options a table was opened with.
 
-Plain data shared by the hand flow (``flow.py``), the async table (``table.py``), its restore
-(``restore.py``) and the manager (``manager.py``); nothing here does I/O or knows asyncio.
+Plain data shared by the hand flow (``flow.py``), the table's state machine (``state.py``), the
+async table (``table.py``) and the manager (``manager.py``); nothing here does I/O or knows
+asyncio.
 """
 
 from __future__ import annotations
@@ -13,41 +14,18 @@ import json
 import random
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal
 
 from duyun.bots import Bot
 from duyun.rules import RuleSet
-from duyun.server.store import Account
-
-if TYPE_CHECKING:
-    from duyun.server.tables.table import Table
+from duyun.server.tables.inbox import Client as Client
 
 SEATS = 4
 #: seconds an empty private table (no human seated) keeps its code before it is dropped
 PRIVATE_TABLE_IDLE = 600.0
-Status = Literal["waiting", "playing", "between", "ended"]
 Viewer = int | None  # a seat, or None for spectators
 #: every viewer of a hand: the four seats and the spectators
 VIEWERS: tuple[Viewer, ...] = (0, 1, 2, 3, None)
-
-
-class Client(Protocol):
-    """A connected websocket as the tables see it (implemented in server/ws.py). A table never sets
-    ``table`` itself: its host does (``TableHost.attach_client``), so the host's indexes and
-    the client's idea of where it sits cannot disagree."""
-
-    account: Account | None
-    table: Table | None
-    spectating: Table | None
-    #: the client's address as the server sees it (behind the proxy of ``forwarded_allow_ips``,
-    #: docs/deploy.md); None when unknown
-    address: str | None
-
-    def send(self, message: dict[str, Any]) -> None: ...
-
-    def send_text(self, text: str) -> None: ...
-
-    def close(self, code: int, reason: str) -> None: ...
 
 
 def address_key(address: str | None) -> str | None:
@@ -91,7 +69,7 @@ class Seat:
     bot: Bot | None = None
     #: when (event-loop clock) this seat's person last lost the connection; kept after a
     #: reconnect, so that a drop shared with other people of the table is recognised as one
-    #: failure (``seating._shared_drop``)
+    #: failure (``TableState._shared_drop``)
     last_drop: float | None = None
     #: the person has not been back since a restored or adopted table seated them: the server
     #: process failed under them (cleared on reconnect)

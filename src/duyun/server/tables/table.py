@@ -1,14 +1,18 @@
-"""The async table: the imperative shell around a hand's flow.
+"""The async table: the imperative shell around a table's state machine.
 
-One asyncio task per table owns the match and the hand being played. Every message, timer and
-connection change for a table is queued to its task as a typed inbox message (``inbox.py``),
-so moves never race. The hand itself is a :class:`~duyun.server.tables.flow.HandFlow`, plain
-synchronous code that returns effects; this shell executes them in order, storing the
-resulting events before anyone sees them (a move is durable before it is shown). Seating and
-escapes are in ``seating.py``, the players' table messages in ``messages.py``, the end of a
-hand and of the match in ``ending.py``, the rebuild of a table after a restart in
-``restore.py``. The table reaches its host (the manager's indexes,
-the store, the writer) only through :class:`~duyun.server.tables.host.TableHost`.
+One asyncio task per table. Every message, timer and connection change for a table is queued
+to its task as a typed inbox message (``inbox.py``), so moves never race. The table itself is
+a :class:`~duyun.server.tables.state.TableState`, plain synchronous code whose transitions
+return effects; this shell runs them in order (a store is awaited before what follows it goes
+out, so nobody ever sees an event that is not stored) and hands the answers of the effects
+that ask something (the match's id, the settlement's coin rows, ...) back to the state, whose
+effects then run before the rest of the list. That loop (:meth:`Table._drive`) is the one
+place effects run: no effect calls back into a transition.
+
+The table reaches its host (the manager's indexes, the store, the writer) only through
+:class:`TableHost`, and nothing outside this shell changes the state: its host and the cluster
+ask through the few methods below (:meth:`Table.keep_seats_of`, :meth:`Table.expect_join`,
+:meth:`Table.consume_arrivals`).
 """
 
 from __future__ import annotations
@@ -16,70 +20,182 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import random
-import secrets
 import threading
 import time
-from typing import Any, assert_never
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Executor
+from typing import Any, Protocol, assert_never
 
-from duyun.bots import Bot, make_bot
+from duyun.bots import Bot
 from duyun.bots.search import SearchBot
-from duyun.engine import Action, Round, SeatView, Setup, deal_setup
+from duyun.engine import Action, Round
 from duyun.server import protocol
+from duyun.server.config import ServerConfig
+from duyun.server.dbthread import OTHER
+from duyun.server.metrics import Metrics
 from duyun.server.protocol import ProtocolError, error_message
-from duyun.server.store import ConflictError, Lease, LeaseLostError, LiveMatch, MatchSpec, SeatSpec
-from duyun.server.store.base import INITIAL_RATING
-from duyun.server.tables import ending, messages, seating
-from duyun.server.tables.flow import (
-    BroadcastTable,
-    CancelTimer,
+from duyun.server.store import ConflictError, Lease, LeaseLostError, LiveMatch, Store
+from duyun.server.tables.board import DealOverride
+from duyun.server.tables.effects import (
+    AppendEvents,
+    AttachClient,
+    BalancesRead,
+    CancelAllTimers,
+    DetachClient,
+    DropTable,
     Effect,
-    FinishHand,
-    HandFlow,
-    SendEvents,
+    HandSettled,
+    HandStarted,
+    HostSeat,
+    HostUnseat,
+    MatchCreated,
+    MatchFinished,
+    PostTo,
+    QuickMatch,
+    ReadBalances,
+    RegisterMatch,
+    Rematch,
+    Rematched,
+    Result,
+    Resume,
+    Send,
     SendPrompt,
     SendSnapshot,
-    SetTimer,
-    SettleUntil,
-    StoreEvents,
+    SendText,
+    SetAccount,
+    SetBotRating,
+    Settled,
+    StoreForcedTuoguan,
+    StoreHandStart,
+    StoreMatchEnd,
+    StoreMatchStart,
+    StoreSettlement,
     StoreTuoguan,
-    Think,
+    Watch,
 )
-from duyun.server.tables.host import TableHost
+from duyun.server.tables.flow import CancelTimer, HandFlow, SetTimer, SettleUntil, Think
 from duyun.server.tables.inbox import (
-    Attach,
     Call,
+    Client,
     ClientMessage,
-    Detach,
     InboxMessage,
     Join,
-    Spectate,
     Stop,
     TimerFired,
-    Unspectate,
     Work,
 )
-from duyun.server.tables.restore import restore_table
-from duyun.server.tables.seats import (
-    PRIVATE_TABLE_IDLE,
-    SEATS,
-    Client,
-    HandSummary,
-    Prompt,
-    Seat,
-    Status,
-    TableOptions,
-    Viewer,
-    bot_seat,
-    dumps,
-    hand_seed,
-)
+from duyun.server.tables.seats import HandSummary, Seat, TableOptions
+from duyun.server.tables.state import TableState
+from duyun.server.tables.status import Status
+from duyun.server.tables.timers import DECISION, TimerKey
+from duyun.server.writer import EventWriter
 
 log = logging.getLogger("duyun.server")
 
 
+class TableHost(Protocol):
+    """What a table needs from its host, and nothing more.
+
+    A table used to write into its manager's ``by_match`` and ``seated`` dicts and set
+    ``client.table`` itself, so the manager's indexes could only be understood by reading the
+    table. Now the table asks its host for the few things it needs, and
+    :class:`~duyun.server.tables.manager.TableManager` is the one implementation in the
+    server; a test can run a table under a small fake host without a manager
+    (tests/server/tables/test_tables_host.py)."""
+
+    @property
+    def config(self) -> ServerConfig: ...
+
+    @property
+    def store(self) -> Store:
+        """The store whose methods the table passes to :meth:`store_call` (never called
+        directly: that would block the event loop)."""
+        ...
+
+    @property
+    def owner(self) -> str | None:
+        """This process's name in the store's leases (None: a single process)."""
+        ...
+
+    @property
+    def writer(self) -> EventWriter:
+        """The group-committing writer every table's hand events go through."""
+        ...
+
+    @property
+    def metrics(self) -> Metrics: ...
+
+    @property
+    def deal(self) -> DealOverride | None: ...
+
+    @property
+    def bot_ratings(self) -> dict[str, int]:
+        """Each bot level's rating as last read from the store (issue 32): shown next to a
+        bot seat's name; a level not in it has not played a rated match: the initial rating."""
+        ...
+
+    @property
+    def search_pool(self) -> Executor:
+        """Where the 大師 bots' searches run (threads of their own, not the default pool that
+        store calls take)."""
+        ...
+
+    async def store_call(
+        self, function: Callable[..., Any], *args: Any, priority: int = OTHER
+    ) -> Any:
+        """``function(*args)``, a store method, off the event loop: the one route every store
+        call of the tables takes (server/dbthread.py)."""
+        ...
+
+    def register_match(self, match_id: int, table: Table) -> None:
+        """``table`` plays ``match_id`` (a new match, or one restored)."""
+        ...
+
+    def seat(self, account_id: int, table: Table) -> None:
+        """The account sits at ``table`` (one table per account)."""
+        ...
+
+    def unseat(self, account_id: int, table: Table) -> None:
+        """The account no longer sits at ``table`` (nothing if it sits elsewhere)."""
+        ...
+
+    def attach_client(self, client: Client, table: Table | None) -> None:
+        """Route what ``client`` sends next to ``table`` (None: to no table)."""
+        ...
+
+    def detach_client(self, client: Client, table: Table) -> None:
+        """``client`` is no longer ``table``'s (nothing if it went elsewhere meanwhile)."""
+        ...
+
+    def watch(self, client: Client, table: Table | None) -> None:
+        """``client`` spectates ``table`` now (None: nothing)."""
+        ...
+
+    def drop_table(self, table: Table) -> None:
+        """Forget ``table`` and its match and stop its task."""
+        ...
+
+    def rematch(self, ended: Table) -> Table:
+        """再來一局: a new waiting table under the ended private table's code, its bots back
+        and its people's seats kept for them."""
+        ...
+
+    def stop_moved(self, table: Table, message: str = ...) -> None:
+        """Another process plays the table's match now (its lease was lost)."""
+        ...
+
+    async def reload(self, table: Table) -> None:
+        """The store contradicted the table: rebuild it from what is stored."""
+        ...
+
+    async def quick_match(self, client: Client, room_id: str) -> None:
+        """Seat ``client`` at another table of the room (the one it tried filled up)."""
+        ...
+
+
 class Table:
-    """One table: seats, spectators, the match and the hand being played."""
+    """One table's task: its inbox, its timers, and the effects of its state machine."""
 
     def __init__(self, host: TableHost, code: str, options: TableOptions) -> None:
         self.host = host
@@ -87,198 +203,148 @@ class Table:
         self.store = host.store
         self.code = code
         self.options = options
-        self.seats: list[Seat | None] = [None] * SEATS
-        self.spectators: set[Client] = set()
-        self.status: Status = "waiting"
+        self.state = TableState(
+            self,
+            code,
+            options,
+            host.config,
+            owner=host.owner,
+            deal=host.deal,
+            bot_ratings=host.bot_ratings,
+        )
         self.inbox: asyncio.Queue[InboxMessage] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
+        #: joins the manager queued here that the table has not handled yet (quick match
+        #: counts them against the free seats)
         self.pending_joins = 0
-        #: 再來一局: the seat each person of the match before had, kept for them
-        self.reserved: dict[int, int] = {}
-        #: seats taken at this room table by code since the cluster last published it: players
-        #: another process's quick match sent here, each holding a seat that process reserved
-        #: (the next publish consumes their reservations; cluster.py)
-        self.arrivals = 0
-        # match
-        self.match_id: int | None = None
-        #: the match's lease as this table holds it: every write names it (issue 20 item 9)
-        self.lease: Lease | None = None
-        self.seed = secrets.randbits(63)
-        self.hand_index = 0
-        self.dealer = 0
-        self.streak = 0
-        self.results: list[HandSummary] = []
-        self.last_hand_end: dict[str, Any] | None = None
-        #: when the last hand's end was stored (``time.monotonic()``): the next hand's wait
-        #: counts from it, also for a table restored after a crash (issue 37)
-        self.hand_ended_at: float | None = None
-        self.match_end: dict[str, Any] | None = None
-        #: the hand being played, or the last one (its view stays shown between hands)
-        self.hand: HandFlow | None = None
-        #: bots' think times: random, and drawn from nothing about the hand
-        self.think = random.Random()
         #: turn moves being chosen in threads (the search bot): seat -> (its hand, the task)
         self._thoughts: dict[int, tuple[HandFlow, asyncio.Task[tuple[int, Action]]]] = {}
         #: one thought at a time per seat's bot, which keeps state from move to move
         self._bot_locks: dict[int, threading.Lock] = {}
-        self.dissolve_votes: set[int] | None = None
-        # timers: name -> (id, handle); a firing timer whose id is stale is ignored
-        self._timers: dict[str, tuple[int, asyncio.TimerHandle]] = {}
+        # timers: key -> (id, handle); a firing timer whose id is stale is ignored
+        self._timers: dict[TimerKey, tuple[int, asyncio.TimerHandle]] = {}
         self._timer_ids = itertools.count(1)
-        self.fill_at: float | None = None
-        #: the wait between hands is over but a reconnect grace still runs (``next_hand``)
-        self.next_hand_due = False
         #: the task is handling an inbox message (the watchdog's "something is moving")
         self.busy = False
 
-    # ------------------------------------------------------------------ the hand's state
+    # ------------------------------------------------------------------ the state, read
+
+    @property
+    def status(self) -> Status:
+        return self.state.status
+
+    @property
+    def seats(self) -> list[Seat | None]:
+        return self.state.seats
+
+    @property
+    def spectators(self) -> set[Client]:
+        return self.state.spectators
+
+    @property
+    def match_id(self) -> int | None:
+        return self.state.match_id
+
+    @property
+    def lease(self) -> Lease | None:
+        return self.state.lease
+
+    @property
+    def hand_index(self) -> int:
+        return self.state.hand_index
+
+    @property
+    def results(self) -> list[HandSummary]:
+        return self.state.results
+
+    @property
+    def hand(self) -> HandFlow | None:
+        return self.state.hand
 
     @property
     def round(self) -> Round | None:
-        return None if self.hand is None else self.hand.game
+        return self.state.round
 
     @property
     def hand_id(self) -> int | None:
-        return None if self.hand is None else self.hand.hand_id
+        return self.state.hand_id
+
+    @property
+    def arrivals(self) -> int:
+        return self.state.arrivals
+
+    @property
+    def free_seats(self) -> int:
+        return self.state.free_seats
+
+    @property
+    def seed(self) -> int:
+        return self.state.seed
+
+    @seed.setter
+    def seed(self, value: int) -> None:
+        """Tests only, before the match starts: the match's seed (R4)."""
+        self.state.seed = value
 
     @property
     def stored(self) -> int:
         """How many events of the hand are stored (tests set it to provoke a conflict)."""
-        return 0 if self.hand is None else self.hand.stored
+        return 0 if self.state.hand is None else self.state.hand.stored
 
     @stored.setter
     def stored(self, value: int) -> None:
-        assert self.hand is not None
-        self.hand.stored = value
+        assert self.state.hand is not None
+        self.state.hand.stored = value
 
-    def new_hand(self, game: Round, hand_id: int) -> HandFlow:
-        self.hand = HandFlow(
-            game,
-            hand_id,
-            self.seats,
-            self.config,
-            self.options.claim_pause,
-            self._decide,
-            self.think,
-            spectated=lambda: bool(self.spectators),
-            thinks_apart=self._thinks_apart,
-        )
-        return self.hand
+    def humans(self) -> list[tuple[int, Seat]]:
+        return self.state.humans()
+
+    def summary(self) -> dict[str, Any]:
+        return self.state.summary()
+
+    def addresses(self) -> set[str]:
+        return self.state.addresses()
+
+    def shares_address(self, address: str | None) -> bool:
+        return self.state.shares_address(address)
 
     def _bot(self, index: int) -> Bot:
-        seat = self.seats[index]
-        assert seat is not None
-        if seat.bot is None:
-            seat.bot = make_bot(
-                seat.bot_name, seed=hand_seed(self.seed, 1000 + index), rules=self.options.rules
-            )
-        return seat.bot
+        return self.state.bot(index)
 
-    def _thinks_apart(self, index: int) -> bool:
-        """The search bot (大師) chooses its turn moves in a thread: its search, about 80 ms
-        and up to a second, would otherwise stall every table of the process."""
-        return isinstance(self._bot(index), SearchBot)
+    # ------------------------------------------------------------------ asked by the host
 
-    async def _think(
-        self, index: int, logged: int, game: Round, deadline: float
-    ) -> tuple[int, Action]:
-        bot = self._bot(index)
-        assert isinstance(bot, SearchBot)
-        lock = self._bot_locks.setdefault(index, threading.Lock())
+    def keep_seats_of(self, ended: Table) -> None:
+        """再來一局: this new table (its task not started) keeps the ended table's seats."""
+        self.state.keep_seats_of(ended.state)
 
-        def choose() -> Action:
-            with lock:
-                return bot.choose(game.view(index), deadline=deadline)
+    def expect_join(self) -> None:
+        """A quick match queued a join here: its seat counts as taken until the join is
+        handled (``pending_joins``)."""
+        self.pending_joins += 1
 
-        loop = asyncio.get_running_loop()
-        return logged, await loop.run_in_executor(self.host.search_pool, choose)
+    def consume_arrivals(self, published: int) -> None:
+        """The cluster published ``published`` of the arrivals counted so far."""
+        self.state.consume_arrivals(published)
 
-    async def _collect_thought(self, hand: HandFlow, index: int) -> None:
-        """Hand the bot's thought to the flow when its think time ends; a thought not done
-        yet is waited for (a bot that is late plays late; it never decides twice). The search
-        stops before the think time ends (:class:`~duyun.server.tables.flow.Think`), so a late
-        thought means the process is short of CPU: it is counted."""
-        entry = self._thoughts.pop(index, None)
-        if entry is None or entry[0] is not hand:
-            return
-        if not entry[1].done():
-            self.host.metrics.late_thoughts.inc()
-        try:
-            logged, action = await entry[1]
-        except Exception:  # the flow then decides on the loop, as for any other bot
-            log.exception("table %s: seat %s's bot failed to think", self.code, index)
-            return
-        hand.thought(index, logged, action)
-
-    def _decide(self, index: int, view: SeatView, claim: bool) -> Action:
-        """The bot's move for a botted seat, on the event loop. A claim is answered inside the
-        claim pause, whose timer is already running: a search there (大師) could outlast a
-        0.6 s beat and so tell the table that a bot may claim (issue 20 item 2), so the search
-        bot answers claims with its base policy, the strong bot's, in milliseconds."""
-        bot = self._bot(index)
-        if claim and isinstance(bot, SearchBot):
-            return bot.strong.choose(view)
-        return bot.choose(view)
-
-    async def run_effects(self, effects: list[Effect]) -> None:
-        """Do what the hand flow asked, in order: a store is awaited before what follows it
-        goes out, so nobody ever sees an event that is not stored."""
-        for effect in effects:
-            hand = self.hand
-            assert hand is not None
-            match effect:
-                case StoreEvents(first=first, events=events):
-                    await self.host.writer.append(hand.hand_id, first, events, self.lease)
-                case SendEvents(viewer=viewer, seq=seq, events=events):
-                    message = {"type": "events", "hand_id": hand.hand_id, "seq": seq}
-                    text = dumps({**message, "events": events})
-                    for client in self._clients_of(viewer):
-                        client.send_text(text)
-                case SendSnapshot(viewer=viewer, events=events, prompt=prompt):
-                    snap = self._snapshot_message(hand, viewer, events, prompt)
-                    for client in self._clients_of(viewer):
-                        client.send(snap)
-                case SendPrompt(seat=index, prompt=prompt):
-                    seat = self.seats[index]
-                    if seat is not None and seat.client is not None:
-                        seat.client.send(prompt.to_json(hand.hand_id))
-                case SetTimer(name=name, delay=delay, args=args, since=since):
-                    self.set_timer(name, delay, *args, since=since)
-                case CancelTimer(name=name):
-                    self.cancel_timer(name)
-                case SettleUntil(at=at):
-                    await asyncio.sleep(max(0.0, at - time.monotonic()))
-                    await self.run_effects(hand.pump(time.monotonic()))
-                case Think(seat=index, logged=logged, game=game, deadline=deadline):
-                    task = asyncio.create_task(self._think(index, logged, game, deadline))
-                    task.add_done_callback(_retrieve)
-                    self._thoughts[index] = (hand, task)
-                case FinishHand():
-                    await ending.finish_hand(self)
-                case BroadcastTable():
-                    self.broadcast_table()
-                case StoreTuoguan(seat=index):
-                    await self.keep_tuoguan(index)
-                case _:
-                    assert_never(effect)
-
-    async def keep_tuoguan(self, index: int) -> None:
-        """Store seat ``index``'s 托管 as it is now (a person's seat of a match in play), so a
-        restart neither waits for a player who left their seat to the bot nor takes it back
-        from the bot for them (issue 37)."""
-        seat = self.seats[index]
-        if self.match_id is None or seat is None or seat.account_id is None:
-            return
-        await self.host.store_call(
-            self.store.set_tuoguan, self.match_id, index, seat.tuoguan, self.lease
-        )
+    async def restore(self, live: LiveMatch) -> None:
+        """Rebuild the table of a live match after a restart (called before the task runs):
+        the seated people's accounts are read, then the state rebuilds itself from them."""
+        accounts = {}
+        for seat in live.spec.seats:
+            if seat.account_id is not None:
+                accounts[seat.account_id] = await self.host.store_call(
+                    self.store.account, seat.account_id
+                )
+        now = time.monotonic()
+        await self._drive(self.state.restore(live, accounts, now, self.store.clock()))
 
     # ------------------------------------------------------------------ plumbing
 
     def start_task(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"table-{self.code}")
-        if self.options.kind == "private" and self.status == "waiting":
-            self.set_timer("idle", PRIVATE_TABLE_IDLE)
+        for effect in self.state.opened():
+            assert isinstance(effect, SetTimer)
+            self._set_timer(effect)
 
     def post(self, item: InboxMessage) -> None:
         """Queue ``item`` for the table's task: everything that changes a table runs there, in
@@ -315,49 +381,203 @@ class Table:
 
     async def _handle(self, item: Work) -> None:
         match item:
-            case TimerFired(name=name, timer_id=timer_id, args=args):
-                entry = self._timers.get(name)
-                if entry is None or entry[0] != timer_id:
-                    return  # cancelled or replaced
-                del self._timers[name]
-                await self._on_timer(name, args)
-            case ClientMessage(client=client, message=message):
-                await messages.handle(self, client, message)
-            case Join(client=client, seat=seat, by_code=by_code):
-                await seating.join(self, client, seat, by_code)
-            case Attach(client=client):
-                seating.attach(self, client)
-                await self.maybe_next_hand()
-            case Detach(client=client):
-                await seating.detach(self, client)
-            case Spectate(client=client):
-                seating.spectate(self, client)
-            case Unspectate(client=client):
-                seating.unspectate(self, client)
             case Call(function=function):
                 await function()
+                return
+            case TimerFired(name=key, timer_id=timer_id, args=args):
+                entry = self._timers.get(key)
+                if entry is None or entry[0] != timer_id:
+                    return  # cancelled or replaced
+                del self._timers[key]
+                if key is DECISION and args[0] == "bot":
+                    await self._collect_thought(args[1])
+            case Join():
+                self.pending_joins = max(0, self.pending_joins - 1)
             case _:
-                assert_never(item)
+                pass
+        await self._drive(self.state.handle(item, time.monotonic()))
 
-    def set_timer(self, name: str, delay: float, *args: Any, since: float | None = None) -> None:
-        """(Re)start timer ``name``: ``delay`` seconds from now, or from ``since`` (a
+    async def _drive(self, effects: list[Effect]) -> None:
+        """Run ``effects`` in order. An effect that asks something is answered, and the
+        state's effects for the answer run next, before the rest: the one loop where effects
+        run and answers go back (never a transition from inside an effect)."""
+        todo = deque(effects)
+        while todo:
+            effect = todo.popleft()
+            # the few effects of every move are done here, the rest (and every question)
+            # in _perform: a coroutine per effect costs more than most effects do
+            if isinstance(effect, SendText):
+                for client in effect.clients:
+                    client.send_text(effect.text)
+            elif isinstance(effect, AppendEvents):
+                await self.host.writer.append(
+                    effect.hand_id, effect.first, effect.events, effect.lease
+                )
+            elif isinstance(effect, SetTimer):
+                self._set_timer(effect)
+            elif isinstance(effect, CancelTimer):
+                self.cancel_timer(effect.name)
+            elif isinstance(effect, SendPrompt):
+                effect.client.send(effect.prompt.to_json(effect.hand_id))
+            else:
+                result = await self._perform(effect)
+                if result is not None:
+                    todo.extendleft(reversed(self.state.on_result(result, time.monotonic())))
+
+    async def _perform(self, effect: Effect) -> Result | None:
+        """Do one effect; its answer, if it asks something."""
+        host = self.host
+        match effect:
+            case SendText(clients=clients, text=text):
+                for client in clients:
+                    client.send_text(text)
+            case AppendEvents(hand_id=hand_id, first=first, events=events, lease=lease):
+                await host.writer.append(hand_id, first, events, lease)
+            case SendPrompt(client=client, prompt=prompt, hand_id=hand_id):
+                client.send(prompt.to_json(hand_id))
+            case SetTimer():
+                self._set_timer(effect)
+            case CancelTimer(name=key):
+                self.cancel_timer(key)
+            case Send(client=client, message=message):
+                client.send(message)
+            case SendSnapshot(client=client, message=message, prompt=prompt, hand_id=hand_id):
+                if prompt is not None:
+                    message = {**message, "prompt": prompt.to_json(hand_id)}
+                client.send(message)
+            case SettleUntil(at=at):
+                await asyncio.sleep(max(0.0, at - time.monotonic()))
+                return Settled()
+            case Think(seat=index, logged=logged, game=game, deadline=deadline):
+                hand = self.state.hand
+                assert hand is not None
+                task = asyncio.create_task(self._think(index, logged, game, deadline))
+                task.add_done_callback(_retrieve)
+                self._thoughts[index] = (hand, task)
+            case Resume(step=step):
+                return step
+            case StoreTuoguan(match_id=match_id, seat=index, on=on, lease=lease):
+                await host.store_call(self.store.set_tuoguan, match_id, index, on, lease)
+            case StoreForcedTuoguan(match_id=match_id, seat=index, lease=lease, forced=forced):
+                if forced:
+                    await host.store_call(self.store.mark_forced_tuoguan, match_id, index, lease)
+                else:
+                    await host.store_call(
+                        self.store.mark_forced_tuoguan, match_id, index, lease, False
+                    )
+            case StoreMatchStart(spec=spec, owner=owner, lease_seconds=seconds):
+                match_id = await host.store_call(self.store.create_match, spec, owner, seconds)
+                return MatchCreated(match_id)
+            case StoreHandStart(
+                match_id=match_id,
+                hand_index=index,
+                seed=seed,
+                dealer=dealer,
+                streak=streak,
+                lease=lease,
+                game=game,
+            ):
+                hand_id = await host.store_call(
+                    self.store.start_hand, match_id, index, seed, dealer, streak, lease
+                )
+                return HandStarted(hand_id, game)
+            case StoreSettlement(hand_id=hand_id, payments=payments, end=end, lease=lease):
+                rows = await host.store_call(self.store.finish_hand, hand_id, payments, end, lease)
+                return HandSettled(rows)
+            case ReadBalances(account_ids=account_ids):
+                return BalancesRead(await host.store_call(self.store.balances, account_ids))
+            case StoreMatchEnd(match_id=match_id, reason=reason, lease=lease):
+                changes = await host.store_call(self.store.finish_match, match_id, reason, lease)
+                return MatchFinished(reason, changes)
+            case CancelAllTimers():
+                self.cancel_all_timers()
+            case RegisterMatch(match_id=match_id):
+                host.register_match(match_id, self)
+            case HostSeat(account_id=account_id):
+                host.seat(account_id, self)
+            case HostUnseat(account_id=account_id):
+                host.unseat(account_id, self)
+            case AttachClient(client=client, here=here):
+                host.attach_client(client, self if here else None)
+            case DetachClient(client=client):
+                host.detach_client(client, self)
+            case Watch(client=client, here=here):
+                host.watch(client, self if here else None)
+            case PostTo(table=table, item=item):
+                table.post(item)
+            case QuickMatch(client=client, room=room):
+                await host.quick_match(client, room)
+            case Rematch():
+                return Rematched(host.rematch(self).code)
+            case SetBotRating(bot=bot, rating=rating):
+                host.bot_ratings[bot] = rating
+            case SetAccount(client=client, account=account):
+                client.account = account
+            case DropTable():
+                host.drop_table(self)
+            case _:
+                assert_never(effect)
+        return None
+
+    # ------------------------------------------------------------------ bots thinking apart
+
+    async def _think(
+        self, index: int, logged: int, game: Round, deadline: float
+    ) -> tuple[int, Action]:
+        bot = self.state.bot(index)
+        assert isinstance(bot, SearchBot)
+        lock = self._bot_locks.setdefault(index, threading.Lock())
+
+        def choose() -> Action:
+            with lock:
+                return bot.choose(game.view(index), deadline=deadline)
+
+        loop = asyncio.get_running_loop()
+        return logged, await loop.run_in_executor(self.host.search_pool, choose)
+
+    async def _collect_thought(self, index: int) -> None:
+        """Hand the bot's thought to the state when its think time ends; a thought not done
+        yet is waited for (a bot that is late plays late; it never decides twice). The search
+        stops before the think time ends (:class:`~duyun.server.tables.flow.Think`), so a late
+        thought means the process is short of CPU: it is counted."""
+        hand = self.state.hand
+        if hand is None or self.state.status is not Status.PLAYING:
+            return
+        entry = self._thoughts.pop(index, None)
+        if entry is None or entry[0] is not hand:
+            return
+        if not entry[1].done():
+            self.host.metrics.late_thoughts.inc()
+        try:
+            logged, action = await entry[1]
+        except Exception:  # the state then decides on the loop, as for any other bot
+            log.exception("table %s: seat %s's bot failed to think", self.code, index)
+            return
+        self.state.thought(index, logged, action)
+
+    # ------------------------------------------------------------------ timers
+
+    def _set_timer(self, effect: SetTimer) -> None:
+        """(Re)start timer ``effect.name``: ``delay`` seconds from now, or from ``since`` (a
         ``time.monotonic()``) when given."""
-        self.cancel_timer(name)
+        key, delay, since = effect.name, effect.delay, effect.since
+        self.cancel_timer(key)
         if since is not None:
             delay = max(0.0, since + delay - time.monotonic())
         timer_id = next(self._timer_ids)
         handle = asyncio.get_running_loop().call_later(
-            delay, self.inbox.put_nowait, TimerFired(name, timer_id, args)
+            delay, self.inbox.put_nowait, TimerFired(key, timer_id, effect.args)
         )
-        self._timers[name] = (timer_id, handle)
+        self._timers[key] = (timer_id, handle)
 
-    def cancel_timer(self, name: str) -> None:
-        entry = self._timers.pop(name, None)
+    def cancel_timer(self, key: TimerKey) -> None:
+        entry = self._timers.pop(key, None)
         if entry is not None:
             entry[1].cancel()
 
-    def has_timer(self, name: str) -> bool:
-        return name in self._timers
+    def cancel_all_timers(self) -> None:
+        for key in list(self._timers):
+            self.cancel_timer(key)
 
     def waits_for_nothing(self) -> bool:
         """A match in play that nothing will move on: no timer (a turn, a claim window, a
@@ -365,345 +585,11 @@ class Table:
         or a task that is gone. Always False in a healthy process; the watchdog counts and
         logs such tables (``/metrics`` ``duyun_tables_stalled``, issue 37), since their
         players would wait for ever."""
-        if self.status not in ("playing", "between"):
+        if self.state.status not in (Status.PLAYING, Status.BETWEEN):
             return False
         if self.task is None or self.task.done():
             return True
         return not self.busy and self.inbox.empty() and not self._timers
-
-    def cancel_all_timers(self) -> None:
-        for name in list(self._timers):
-            self.cancel_timer(name)
-
-    async def _on_timer(self, name: str, args: tuple[Any, ...]) -> None:
-        if name == "decision":
-            hand = self.hand
-            if hand is None or self.status != "playing":
-                return
-            what, index = args[0], (args[1] if len(args) > 1 else None)
-            if what == "bot" and index is not None:
-                await self._collect_thought(hand, index)
-            await self.run_effects(hand.on_timer(what, index, time.monotonic()))
-        elif name == "fill":
-            await self._fill_with_bots()
-        elif name == "next_hand":
-            await self.next_hand()
-        elif name == "countdown":
-            await self.maybe_next_hand()
-        elif name == "idle":
-            if self.status == "waiting" and not self.humans():
-                self.host.drop_table(self)
-        elif name.startswith("grace:"):
-            await seating.grace_over(self, int(args[0]))
-
-    # ------------------------------------------------------------------ state to clients
-
-    @property
-    def seated_count(self) -> int:
-        return sum(seat is not None for seat in self.seats)
-
-    @property
-    def free_seats(self) -> int:
-        return SEATS - self.seated_count
-
-    def humans(self) -> list[tuple[int, Seat]]:
-        return [(i, s) for i, s in enumerate(self.seats) if s is not None and s.is_human]
-
-    def seat_of(self, client: Client) -> int | None:
-        for index, seat in enumerate(self.seats):
-            if seat is not None and seat.client is client:
-                return index
-        return None
-
-    def host_seat(self) -> int | None:
-        for index, seat in enumerate(self.seats):
-            if seat is not None and seat.account_id == self.options.host and seat.is_human:
-                return index
-        return None
-
-    def match_points(self) -> list[int]:
-        return [sum(h.points[s] for h in self.results) for s in range(SEATS)]
-
-    def match_coins(self) -> list[int]:
-        return [sum(h.coins[s] for h in self.results) for s in range(SEATS)]
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "kind": self.options.kind,
-            "room": self.options.room,
-            "stake": self.options.stake,
-            "hands": self.options.hands,
-            "rules": self.options.rules.to_mapping(),
-            "bots_allowed": self.options.bots_allowed,
-            "bot": self.options.bot,
-            "spectators_allowed": self.options.spectators,
-            "claim_pause": self.options.claim_pause,
-            "rated": self.options.kind == "room" or self.options.rated,
-            "status": self.status,
-            "seated": self.seated_count,
-            "humans": len(self.humans()),
-            "hand_index": self.hand_index,
-            "spectators": len(self.spectators),
-        }
-
-    def table_json(self, you: int | None) -> dict[str, Any]:
-        points, coins = self.match_points(), self.match_coins()
-        data = self.summary()
-        data.update(
-            {
-                "host": self.host_seat(),
-                "hand_id": self.hand_id,
-                "you": you,
-                "seats": [
-                    None if seat is None else self._seat_json(seat, i, points[i], coins[i])
-                    for i, seat in enumerate(self.seats)
-                ],
-                "dissolve": None
-                if self.dissolve_votes is None
-                else {"agreed": sorted(self.dissolve_votes), "needed": self.voters()},
-                "invite": f"/?join={self.code}",
-            }
-        )
-        return data
-
-    def addresses(self) -> set[str]:
-        """The address digests of the people seated (fair matching, issue 32)."""
-        return {s.address for s in self.seats if s is not None and s.address is not None}
-
-    def _seat_json(self, seat: Seat, index: int, points: int, coins: int) -> dict[str, Any]:
-        data = seat.to_json(index, points, coins)
-        if seat.kind == "bot":  # a bot seat plays as its level: the level's rating
-            data["rating"] = self.host.bot_ratings.get(seat.bot_name, INITIAL_RATING)
-        return data
-
-    def voters(self) -> list[int]:
-        """The seats whose 解散 vote counts: people connected and playing their own seat."""
-        return [i for i, s in self.humans() if s.client is not None and not s.forced_tuoguan]
-
-    def broadcast_table(self) -> None:
-        for index, seat in enumerate(self.seats):
-            if seat is not None and seat.client is not None:
-                seat.client.send({"type": "table", "table": self.table_json(index)})
-        if self.spectators:
-            text = dumps({"type": "table", "table": self.table_json(None)})
-            for client in self.spectators:
-                client.send_text(text)
-
-    def _clients_of(self, viewer: Viewer) -> list[Client]:
-        if viewer is None:
-            return list(self.spectators)
-        seat = self.seats[viewer]
-        return [seat.client] if seat is not None and seat.client is not None else []
-
-    def send_to_all(self, message: dict[str, Any]) -> None:
-        text = dumps(message)
-        for viewer in (*range(SEATS), None):
-            for client in self._clients_of(viewer):
-                client.send_text(text)
-
-    def snapshot(self, viewer: Viewer) -> dict[str, Any] | None:
-        hand = self.hand
-        if hand is None or hand.released == 0:
-            return None
-        prompt = hand.prompts.get(viewer) if viewer is not None else None
-        return self._snapshot_message(hand, viewer, hand.released_events(viewer), prompt)
-
-    def _snapshot_message(
-        self, hand: HandFlow, viewer: Viewer, events: list[dict[str, Any]], prompt: Prompt | None
-    ) -> dict[str, Any]:
-        return {
-            "type": "snapshot",
-            "hand_id": hand.hand_id,
-            "hand_index": self.hand_index,
-            "seat": viewer,
-            "view": protocol.fold_view(events, viewer),
-            "events": events,
-            "prompt": None if prompt is None else prompt.to_json(hand.hand_id),
-        }
-
-    def send_state(self, client: Client, viewer: Viewer) -> None:
-        """table + snapshot (+ the last settlement between hands) for a client arriving."""
-        client.send({"type": "table", "table": self.table_json(viewer)})
-        snap = self.snapshot(viewer)
-        if snap is not None:
-            client.send(snap)
-            assert self.hand is not None
-            self.hand.seen[viewer] = len(snap["events"])  # the next events batch follows on
-        if self.status in ("between", "ended") and self.last_hand_end is not None:
-            client.send(self.hand_end_now())
-        if self.status == "ended" and self.match_end is not None:
-            client.send(self.match_end)
-
-    # ------------------------------------------------------------------ match flow
-
-    async def maybe_start(self) -> None:
-        if self.status != "waiting" or self.free_seats:
-            return
-        if any(not s.ready for _, s in self.humans()):
-            return
-        if not self.humans():
-            return
-        self.cancel_timer("fill")
-        await self._start_match()
-
-    async def _fill_with_bots(self) -> None:
-        if self.status != "waiting" or not self.humans():
-            return
-        for index, seat in enumerate(self.seats):
-            if seat is None:
-                self.seats[index] = bot_seat(self.config.default_bot)
-        self.broadcast_table()
-        await self.maybe_start()
-
-    async def _start_match(self) -> None:
-        self.status = "playing"
-        spec = MatchSpec(
-            kind=self.options.kind,
-            room=self.options.room or "",
-            stake=self.options.stake,
-            hands=self.options.hands,
-            seats=tuple(SeatSpec(s.account_id, s.bot_name) for s in self.seats if s is not None),
-            seed=self.seed,
-            code=self.code,
-            first_dealer=0,
-            rules=self.options.rules.to_mapping(),
-            options={
-                "bots_allowed": self.options.bots_allowed,
-                "bot": self.options.bot,
-                "listed": self.options.listed,
-                "host": self.options.host,
-                "spectators": self.options.spectators,
-                "claim_pause": self.options.claim_pause,
-                "rated": self.options.rated,
-            },
-        )
-        self.match_id = await self.host.store_call(
-            self.store.create_match, spec, self.host.owner, self.config.lease_seconds
-        )
-        self.lease = Lease(self.host.owner, 0)  # a new match's epoch
-        self.host.register_match(self.match_id, self)
-        self.dealer, self.streak, self.hand_index = 0, 0, 0  # R3
-        await self._start_hand()
-
-    async def _start_hand(self) -> None:
-        assert self.match_id is not None
-        self.cancel_timer("next_hand")
-        self.cancel_timer("countdown")
-        self.next_hand_due = False
-        self.dissolve_votes = None
-        self.last_hand_end = None
-        self.hand_ended_at = None
-        seed = hand_seed(self.seed, self.hand_index)
-        game = Round(self.deal(seed), self.options.rules)
-        hand_id = await self.host.store_call(
-            self.store.start_hand,
-            self.match_id,
-            self.hand_index,
-            seed,
-            self.dealer,
-            self.streak,
-            self.lease,
-        )
-        hand = self.new_hand(game, hand_id)
-        await self.run_effects(hand.store_new())
-        self.status = "playing"
-        for _, seat in self.humans():
-            seat.ready = False
-        self.broadcast_table()
-        # the start event goes out as a snapshot, then play runs on
-        await self.run_effects(hand.start(time.monotonic()))
-
-    def deal(self, seed: int) -> Setup:
-        """The hand's deal: from its seed (R4), or from the host's test hook."""
-        if self.host.deal is not None:
-            return self.host.deal(self.hand_index, seed, self.dealer, self.streak)
-        return deal_setup(seed, dealer=self.dealer, streak=self.streak)
-
-    def hand_end_now(self) -> dict[str, Any]:
-        """The last hand's ``hand_end`` for a client arriving between hands (a reconnect, a
-        reload, a restart or an adoption): its ``next_hand_in`` is what is left of the page's
-        countdown, which counts from the hand's end, so the page presses 下一局 when the
-        others' do and the settlement it shows is the one everybody saw."""
-        end = self.last_hand_end
-        assert end is not None
-        if end["next_hand_in"] is None or self.hand_ended_at is None:
-            return end
-        return {**end, "next_hand_in": round(self._countdown_left(), 3)}
-
-    def next_hand_limit(self) -> float:
-        """The longest the next hand waits for people who have not pressed 下一局 (issue 21
-        item 4). Their page presses it by itself when its countdown (``next_hand_wait``) ends,
-        unless they are reading the settlement; bots, 托管 and absent seats never hold it."""
-        return max(self.config.next_hand_wait, self.config.next_hand_limit)
-
-    async def maybe_next_hand(self) -> None:
-        if self.status != "between":
-            return
-        if self.next_hand_due:
-            await self.next_hand()
-            return
-        waiting_for = [
-            s for _, s in self.humans() if s.client is not None and not s.tuoguan and not s.ready
-        ]
-        if waiting_for:
-            return
-        left = self._countdown_left()
-        if left > 0 and self._cut_off_and_away():
-            # people cut off by a failed process are not back yet: their pages, once back,
-            # show this hand's settlement and press 下一局 when its countdown ends, so the
-            # hand waits for that countdown (counted from the hand's end), no longer. Dealt at
-            # once, it would come before they are back and they would never see the
-            # settlement (issue 37 item 2)
-            self.set_timer("countdown", left)
-            return
-        await self.next_hand()
-
-    def _countdown_left(self) -> float:
-        """Seconds left of the settlement's countdown (``next_hand_wait`` from the hand's end)."""
-        if self.hand_ended_at is None:
-            return 0.0
-        return max(0.0, self.config.next_hand_wait - (time.monotonic() - self.hand_ended_at))
-
-    def _cut_off_and_away(self) -> bool:
-        """A person cut off by a failed server process has not reconnected yet."""
-        return any(
-            seat is not None
-            and seat.cut_off_by_server
-            and seat.client is None
-            and not seat.forced_tuoguan
-            and f"grace:{index}" in self._timers
-            for index, seat in enumerate(self.seats)
-        )
-
-    async def next_hand(self) -> None:
-        """Start the next hand, unless a dropped person's reconnect grace is still running:
-        a hand started under it would charge them R45 when it runs out, for a connection
-        lost between hands, and a table whose people all dropped at once would charge them
-        one per hand (issue 20 item 12). The hand then starts when the last grace ends (the
-        person is back, or the seat plays on in 托管 without penalty)."""
-        if self.status != "between":
-            return
-        if any(self._grace_holds(index) for index in range(SEATS)):
-            self.next_hand_due = True
-            return
-        await self._start_hand()
-
-    def _grace_holds(self, index: int) -> bool:
-        """Whether seat ``index``'s reconnect grace holds the next hand back. A seat whose
-        person was cut off by a failed server process never pays R45 when its grace runs out
-        (``seating.grace_over``), so its grace holds nothing: after a restart the next hand
-        comes when its wait, counted from the hand's stored end, is over (issue 37)."""
-        seat = self.seats[index]
-        return f"grace:{index}" in self._timers and seat is not None and not seat.cut_off_by_server
-
-    async def finish_match(self, reason: str) -> None:
-        """The match is over (played out, or dissolved between hands, 解散)."""
-        await ending.finish_match(self, reason)
-
-    async def restore(self, live: LiveMatch) -> None:
-        """Rebuild the table of a live match after a restart (called before the task runs)."""
-        await restore_table(self, live)
 
 
 def _retrieve(task: asyncio.Task[tuple[int, Action]]) -> None:
