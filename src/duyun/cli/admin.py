@@ -366,3 +366,100 @@ def drain(
             known = ", ".join(row["owner"] for row in cluster.processes(store)) or "none"
             fail(f"no server process named {owner!r}; known: {known}")
     out.print(f"{owner}: {'taking new tables again' if undo else 'draining'}")
+
+
+#: the room name calibration matches are stored under (no player can queue for it)
+CALIBRATION_ROOM = "calibration"
+
+
+@admin_app.command("rate-bots")
+def rate_bots(
+    bot: Annotated[
+        str, typer.Option("--bot", help="the bot level to rate (a bot name)")
+    ] = "search",
+    against: Annotated[
+        str, typer.Option("--against", help="the level that fills the other three seats")
+    ] = "strong",
+    matches: Annotated[int, typer.Option("--matches", help="matches to play, 1-200")] = 4,
+    hands: Annotated[int, typer.Option("--hands", help="hands per match, 1-64")] = 8,
+    seed: Annotated[int, typer.Option("--seed", help="the matches' seed (reproducible)")] = 1,
+    database_url: DatabaseOption = DEFAULT_DATABASE,
+    as_json: JsonOption = False,
+) -> None:
+    """Rate a bot level by rated matches against another (issue 32).
+
+    A level is rated only by the rated matches it plays, and quick match seats 高手 alone: 大師
+    would have no rating for the lobby to show. Here BOT plays rated room matches against three
+    AGAINST bots, stored as any match is (hands, logs, the house's coin rows, rating history),
+    so its rating is measured against a level that people's matches rate. BOT moves round the
+    seats from match to match."""
+    require_server_extra("admin")
+    from duyun.bots import BOT_NAMES, make_bot
+    from duyun.engine import Match
+    from duyun.server.store import MatchSpec, SeatSpec, StoreError
+    from duyun.sim.runner import derive_seed, play_round
+
+    for name, what in ((bot, "--bot"), (against, "--against")):
+        if name not in BOT_NAMES:
+            fail(f"{what} {name!r} is not a bot; known: {', '.join(BOT_NAMES)}")
+    if not 1 <= matches <= 200 or not 1 <= hands <= 64:
+        fail("--matches must be 1-200 and --hands 1-64")
+    if not 0 <= seed < 2**63:
+        fail("--seed must be a whole number from 0 to 2^63 - 1")
+    played: list[dict[str, Any]] = []
+    with _store(database_url) as store:
+        for number in range(matches):
+            at = number % 4  # BOT's seat
+            names = [bot if seat == at else against for seat in range(4)]
+            match_seed = derive_seed(seed, "rate-bots", number)
+            spec = MatchSpec(
+                kind="room",
+                room=CALIBRATION_ROOM,
+                stake=1,
+                hands=hands,
+                seats=tuple(SeatSpec(None, name) for name in names),
+                seed=match_seed,
+            )
+            bots = [
+                make_bot(name, derive_seed(match_seed, seat)) for seat, name in enumerate(names)
+            ]
+            engine_match = Match(hands=hands, seed=match_seed)
+            try:
+                match_id = store.create_match(spec)
+                hand_ids: list[int] = []
+                for index in range(hands):
+                    game = engine_match.next_hand()
+                    hand_id = store.start_hand(
+                        match_id, index, game.setup.seed or 0, game.setup.dealer, game.setup.streak
+                    )
+                    hand_ids.append(hand_id)
+                    play_round(game, bots)
+                    engine_match.record(game)
+                    store.append_events(hand_id, 0, list(game.events))
+                    result = game.result
+                    assert result is not None
+                    end = next(e for e in reversed(game.events) if e["type"] == "end")
+                    wins = [e for e in game.events if e["type"] == "win"]
+                    store.finish_hand(hand_id, list(result.payments), {**end, "wins": wins})
+                changes = store.finish_match(match_id, "completed")
+            except StoreError as error:
+                fail(str(error))
+            mine = next(c for c in changes if c.seat == at)
+            played.append(
+                {
+                    "match": match_id,
+                    "hands": hand_ids,
+                    "seat": at,
+                    "place": mine.place,
+                    "rating": mine.after,
+                }
+            )
+            if not as_json:
+                out.print(
+                    f"match #{match_id}: {bot} at seat {at} placed {mine.place}; {bot} {mine.after}"
+                )
+        ratings = store.bot_ratings()
+    if as_json:
+        out.print_json(json.dumps({"matches": played, "ratings": ratings}))
+        return
+    out.print(", ".join(f"{name} {rating}" for name, rating in ratings.items()))

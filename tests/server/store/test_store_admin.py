@@ -143,3 +143,48 @@ def test_missing_sqlite_file_is_an_error_not_a_new_database(tmp_path: Path) -> N
     assert not missing.exists()
     code, output = admin("mysql://x@y/z", "audit")
     assert code == 2 and "unsupported database" in output
+
+
+def test_rate_bots_rates_a_level_by_stored_rated_matches(
+    database_url: str, make_store: MakeStore
+) -> None:
+    """Issue 32: 大師 plays no quick match, so no rating would show for it; ``rate-bots`` plays
+    rated room matches of one level against three of another and stores them as any match
+    (hands with their logs, coin rows, rating history), the level moving round the seats."""
+    store = make_store(database_url)
+    code, output = admin(
+        database_url, "rate-bots", "--bot", "efficient", "--against", "random",
+        "--matches", "2", "--hands", "2", "--seed", "7", "--json",
+    )  # fmt: skip
+    assert code == 0, output
+    answer = json.loads(output)
+    assert [m["seat"] for m in answer["matches"]] == [0, 1]
+    assert set(answer["ratings"]) == {"efficient", "random"}
+    assert answer["ratings"] == store.bot_ratings()
+    for played_match in answer["matches"]:
+        changes = store.match_ratings(played_match["match"])
+        assert [c.bot for c in changes].count("efficient") == 1  # the rating history
+        mine = next(c for c in changes if c.seat == played_match["seat"])
+        assert (mine.place, mine.after) == (played_match["place"], played_match["rating"])
+        logs = [store.hand_log(hand) for hand in played_match["hands"]]
+        assert len(logs) == 2  # every hand stored with its log, finished
+        assert all(log.match_id == played_match["match"] and log.events for log in logs)
+        assert {log.status for log in logs} == {"finished"}
+    assert store.audit().ok
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--bot", "nobody"), "--bot 'nobody' is not a bot"),
+        (("--against", "x"), "--against 'x' is not a bot"),
+        (("--matches", "0"), "--matches must be 1-200"),
+    ],
+)
+def test_rate_bots_refuses_bad_options_in_one_line(
+    played: tuple[str, Store, int], args: tuple[str, ...], message: str
+) -> None:
+    url, store, _ = played
+    code, output = admin(url, "rate-bots", *args)
+    assert code == 2 and message in output and output.count("\n") == 1, output
+    assert store.bot_ratings() == {}

@@ -63,7 +63,7 @@ class MatchStore(StoreCore):
             return
         # one query for the four seats, not a round trip each: a room's tables start together
         query = select(AccountRow.id, AccountRow.kind).where(AccountRow.id.in_(humans))
-        kinds = {account_id: kind for account_id, kind in session.execute(query).tuples()}
+        kinds = {account_id: kind for account_id, kind in session.execute(query)}
         for account_id in humans:
             if account_id not in kinds:
                 raise NotFoundError(f"no account with id {account_id}")
