@@ -69,6 +69,7 @@ def main() -> None:
     print(f"  CPU per hand: mean {statistics.fmean(seconds):.2f} s, p95 {p95:.2f} s")
     print(f"  decisions per hand: {total / args.hands:.1f}")
     print(f"  agreement with 大師: {rate:.1%} ± {half:.1%}")
+    print(f"  disagreements per hand: {(total - sum(agreed)) / args.hands:.2f}")
     print(
         f"  mistakes per hand: {sum(mistakes) / args.hands:.2f}; expected points lost per "
         f"hand: {statistics.fmean(losses):+.2f}"

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow
 def review_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
     db = tmp_path_factory.mktemp("web-review") / "duyun.db"
     # few deals per decision: the page, not the statistics, is under test here
-    server = start_web_server(f"sqlite:///{db}", review_samples=3)
+    server = start_web_server(f"sqlite:///{db}", review_samples=4)
     yield server
     server.stop()
 
