@@ -181,10 +181,10 @@ def test_where_every_option_is_worth_the_same_noise_is_not_called_a_mistake(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Every rollout replaced by noise: no option is better than another, and a fair review
-    calls a choice a mistake only as often as a 2-standard-error test is fooled (about 2 %).
-    Valuing 大師's choice on the deals that chose it (the best of about eleven options by
-    luck) called about 10 % of these choices mistakes; the review values it on the other
-    half of the deals."""
+    seldom calls a choice a mistake (a 2-standard-error test is fooled a few times in a
+    hundred; here 2 of 222). Valuing 大師's choice on the deals that chose it (the best of
+    about eleven options by luck) called 22 of these 222 choices mistakes; the review values
+    it on the other half of the deals."""
     noise = random.Random(1)
     monkeypatch.setattr(review_module, "play_out", lambda world, option, seat: noise.gauss(0, 10))
     decisions = mistakes = 0
