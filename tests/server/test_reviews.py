@@ -138,6 +138,9 @@ def test_public_replays_open_logs_and_reviews_to_everyone_signed_in(
         "seat": 2,
         "status": "none",
     }
+    # and may ask for it: past the access check, this server (no workers) says it does not review
+    asked = server.http.post(path + "?seat=2", headers=headers)
+    assert asked.status_code == 503 and asked.json()["error"]["code"] == "reviews_off"
 
 
 # ------------------------------------------------------------------ the bounds, on Reviewer
