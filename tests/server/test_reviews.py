@@ -14,6 +14,7 @@ import hashlib
 import json
 import pickle
 import time
+from collections import OrderedDict
 from concurrent.futures import Executor, Future
 from typing import Any
 
@@ -22,7 +23,7 @@ import pytest
 from duyun.bots import make_bot
 from duyun.engine import Round
 from duyun.engine.setup import deal_setup
-from duyun.review import decision_events, hand_review_json, review_hand
+from duyun.review import HandPlan, decision_events, hand_review_json, review_hand
 from duyun.rules import DUYUN
 from duyun.server import reviews
 from duyun.server.config import ServerConfig
@@ -263,13 +264,13 @@ def test_a_worker_replays_a_hand_once_for_all_its_decisions(
     events = _events()
     built: list[int] = []
 
-    class CountedPlan(reviews.HandPlan):
+    class CountedPlan(HandPlan):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             built.append(1)
             super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(reviews, "HandPlan", CountedPlan)
-    monkeypatch.setattr(reviews, "_plans", reviews.OrderedDict())
+    monkeypatch.setattr(reviews, "_plans", OrderedDict())
     blob = pickle.dumps(events)
     digest = hashlib.blake2b(blob, digest_size=16).digest()
     decisions: list[dict[str, Any]] = []
