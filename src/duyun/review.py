@@ -10,20 +10,26 @@ real wall and the real hands, which the log holds, are never looked at: a review
 would blame a player for not knowing the next tile.
 
 Every option of a decision is played out on the same sampled deals (common random numbers), so
-the difference between two options carries much less noise than either value. An option's
-value is its mean points at the end of the hand with the standard error of that mean.
+the difference between two options carries much less noise than either value.
 
-大師's choice is the one the search bot would make on these values: the strong bot's choice
-(:class:`~duyun.bots.strong.StrongBot`, shown the seat's views in the order of the hand),
-unless another option beats it on the same deals by more than :data:`MARGIN` points and
-:data:`Z` standard errors. Taking the option with the highest mean instead would crown
-whichever of fourteen discards was luckiest in the sampled deals, and the agreement rate would
-measure that luck. The loss of the player's choice is the mean of its paired differences from
-大師's choice, with their standard error (negative when the player's choice did better on the
-deals, without 大師 being sure of it). The choice is a **mistake** only when that loss exceeds
-both MARGIN points and Z standard errors, so that the noise of the sampling is never called a
-mistake. A decision with one legal option (a 報聽 seat's automatic discard, a forced win) is
-no decision and is not reviewed.
+The deals are split in two halves that never mix. The first half **chooses**: 大師's choice is
+the one the search bot would make, the strong bot's choice
+(:class:`~duyun.bots.strong.StrongBot`, shown the seat's views in the order of the hand) unless
+the option with the highest mean on these deals beats it by more than :data:`MARGIN` points
+and :func:`override_z` standard errors (:data:`Z` for two options, more for more: the luckiest
+of fourteen equal discards is far more often Z standard errors ahead than one other option).
+The second half **measures**: every value shown, and the loss of the player's choice against
+大師's, comes from it alone. Measured on the deals that chose it, the best of fourteen
+discards would look better than it is (whichever is luckiest in the sample wins), every loss
+against it would be too large and the sampling noise would be counted as mistakes; on deals
+that played no part in the choice, the loss is a fair estimate whichever option was chosen.
+An option's value is its mean points at the end of the hand over the measuring deals, with
+the standard error of that mean; the loss is the mean of the paired differences from 大師's
+choice, with their standard error (negative when the player's choice did better, without 大師
+being sure of it). The choice is a **mistake** only when that loss exceeds both MARGIN points
+and Z standard errors, so that the noise of the sampling is never called a mistake. A
+decision with one legal option (a 報聽 seat's automatic discard, a forced win) is no decision
+and is not reviewed.
 
 A review is deterministic: the deals of each decision come from ``seed``, the hand and the
 decision's place in its log. More ``samples`` narrow the error bars at a proportional cost in
@@ -41,6 +47,7 @@ import random
 import zlib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 from duyun.bots.search import play_out
@@ -50,16 +57,23 @@ from duyun.engine.determinize import sample_round
 from duyun.engine.replay import ReplayError, action_from_event, replay_steps, verify_replay
 from duyun.engine.round import Round
 from duyun.engine.view import SeatView, redact_event
+from duyun.rules import RuleSet
 from duyun.tiles import tile_to_str
 
 #: the version of the JSON form (docs/review.md); raised when a field changes meaning
 REVIEW_VERSION = 1
-#: sampled deals per decision: every option is played out in each of them
+#: sampled deals per decision: every option is played out in each of them; the first half
+#: chooses 大師's option, the second half values the options (module docstring)
 DEFAULT_SAMPLES = 48
+#: the fewest deals: two to choose, two to measure (a standard error needs two)
+MIN_SAMPLES = 4
+#: the most deals
+MAX_SAMPLES = 4096
 #: a loss under this many points is never a mistake, however sure
 MARGIN = 0.5
 #: a loss is a mistake only beyond this many standard errors of the paired difference
 Z = 2.0
+_NORMAL = NormalDist()
 #: how many of the largest mistakes the summary lists
 TOP_MISTAKES = 5
 #: tries to deal one sample before a view is taken for one that no deal fits
@@ -193,42 +207,96 @@ def review_hand(
     :attr:`Decision.event`), with the values a full review gives them. :class:`ReviewError`
     for a log that does not replay or did not finish, or a seat or sample count out of
     range."""
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
-        raise ReviewError(f"seat {seat!r}: a seat is 0, 1, 2 or 3")
-    if isinstance(samples, bool) or not isinstance(samples, int) or not 2 <= samples <= 4096:
-        raise ReviewError(f"samples {samples!r}: between 2 and 4096 deals per decision")
-    if not events:
-        raise ReviewError("no events to review")
-    acts = [(index, event) for index, event in enumerate(events) if event.get("type") == "act"]
-    # the deals of a decision come from the seed, the hand's start as the seat saw it and the
-    # decision's place in the log: the same hand reviewed alone or in its match gets the same
-    # review, and two hands the seat could not tell apart get the same deals
-    if events[0].get("type") != "start":
-        raise ReviewError("the first event of a hand must be 'start'")
-    seen = redact_event(events[0], seat)
-    hand_key = zlib.crc32(json.dumps(seen, sort_keys=True, ensure_ascii=False).encode())
-    decisions: list[Decision] = []
-    master = StrongBot(seed)
-    steps = replay_steps(events)
-    try:
-        game, _ = next(steps)
-        for index, event in acts:
-            wanted = only is None or index + 1 in only
-            if event.get("seat") == seat and (action := action_from_event(event)) is not None:
-                view = game.view(seat)
-                advice = master.choose(view)  # every view, in order: the bot's memory
-                rng = random.Random(f"{seed}:{hand_key}:{index}")
-                if wanted:
-                    decision = _review_decision(game, view, advice, action, index + 1, samples, rng)
-                    if decision is not None:
-                        decisions.append(decision)
-            next(steps)
-        verify_replay(game, events)
-    except ReplayError as error:
-        raise ReviewError(str(error)) from None
-    result = game.result
-    assert result is not None  # verify_replay requires the end
-    return HandReview(seat, samples, seed, tuple(decisions), result.totals[seat])
+    _check_samples(samples)
+    plan = HandPlan(events, seat, seed=seed)
+    wanted = plan.events if only is None else [e for e in plan.events if e in only]
+    decisions = [d for d in (plan.review(event, samples) for event in wanted) if d is not None]
+    return HandReview(seat, samples, seed, tuple(decisions), plan.points)
+
+
+@dataclass(frozen=True)
+class _Moment:
+    """One of the seat's decisions as the replay met it."""
+
+    view: SeatView
+    advice: Action  #: the strong bot's choice, which 大師 keeps unless the deals overturn it
+    chosen: Action
+    rng_key: str  #: the seed of the decision's deals
+
+
+class HandPlan:
+    """A finished hand replayed once for the review of one seat: each of its decisions'
+    view, the strong bot's advice there (the bot is shown every view of the seat in order,
+    its memory) and the choice made. Reviewing the decisions one at a time, as the server's
+    worker processes do, then replays the hand and asks the bot once per hand, not once per
+    decision. :class:`ReviewError` for a log that does not replay or did not finish, or a
+    seat out of range."""
+
+    def __init__(self, events: Sequence[dict[str, Any]], seat: int, *, seed: int = 0) -> None:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
+            raise ReviewError(f"seat {seat!r}: a seat is 0, 1, 2 or 3")
+        if not events:
+            raise ReviewError("no events to review")
+        # the deals of a decision come from the seed, the hand's start as the seat saw it and
+        # the decision's place in the log: the same hand reviewed alone or in its match gets
+        # the same review, and two hands the seat could not tell apart get the same deals
+        if events[0].get("type") != "start":
+            raise ReviewError("the first event of a hand must be 'start'")
+        seen = redact_event(events[0], seat)
+        hand_key = zlib.crc32(json.dumps(seen, sort_keys=True, ensure_ascii=False).encode())
+        self.seat = seat
+        self.seed = seed
+        self._moments: dict[int, _Moment] = {}
+        master = StrongBot(seed)
+        steps = replay_steps(events)
+        try:
+            game, _ = next(steps)
+            for index, event in enumerate(events):
+                if event.get("type") != "act":
+                    continue
+                if event.get("seat") == seat and (action := action_from_event(event)) is not None:
+                    view = game.view(seat)
+                    advice = master.choose(view)  # every view, in order: the bot's memory
+                    key = f"{seed}:{hand_key}:{index}"
+                    self._moments[index + 1] = _Moment(view, advice, action, key)
+                next(steps)
+            verify_replay(game, events)
+        except ReplayError as error:
+            raise ReviewError(str(error)) from None
+        result = game.result
+        assert result is not None  # verify_replay requires the end
+        self.rules = game.rules
+        #: the seat's points in the hand as it was played
+        self.points: int = result.totals[seat]
+
+    @property
+    def events(self) -> list[int]:
+        """The ``act`` events (numbered from 1) where the seat acted, in order."""
+        return list(self._moments)
+
+    def review(self, event: int, samples: int = DEFAULT_SAMPLES) -> Decision | None:
+        """The review of the seat's decision at ``event`` (one of :attr:`events`), the same
+        whichever other decisions are reviewed; None where the seat had a single option, or
+        did not act."""
+        _check_samples(samples)
+        moment = self._moments.get(event)
+        if moment is None:
+            return None
+        rng = random.Random(moment.rng_key)
+        return _review_decision(
+            self.rules, moment.view, moment.advice, moment.chosen, event, samples, rng
+        )
+
+
+def _check_samples(samples: int) -> None:
+    if (
+        isinstance(samples, bool)
+        or not isinstance(samples, int)
+        or not MIN_SAMPLES <= samples <= MAX_SAMPLES
+    ):
+        raise ReviewError(
+            f"samples {samples!r}: between {MIN_SAMPLES} and {MAX_SAMPLES} deals per decision"
+        )
 
 
 def review_match(
@@ -247,7 +315,7 @@ def review_match(
 
 
 def _review_decision(
-    game: Round,
+    rules: RuleSet,
     view: SeatView,
     advice: Action,
     chosen: Action,
@@ -263,20 +331,23 @@ def _review_decision(
         raise ReviewError(f"event {event}: {chosen} was not a legal option")
     values: list[list[float]] = [[] for _ in options]
     for _ in range(samples):
-        world = _sample(game, view, rng, event)
+        world = _sample(rules, view, rng, event)
         for index, option in enumerate(options):
             values[index].append(play_out(world, option, seat))
-    means = [sum(v) / samples for v in values]
+    half = samples // 2
+    choosing = [v[:half] for v in values]
+    measuring = [v[half:] for v in values]
+    best = _masters_choice(options, options.index(advice), choosing)
+    means = [sum(v) / len(v) for v in measuring]
     order = sorted(range(len(options)), key=lambda i: (-means[i], _sort_key(options[i])))
-    best = _masters_choice(options.index(advice), order, values)
     mine = options.index(chosen)
-    loss, loss_error = (0.0, 0.0) if mine == best else _paired(values[best], values[mine])
+    loss, loss_error = (0.0, 0.0) if mine == best else _paired(measuring[best], measuring[mine])
     return Decision(
         event=event,
         kind="claim" if view.claim_tile is not None else "turn",
         hand=tuple(view.hand),
         claim_tile=view.claim_tile,
-        options=tuple(OptionValue(options[i], means[i], _error(values[i])) for i in order),
+        options=tuple(OptionValue(options[i], means[i], _error(measuring[i])) for i in order),
         chosen=chosen,
         best=options[best],
         loss=loss,
@@ -285,7 +356,7 @@ def _review_decision(
     )
 
 
-def _sample(game: Round, view: SeatView, rng: random.Random, event: int) -> Round:
+def _sample(rules: RuleSet, view: SeatView, rng: random.Random, event: int) -> Round:
     """One deal consistent with the seat's view. Late in a hand with several 報聽 seats the
     unseen tiles are few and each 報聽 hand must be dealt ready from them, one after the
     other: the sampler then sometimes deals the first ones so that no ready hand is left for
@@ -294,20 +365,33 @@ def _sample(game: Round, view: SeatView, rng: random.Random, event: int) -> Roun
     error: Exception | None = None
     for _ in range(SAMPLE_TRIES):
         try:
-            return sample_round(view, rng=rng, rules=game.rules)
+            return sample_round(view, rng=rng, rules=rules)
         except (ValueError, EngineError) as failed:
             error = failed
     raise ReviewError(f"event {event}: no deal fits the seat's view ({error})")
 
 
-def _masters_choice(advice: int, order: Sequence[int], values: Sequence[list[float]]) -> int:
-    """The option 大師 takes: the strong bot's, unless the option with the highest mean
-    beats it on the same deals beyond the noise (the search bot's rule)."""
-    top = order[0]
+def _masters_choice(options: Sequence[Action], advice: int, values: Sequence[list[float]]) -> int:
+    """The option 大師 takes on the choosing deals ``values``: the strong bot's, unless the
+    option with the highest mean there beats it on the same deals beyond the noise (the
+    search bot's rule)."""
+    means = [sum(v) / len(v) for v in values]
+    top = min(range(len(values)), key=lambda i: (-means[i], _sort_key(options[i])))
     if top == advice:
         return advice
     gain, error = _paired(values[top], values[advice])
-    return top if gain > max(MARGIN, Z * error) else advice
+    return top if gain > max(MARGIN, override_z(len(options)) * error) else advice
+
+
+def override_z(options: int) -> float:
+    """How many standard errors the best of ``options`` options must beat the strong bot's
+    choice by before 大師 takes it instead: :data:`Z` for two options, more for more, so that
+    among equal options the luckiest of them all looks that much better no more often than
+    one other option alone would look Z standard errors better (Bonferroni). Without it,
+    with every option worth the same, 大師 overturned the strong bot's choice for the
+    luckiest of them in 12 % of the decisions, and the agreement rate counted that luck."""
+    alpha = 1.0 - _NORMAL.cdf(Z)
+    return _NORMAL.inv_cdf(1.0 - alpha / max(1, options - 1))
 
 
 def _paired(better: Sequence[float], worse: Sequence[float]) -> tuple[float, float]:

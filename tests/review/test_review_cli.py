@@ -46,12 +46,12 @@ def test_the_review_as_json_is_the_librarys_form(
     hand_log: tuple[Path, list[dict[str, Any]]],
 ) -> None:
     path, _ = hand_log
-    status, out, err = run(["review", str(path), "--seat", "1", "--samples", "3", "--json"])
+    status, out, err = run(["review", str(path), "--seat", "1", "--samples", "4", "--json"])
     assert status == 0, err
     data = json.loads(out)
-    assert data["seat"] == 1 and data["samples"] == 3 and data["version"] == 1
+    assert data["seat"] == 1 and data["samples"] == 4 and data["version"] == 1
     assert data["summary"]["decisions"] == len(data["decisions"])
-    status, again, _ = run(["review", str(path), "--seat", "1", "--samples", "3", "--json"])
+    status, again, _ = run(["review", str(path), "--seat", "1", "--samples", "4", "--json"])
     assert json.loads(again) == data  # deterministic
 
 
@@ -61,14 +61,14 @@ def test_a_match_file_is_reviewed_hand_by_hand(tmp_path: Path) -> None:
     with path.open("w", encoding="utf-8") as stream:
         for events in hands:
             dump_events(events, stream)
-    status, out, err = run(["review", str(path), "--seat", "2", "--samples", "2", "--json"])
+    status, out, err = run(["review", str(path), "--seat", "2", "--samples", "4", "--json"])
     assert status == 0, err
     data = json.loads(out)
     assert len(data["hands"]) == 2
     assert data["summary"]["decisions"] == sum(len(h["decisions"]) for h in data["hands"])
     # --hand picks one, with the review it has in the match
     status, out, _ = run(
-        ["review", str(path), "--seat", "2", "--samples", "2", "--json", "--hand", "2"]
+        ["review", str(path), "--seat", "2", "--samples", "4", "--json", "--hand", "2"]
     )
     assert status == 0 and json.loads(out) == data["hands"][1]
 
@@ -77,7 +77,7 @@ def test_a_match_file_is_reviewed_hand_by_hand(tmp_path: Path) -> None:
     ("args", "named"),
     [
         (["--seat", "4"], ["--seat 4"]),
-        (["--seat", "0", "--samples", "1"], ["--samples 1"]),
+        (["--seat", "0", "--samples", "3"], ["--samples 3"]),
         (["--seat", "0", "--hand", "3"], ["--hand 3"]),
     ],
 )
@@ -101,7 +101,7 @@ def test_bad_logs_are_one_line_errors(tmp_path: Path) -> None:
     cut = tmp_path / "cut.jsonl"
     with cut.open("w", encoding="utf-8") as stream:
         dump_events(events[:-4], stream)
-    status, _, err = run(["review", str(cut), "--seat", "0", "--samples", "2"])
+    status, _, err = run(["review", str(cut), "--seat", "0", "--samples", "4"])
     assert_clean_error(status, err, "cut.jsonl", "unfinished")
     status, _, err = run(["review", "-", "--seat", "0"], stdin=b'{"type": "draw"}\n')
     assert_clean_error(status, err, "stdin")

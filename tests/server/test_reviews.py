@@ -10,8 +10,11 @@ back, so that "the queue is full" is a state the test makes, not a race it hopes
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
+import pickle
 import time
+from collections import OrderedDict
 from concurrent.futures import Executor, Future
 from typing import Any
 
@@ -20,15 +23,16 @@ import pytest
 from duyun.bots import make_bot
 from duyun.engine import Round
 from duyun.engine.setup import deal_setup
-from duyun.review import review_hand
+from duyun.review import HandPlan, decision_events, hand_review_json, review_hand
 from duyun.rules import DUYUN
+from duyun.server import reviews
 from duyun.server.config import ServerConfig
 from duyun.server.metrics import Metrics
 from duyun.server.reviews import REVIEW_SEED, Reviewer, ReviewRefused
 
 pytestmark = pytest.mark.slow  # a server, a match and a process pool
 
-SAMPLES = 3
+SAMPLES = 4
 METRICS_TOKEN = "reviews-" + "r" * 24
 
 
@@ -135,6 +139,9 @@ def test_public_replays_open_logs_and_reviews_to_everyone_signed_in(
         "seat": 2,
         "status": "none",
     }
+    # and may ask for it: past the access check, this server (no workers) says it does not review
+    asked = server.http.post(path + "?seat=2", headers=headers)
+    assert asked.status_code == 503 and asked.json()["error"]["code"] == "reviews_off"
 
 
 # ------------------------------------------------------------------ the bounds, on Reviewer
@@ -189,7 +196,7 @@ def test_the_queue_and_the_hourly_budget_bound_the_work() -> None:
     clock = [0.0]
     executor = HeldExecutor()
     store = MemoryStore()
-    config = ServerConfig(review_queue=2, reviews_per_hour=3, review_samples=2)
+    config = ServerConfig(review_queue=2, reviews_per_hour=3, review_samples=4)
     reviewer = Reviewer(config, store, _call, Metrics(), executor, clock=lambda: clock[0])  # type: ignore[arg-type]
 
     async def main() -> None:
@@ -247,3 +254,31 @@ def test_a_hand_that_cannot_be_reviewed_fails_with_a_reason_and_may_be_asked_aga
         assert reviewer.progress(5, 0)["status"] == "queued"  # type: ignore[index]
 
     asyncio.run(main())
+
+
+def test_a_worker_replays_a_hand_once_for_all_its_decisions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The log travels as one pickled blob and a worker replays it (with the strong bot's
+    advice) once, not once per decision; the parts still make the library's review."""
+    events = _events()
+    built: list[int] = []
+
+    class CountedPlan(HandPlan):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            built.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(reviews, "HandPlan", CountedPlan)
+    monkeypatch.setattr(reviews, "_plans", OrderedDict())
+    blob = pickle.dumps(events)
+    digest = hashlib.blake2b(blob, digest_size=16).digest()
+    decisions: list[dict[str, Any]] = []
+    points = 0
+    parts = decision_events(events, 2)
+    for event in parts:
+        found, points, _ = reviews.review_part(digest, blob, 2, 4, REVIEW_SEED, event)
+        decisions.extend(found)
+    assert len(parts) > 3 and built == [1]
+    expected = review_hand(events, 2, samples=4, seed=REVIEW_SEED).to_json()
+    assert hand_review_json(2, 4, REVIEW_SEED, points, decisions) == expected

@@ -17,7 +17,15 @@ from rich.console import Console
 from duyun.cli.common import ODD_INPUT, fail, read_hands, source_name
 from duyun.describe import chinese_tiles
 from duyun.engine.actions import Action
-from duyun.review import DEFAULT_SAMPLES, Decision, HandReview, ReviewError, review_match
+from duyun.review import (
+    DEFAULT_SAMPLES,
+    MAX_SAMPLES,
+    MIN_SAMPLES,
+    Decision,
+    HandReview,
+    ReviewError,
+    review_match,
+)
 from duyun.tiles import tile_to_str
 
 
@@ -145,8 +153,8 @@ def review_command(
     name = source_name(file)
     if not 0 <= seat <= 3:
         fail(f"--seat {seat}: a seat is 0, 1, 2 or 3")
-    if not 2 <= samples <= 4096:
-        fail(f"--samples {samples}: between 2 and 4096 deals per decision")
+    if not MIN_SAMPLES <= samples <= MAX_SAMPLES:
+        fail(f"--samples {samples}: between {MIN_SAMPLES} and {MAX_SAMPLES} deals per decision")
     hands = read_hands(file, hand)
     try:
         review = review_match(hands, seat, samples=samples, seed=seed, only=event or None)

@@ -73,7 +73,7 @@ _RANGES: dict[str, tuple[int, int]] = {
     "argon2_time_cost": (1, 100),
     "argon2_memory_cost": (8, 4 * 1024 * 1024),  # KiB: argon2's minimum .. 4 GiB
     "review_workers": (0, 64),
-    "review_samples": (2, 4096),
+    "review_samples": (4, 4096),  # duyun.review.MIN_SAMPLES: two deals choose, two measure
     "review_queue": (1, 10_000),
     "reviews_per_hour": (0, 100_000),
     # the house's free coins (issue 32): at most a starting balance's worth each

@@ -17,26 +17,33 @@ The work is bounded three ways, so that a crowd asking for reviews cannot take t
 - a review is computed once per (hand, seat) and stored (:class:`~duyun.server.store.Store`
   ``save_review``); asking for it again while it runs joins the same computation.
 
-A hand is reviewed one decision at a time (:func:`duyun.review.review_hand` with ``only``): each
-decision is one job of the pool, so the page can show how far the review has come, and the
-parts put together are exactly the review ``duyun review`` prints for the same log, samples and
-seed (:func:`duyun.review.hand_review_json`).
+A hand is reviewed one decision at a time (:meth:`duyun.review.HandPlan.review`): each decision
+is one job of the pool, so the page can show how far the review has come, and the parts put
+together are exactly the review ``duyun review`` prints for the same log, samples and seed
+(:func:`duyun.review.hand_review_json`). The hand's log is pickled once per review, and every
+job carries those bytes, which cost the server a copy, not a walk through a hundred dicts; a
+worker unpickles and replays the hand (with the strong bot's advice at each decision) once,
+for the first of its decisions it is given, and keeps the result for the next ones
+(:data:`PLANS_KEPT` hands).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import multiprocessing
 import os
+import pickle
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from duyun.review import ReviewError, decision_events, hand_review_json, review_hand
+from duyun.review import HandPlan, ReviewError, decision_events, hand_review_json
 from duyun.server.config import ServerConfig
 from duyun.server.limits import LimitExceeded, SlidingWindow
 from duyun.server.metrics import Metrics
@@ -56,6 +63,8 @@ HOUR = 3600.0
 FAILURE_KEPT = 300.0
 #: at most this many failures remembered (the oldest go first)
 MAX_FAILURES = 256
+#: hands a worker keeps replayed: the reviews a pool of a few workers runs side by side
+PLANS_KEPT = 8
 
 
 class ReviewRefused(Exception):
@@ -93,15 +102,36 @@ def _lower_priority() -> None:
         os.nice(WORKER_NICENESS)
 
 
+#: a worker's replayed hands, the most recently used last: (log digest, seat, seed) -> plan
+_plans: OrderedDict[tuple[bytes, int, int], HandPlan] = OrderedDict()
+
+
+def _plan(digest: bytes, log: bytes, seat: int, seed: int) -> HandPlan:
+    """The hand replayed for ``seat``'s review, from this worker's cache when one of the
+    review's decisions came here before."""
+    key = (digest, seat, seed)
+    plan = _plans.get(key)
+    if plan is None:
+        plan = HandPlan(pickle.loads(log), seat, seed=seed)
+        _plans[key] = plan
+        while len(_plans) > PLANS_KEPT:
+            _plans.popitem(last=False)
+    _plans.move_to_end(key)
+    return plan
+
+
 def review_part(
-    events: list[dict[str, Any]], seat: int, samples: int, seed: int, event: int
+    digest: bytes, log: bytes, seat: int, samples: int, seed: int, event: int
 ) -> tuple[list[dict[str, Any]], int, float]:
     """One decision of a review, in a worker process: its JSON form (empty when the seat had a
-    single option there), the seat's points in the hand, and the CPU seconds it took."""
+    single option there), the seat's points in the hand, and the CPU seconds it took. ``log``
+    is the hand's events pickled by the server (which made them: never data from outside),
+    ``digest`` names it in the worker's cache."""
     started = time.process_time()
-    part = review_hand(events, seat, samples=samples, seed=seed, only={event})
-    decisions = [decision.to_json() for decision in part.decisions]
-    return decisions, part.points, time.process_time() - started
+    plan = _plan(digest, log, seat, seed)
+    decision = plan.review(event, samples)
+    decisions = [] if decision is None else [decision.to_json()]
+    return decisions, plan.points, time.process_time() - started
 
 
 StoreCall = Callable[..., Awaitable[Any]]
@@ -200,8 +230,10 @@ class Reviewer:
         samples = self.config.review_samples
         try:
             executor = self._pool()
+            blob = pickle.dumps(events, protocol=pickle.HIGHEST_PROTOCOL)
+            digest = hashlib.blake2b(blob, digest_size=16).digest()
             job.parts = [
-                executor.submit(review_part, events, job.seat, samples, REVIEW_SEED, event)
+                executor.submit(review_part, digest, blob, job.seat, samples, REVIEW_SEED, event)
                 for event in parts
             ]
             futures = [asyncio.wrap_future(part) for part in job.parts]

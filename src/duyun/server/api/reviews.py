@@ -8,9 +8,10 @@ like the hand's log: a review shows every hand of the hand, as the replay does.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Depends, Query, Response
 
 from duyun.server.api.deps import CurrentAccount, Manager, OpenStore, State, run_db
 from duyun.server.api.errors import (
@@ -24,7 +25,8 @@ from duyun.server.api.errors import (
 from duyun.server.api.models import ReviewStatus
 from duyun.server.api.records import READ_HAND, HandId, readable_log
 from duyun.server.reviews import Reviewer, ReviewRefused
-from duyun.server.store import Account, HandLog
+from duyun.server.store import HandLog, Store
+from duyun.server.tables import TableManager
 
 router = APIRouter()
 
@@ -34,30 +36,52 @@ Seat = Annotated[
 ]
 
 
-def _reviewer(state: Any) -> Reviewer:
+@dataclass(frozen=True)
+class Target:
+    """The review a request is about, once the caller may see it: both routes begin here."""
+
+    hand_id: int
+    seat: int
+    log: HandLog
+    reviewer: Reviewer
+    store: Store
+    manager: TableManager
+
+
+async def review_target(
+    hand_id: HandId,
+    account: CurrentAccount,
+    store: OpenStore,
+    manager: Manager,
+    state: State,
+    seat: Seat = None,
+) -> Target:
+    """The hand's log if the caller may read it (a player of the hand, or anyone with
+    ``public_replays``), the seat asked for (by default the caller's own) and the reviewer."""
+    log = await readable_log(hand_id, account, store, manager, state.config.public_replays)
+    if seat is None:
+        if account.id not in log.seat_accounts:
+            raise ApiError(
+                400, "bad_request", "seat: you did not play this hand; name the seat (0-3)"
+            )
+        seat = log.seat_accounts.index(account.id)
     reviewer: Reviewer | None = state.reviewer
     if reviewer is None:
         raise ApiError(503, "starting", "the server is starting")
-    return reviewer
+    return Target(hand_id, seat, log, reviewer, store, manager)
 
 
-def _seat(log: HandLog, account: Account, seat: int | None) -> int:
-    """The seat asked for, or the caller's own seat in the hand."""
-    if seat is not None:
-        return seat
-    if account.id in log.seat_accounts:
-        return log.seat_accounts.index(account.id)
-    raise ApiError(400, "bad_request", "seat: you did not play this hand; name the seat (0-3)")
+ReviewTarget = Annotated[Target, Depends(review_target)]
 
 
-async def _status(
-    reviewer: Reviewer, store: OpenStore, manager: Manager, hand_id: int, seat: int
-) -> dict[str, Any] | None:
-    stored = await run_db(manager, store.stored_review, hand_id, seat)
+async def _status(target: Target) -> dict[str, Any] | None:
+    """The stored review, or where its computation stands in this process."""
+    where = {"hand_id": target.hand_id, "seat": target.seat}
+    stored = await run_db(target.manager, target.store.stored_review, target.hand_id, target.seat)
     if stored is not None:
-        return {"hand_id": hand_id, "seat": seat, "status": "done", "review": stored.review}
-    progress = reviewer.progress(hand_id, seat)
-    return None if progress is None else {"hand_id": hand_id, "seat": seat, **progress}
+        return {**where, "status": "done", "review": stored.review}
+    progress = target.reviewer.progress(target.hand_id, target.seat)
+    return None if progress is None else {**where, **progress}
 
 
 @router.get(
@@ -66,19 +90,10 @@ async def _status(
     response_model_exclude_unset=True,
     responses=refusals(*READ_HAND),
 )
-async def get_review(
-    hand_id: HandId,
-    account: CurrentAccount,
-    store: OpenStore,
-    manager: Manager,
-    state: State,
-    seat: Seat = None,
-) -> dict[str, Any]:
+async def get_review(target: ReviewTarget) -> dict[str, Any]:
     # where the review of a seat in a finished hand stands (docs/protocol.md "Reviews")
-    log = await readable_log(hand_id, account, store, manager, state.config.public_replays)
-    chosen = _seat(log, account, seat)
-    found = await _status(_reviewer(state), store, manager, hand_id, chosen)
-    return found or {"hand_id": hand_id, "seat": chosen, "status": "none"}
+    found = await _status(target)
+    return found or {"hand_id": target.hand_id, "seat": target.seat, "status": "none"}
 
 
 @router.post(
@@ -91,34 +106,27 @@ async def get_review(
     },
 )
 async def start_review(
-    hand_id: HandId,
-    account: CurrentAccount,
-    store: OpenStore,
-    manager: Manager,
-    state: State,
-    response: Response,
-    seat: Seat = None,
+    target: ReviewTarget, account: CurrentAccount, response: Response
 ) -> dict[str, Any]:
     # start (or join) 大師's review of a seat in a finished hand; 202 while it runs
-    log = await readable_log(hand_id, account, store, manager, state.config.public_replays)
-    chosen = _seat(log, account, seat)
-    reviewer = _reviewer(state)
-    found = await _status(reviewer, store, manager, hand_id, chosen)
+    found = await _status(target)
     if found is not None and found["status"] in ("done", "queued", "running"):
         response.status_code = 200 if found["status"] == "done" else 202
         return found
+    reviewer = target.reviewer
     if not reviewer.enabled:
         raise ApiError(503, "reviews_off", "this server does not review hands")
+    events = [dict(event) for event in target.log.events]
     try:
-        reviewer.start(account.id, hand_id, chosen, [dict(e) for e in log.events])
+        reviewer.start(account.id, target.hand_id, target.seat, events)
     except ReviewRefused as refused:
         status = 429 if refused.code == "rate_limited" else 503
         raise ApiError(
             status, refused.code, refused.message, retry_after=refused.retry_after
         ) from None
     response.status_code = 202
-    progress = reviewer.progress(hand_id, chosen) or {"status": "queued"}
-    return {"hand_id": hand_id, "seat": chosen, **progress}
+    progress = reviewer.progress(target.hand_id, target.seat) or {"status": "queued"}
+    return {"hand_id": target.hand_id, "seat": target.seat, **progress}
 
 
 __all__ = ["router"]

@@ -215,7 +215,7 @@ export const HANS = {
   review_yours: "你",
   review_masters: "大师",
   review_claim_of: "别家打出",
-  review_note: "每个选项的值是从你当时看得到的牌出发、在 {n} 种可能的牌局中打完这一局的平均点数（± 为误差）。看不到的牌不会被用来评判你。",
+  review_note: "每个选项的值是从你当时看得到的牌出发、在 {measure} 种可能的牌局中打完这一局的平均点数（± 为误差）。大师的选择是在另外 {choose} 种牌局中定的，所以运气好的选项不会被当成最好的。看不到的牌不会被用来评判你。",
   replay_pause: "暂停",
   replay_speed: "速度",
   others_not_ready: "还在等这些玩家准备：{names}",

@@ -333,7 +333,15 @@ function reviewHTML(rp, events, steps, who) {
     .join("");
   return `${head}${summary}${timeline}<div class="review-detail" id="review-detail">${detail}</div>
     ${largest ? `<h4>${t("review_largest")}</h4><ol class="review-largest">${largest}</ol>` : ""}
-    <div class="muted review-note">${t("review_note", { n: review.samples ?? "" })}</div>`;
+    <div class="muted review-note">${t("review_note", dealHalves(review.samples))}</div>`;
+}
+
+/** How a review's deals were used (docs/review.md): the first half chose 大師's option, the
+ * rest measured every value shown. */
+function dealHalves(samples) {
+  if (!Number.isInteger(samples)) return { choose: "", measure: "" };
+  const choose = Math.floor(samples / 2);
+  return { choose, measure: samples - choose };
 }
 
 function decisionHTML(d) {
