@@ -22,22 +22,13 @@ from duyun.engine import events_for, redact_event
 from duyun.rules import RuleSet
 from duyun.server.config import DEFAULT_ROOMS, ConfigError, Room, config_from_mapping
 from duyun.server.protocol import fold_view
+from play_policies import win_pass_else_last_discard as policy
 
 pytestmark = pytest.mark.slow  # whole matches or server processes
 
 SEED = 327
 STARTING = 1000
 BLOODY = {"bloody_battle": True}
-
-
-def policy(prompt: dict[str, Any]) -> dict[str, Any]:
-    """Deterministic play: win when offered, pass a claim, else the last legal discard."""
-    legal = prompt["legal"]
-    for wanted in ("hu", "pass"):
-        for action in legal:
-            if action["action"] == wanted:
-                return dict(action)
-    return dict([a for a in legal if a["action"] == "discard"][-1])
 
 
 def test_rooms_carry_rule_options_checked_by_ruleset_r52() -> None:

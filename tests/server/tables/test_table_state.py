@@ -95,6 +95,7 @@ from duyun.server.tables.inbox import (
 from duyun.server.tables.seats import TableOptions
 from duyun.server.tables.state import TRANSITIONS, Status, TableState
 from duyun.server.tables.timers import DECISION, FILL, IDLE, NEXT_HAND, TimerKey, grace
+from play_policies import win_pass_else_last_discard as policy
 
 TABLES = Path(__file__).resolve().parents[3] / "src" / "duyun" / "server" / "tables"
 CONFIG = ServerConfig(
@@ -166,16 +167,6 @@ class Person:
                 assert message["seq"] == len(known), "events out of sequence"
                 known.extend(message["events"])
         return known
-
-
-def policy(prompt: dict[str, Any]) -> dict[str, Any]:
-    """Win when offered, pass a claim, else the last legal discard (deterministic)."""
-    legal = prompt["legal"]
-    for wanted in ("hu", "pass"):
-        for action in legal:
-            if action["action"] == wanted:
-                return dict(action)
-    return dict([a for a in legal if a["action"] == "discard"][-1])
 
 
 @dataclass
