@@ -282,3 +282,40 @@ def test_a_worker_replays_a_hand_once_for_all_its_decisions(
     assert len(parts) > 3 and built == [1]
     expected = review_hand(events, 2, samples=4, seed=REVIEW_SEED).to_json()
     assert hand_review_json(2, 4, REVIEW_SEED, points, decisions) == expected
+
+
+def test_a_poll_while_the_review_is_stored_never_says_none() -> None:
+    """A review is stored and then its job dropped; a poll that reads the store just before
+    the save and the job just after saw neither and answered "none" (a CI dry run), which a
+    page polling for the review would take as "never asked". The poll reads the job first."""
+    from types import SimpleNamespace
+
+    from duyun.server.api.reviews import Target, _status
+
+    jobs: dict[tuple[int, int], dict[str, Any]] = {
+        (5, 0): {"status": "running", "done": 3, "total": 4, "ahead": 0}
+    }
+    saved: dict[tuple[int, int], Any] = {}
+
+    def stored_review(hand_id: int, seat: int) -> Any:
+        found = saved.get((hand_id, seat))  # read before the save commits ...
+        saved[(hand_id, seat)] = SimpleNamespace(review={"decisions": []})
+        jobs.pop((hand_id, seat), None)  # ... and the job ends while the answer travels
+        return found
+
+    async def store_call(function: Any, *args: Any) -> Any:
+        return function(*args)
+
+    reviewer = SimpleNamespace(progress=lambda hand, seat: jobs.get((hand, seat)))
+    target = Target(
+        5,
+        0,
+        None,  # type: ignore[arg-type]
+        reviewer,  # type: ignore[arg-type]
+        SimpleNamespace(stored_review=stored_review),  # type: ignore[arg-type]
+        SimpleNamespace(store_call=store_call),  # type: ignore[arg-type]
+    )
+    first = asyncio.run(_status(target))
+    assert first is not None and first["status"] == "running"
+    second = asyncio.run(_status(target))
+    assert second is not None and second["status"] == "done"

@@ -77,10 +77,13 @@ ReviewTarget = Annotated[Target, Depends(review_target)]
 async def _status(target: Target) -> dict[str, Any] | None:
     """The stored review, or where its computation stands in this process."""
     where = {"hand_id": target.hand_id, "seat": target.seat}
+    # where the computation stands is read BEFORE the store: a review that ends while the
+    # store is read is stored before its job is dropped, so one of the two answers; read the
+    # other way round, a poll at that moment saw neither and said "none" (a CI dry run did)
+    progress = target.reviewer.progress(target.hand_id, target.seat)
     stored = await run_db(target.manager, target.store.stored_review, target.hand_id, target.seat)
     if stored is not None:
         return {**where, "status": "done", "review": stored.review}
-    progress = target.reviewer.progress(target.hand_id, target.seat)
     return None if progress is None else {**where, **progress}
 
 
