@@ -69,9 +69,21 @@ def test_settlement_waits_for_its_reader_and_the_last_one_comes_before_the_summa
     tab.page.wait_for_function(
         "() => document.querySelector('#settle-countdown')?.classList.contains('paused')"
     )
+    # something that comes up over the panel under the resting pointer (a toast, a banner) is
+    # not the reader leaving: the pointer moves onto it and the panel is still being read
+    tab.page.evaluate(
+        """() => { const h = document.querySelector('#settlement h2').getBoundingClientRect();
+        const over = document.createElement('div'); over.id = 'test-over';
+        over.style.cssText = `position:fixed;left:${h.left}px;top:${h.top}px;`
+            + `width:${h.width}px;height:${h.height}px;z-index:99`;
+        document.body.append(over); }"""
+    )
+    over = tab.page.query_selector("#test-over").bounding_box()
+    tab.page.mouse.move(over["x"] + over["width"] / 2 + 1, over["y"] + over["height"] / 2)
     # (held: the panel stayed over the new hand; it shows 新的一局已經開始 until the reader
     # lets go, or closes at once when the new hand asks this player to act)
     tab.page.wait_for_function("() => window.__duyun.handEnd?.held === true", timeout=30_000)
+    tab.page.evaluate("() => document.getElementById('test-over').remove()")
     assert tab.app("app.handEnd.hand_id") == first
     assert not tab.app("!!app.handEnd.pressed")
     assert tab.app("app.handId") != first  # the next hand is on underneath

@@ -29,8 +29,15 @@ function inSheet(target) {
   return !!target?.closest?.("#settlement .sheet");
 }
 
+/** The mouse is over the panel's area, whatever lies on top of it there: a toast, a banner or a
+ * bubble that appears under a resting pointer is not the reader leaving. */
+function overSheet(e) {
+  if (inSheet(e.target)) return true;
+  const box = document.querySelector("#settlement .sheet")?.getBoundingClientRect();
+  return !!box && e.clientX >= box.left && e.clientX <= box.right && e.clientY >= box.top && e.clientY <= box.bottom;
+}
 document.addEventListener("pointerover", (e) => {
-  if (e.pointerType === "mouse") reading.inside = inSheet(e.target);
+  if (e.pointerType === "mouse") reading.inside = overSheet(e);
   else if (inSheet(e.target)) reading.until = performance.now() + READ_AFTER_TOUCH_MS;
 });
 document.addEventListener("pointerdown", (e) => {
