@@ -39,24 +39,36 @@ import numpy as np
 
 from duyun.bots.evaluation import HandEvaluator
 from duyun.bots.opponent_model import SHANTEN_PRIOR, cell, develop
-from duyun.bots.search import SampleWeigher, SearchBot
+from duyun.bots.rollout import fast_action
+from duyun.bots.search import SampleWeigher, SearchBot, _offered
 from duyun.bots.strong import StrongBot, Threat
+from duyun.engine.actions import Action
 from duyun.engine.determinize import HandModel, unseen_pool
+from duyun.engine.phases import Phase
 from duyun.engine.round import Round
 from duyun.engine.view import SeatView
-from duyun.learn.models import OpponentModel, OpponentPrediction, load_models
+from duyun.learn.models import OpponentModel, OpponentPrediction, ValueModel, load_models
 from duyun.rules import RuleSet
 from duyun.tiles import from_counts, to_counts
 
-_MODEL: OpponentModel | None = None
+_MODELS: tuple[OpponentModel, ValueModel] | None = None
+
+
+def _shipped() -> tuple[OpponentModel, ValueModel]:
+    global _MODELS
+    if _MODELS is None:
+        _MODELS = load_models()
+    return _MODELS
 
 
 def shipped_opponent_model() -> OpponentModel:
     """The package's trained opponent model, loaded once per process (0.7 MB of weights)."""
-    global _MODEL
-    if _MODEL is None:
-        _MODEL = load_models()[0]
-    return _MODEL
+    return _shipped()[0]
+
+
+def shipped_value_model() -> ValueModel:
+    """The package's trained value model, loaded once per process."""
+    return _shipped()[1]
 
 
 class LearnedStrongBot(StrongBot):
@@ -128,12 +140,22 @@ class LearnedSearchBot(SearchBot):
     # Each other seat's sampled hand is made ready with the model's chance that it is
     # (learned_hands) instead of left as dealt.
     LEARNED_HANDS = False
+    # Rollouts stop at the bot's own turn after this many more of its turns and the value
+    # model's expected points of the hand stand for the rest (0: played to the end).
+    VALUE_LEAF = 0
 
     def __init__(
         self, seed: int = 0, rules: RuleSet | None = None, model: OpponentModel | None = None
     ) -> None:
         super().__init__(seed, rules)
         self.strong: LearnedStrongBot = LearnedStrongBot(seed, model)
+
+    def _play(self, world: Round, action: Action, seat: int) -> float:
+        if not self.VALUE_LEAF:
+            return super()._play(world, action, seat)
+        return truncated_play_out(
+            world, action, seat, int(self.VALUE_LEAF), shipped_value_model(), self.VALUE_ROLLOUTS
+        )
 
     def hand_model(self, view: SeatView) -> HandModel | None:
         if not self.LEARNED_HANDS:
@@ -144,6 +166,31 @@ class LearnedSearchBot(SearchBot):
         if not (self.WEIGHT_HANDS or self.WEIGHT_READY):
             return None
         return ModelWeigher(view, self.strong.predict(view), self.WEIGHT_HANDS, self.WEIGHT_READY)
+
+
+def truncated_play_out(
+    world: Round, action: Action, seat: int, turns: int, value: ValueModel, own_value: bool
+) -> float:
+    """As :func:`duyun.bots.search.play_out`, but the rollout stops when ``seat`` comes to
+    its ``turns + 1``-th own turn after ``action`` and the value model's expected points of
+    the hand from that view are the sample's value (the model was trained on own-turn views)."""
+    game = world.copy()
+    offered = _offered(game, action)
+    if offered is None:
+        return -math.inf
+    game.apply_logged(offered)
+    own = 0
+    while game.phase is not Phase.ENDED:
+        actor = game.to_act[0]
+        if actor == seat and game.phase is Phase.TURN:
+            own += 1
+            if own > turns:
+                return value.predict_view(game.view(seat))
+        mine = own_value and actor == seat
+        game.apply_logged(fast_action(game, actor, mine, False))
+    result = game.result
+    assert result is not None
+    return float(result.totals[seat])
 
 
 def learned_hands(view: SeatView, prediction: OpponentPrediction) -> HandModel:
