@@ -21,8 +21,10 @@ from duyun.bots.learned import (
     ModelWeigher,
     learned_hands,
     shipped_opponent_model,
+    shipped_value_model,
+    truncated_play_out,
 )
-from duyun.bots.search import _paired
+from duyun.bots.search import _paired, play_out
 from duyun.bots.strong import Threat
 from duyun.engine import SeatView, new_round, sample_round
 from duyun.learn.models import KINDS, OpponentPrediction
@@ -180,3 +182,16 @@ def test_the_learned_search_weights_its_samples_only_when_asked() -> None:
     assert isinstance(bot.sample_weigher(view), ModelWeigher)
     bot.LEARNED_HANDS = True
     assert bot.hand_model(view) is not None
+
+
+def test_a_rollout_cut_beyond_the_hands_end_is_the_full_rollout() -> None:
+    """VALUE_LEAF: with more own turns allowed than the hand has, the truncated play-out
+    is the plain one (same moves, same points); cut at the next own turn it is the value
+    model's reading of a view, a finite number of points."""
+    view = own_turn_view(6, 5)
+    world = sample_round(view, rng=random.Random(2))
+    value = shipped_value_model()
+    for action in view.legal[:3]:
+        full = play_out(world, action, view.seat, value_aware=True)
+        assert truncated_play_out(world, action, view.seat, 99, value, True) == full
+        assert math.isfinite(truncated_play_out(world, action, view.seat, 0, value, True))
