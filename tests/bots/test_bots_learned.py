@@ -191,7 +191,7 @@ def test_a_rollout_cut_beyond_the_hands_end_is_the_full_rollout() -> None:
     view = own_turn_view(6, 5)
     world = sample_round(view, rng=random.Random(2))
     value = shipped_value_model()
-    for action in view.legal[:3]:
+    for action in list(view.legal)[:3]:
         full = play_out(world, action, view.seat, value_aware=True)
         assert truncated_play_out(world, action, view.seat, 99, value, True) == full
         assert math.isfinite(truncated_play_out(world, action, view.seat, 0, value, True))
