@@ -1,10 +1,12 @@
 """Decision times of the search bot (大師, issue 23) on one core: the bot in one seat against
 three ``efficient`` bots for a few hands; mean, p99 and max over all its decisions and over
 the searched ones (the budget: mean <= 300 ms, p99 <= 1 s), in CPU time of this process (the
-time one core would take; on a busy shared machine the wall-clock time is longer)."""
+time one core would take; on a busy shared machine the wall-clock time is longer).
+``--bot search-learned`` times 大師 on the learned models (issue 35) on the same hands."""
 
 from __future__ import annotations
 
+import argparse
 import time
 
 from duyun.bots import make_bot
@@ -17,13 +19,18 @@ P99_BUDGET = 1.0
 
 
 def main() -> int:
-    print(f"== search bot: CPU time per decision, {HANDS} hands against three efficient bots")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bot", default="search", help="search or search-learned")
+    parser.add_argument("--hands", type=int, default=HANDS)
+    args = parser.parse_args()
+    print(f"== {args.bot}: CPU time per decision, {args.hands} hands against three efficient bots")
     every: list[float] = []
     searched: list[float] = []
     rollouts = changed = 0
-    for seed in range(HANDS):
+    for seed in range(args.hands):
         game = new_round(seed, dealer=seed % 4)
-        bot = SearchBot(seed)
+        bot = make_bot(args.bot, seed)
+        assert isinstance(bot, SearchBot)
         others = [make_bot("efficient", seat) for seat in range(4)]
         while not game.is_over:
             seat = game.to_act[0]

@@ -61,13 +61,15 @@ class _Timed:
         return action
 
 
-def parse_settings(pairs: list[str]) -> dict[str, float]:
-    """``NAME=VALUE`` pairs as SearchBot settings; a name it does not have is an error."""
+def parse_settings(pairs: list[str], bot: str = "search") -> dict[str, float]:
+    """``NAME=VALUE`` pairs as settings of ``bot``'s class; a name it does not have is an
+    error."""
     settings: dict[str, float] = {}
+    kind = type(make_bot(bot, 0))
     for pair in pairs:
         name, _, value = pair.partition("=")
-        if not value or not hasattr(SearchBot, name) or not name.isupper():
-            raise SystemExit(f"--set {pair!r}: expected NAME=VALUE with a SearchBot setting")
+        if not value or not hasattr(kind, name) or not name.isupper():
+            raise SystemExit(f"--set {pair!r}: expected NAME=VALUE with a {bot} setting")
         try:
             settings[name] = float(value)
         except ValueError:
@@ -92,11 +94,11 @@ def wall_points(
             bot_seed = derive_seed(seed, "bot", unit, rotation, player)
             if player == 0:
                 made = make_bot(bot, bot_seed)
-                if isinstance(made, SearchBot):
-                    for name, value in (settings or {}).items():
-                        current = getattr(SearchBot, name)
-                        setattr(made, name, type(current)(value))
-                by_seat[seat_of[player]] = _Timed(made, times) if bot == "search" else made
+                for name, value in (settings or {}).items():
+                    current = getattr(type(made), name)
+                    setattr(made, name, type(current)(value))
+                timed = isinstance(made, SearchBot)
+                by_seat[seat_of[player]] = _Timed(made, times) if timed else made
             else:
                 by_seat[seat_of[player]] = make_bot(opponents, bot_seed)
         game = Round(deal_setup(derive_seed(seed, "wall", unit), dealer=unit % 4), DUYUN)
@@ -193,15 +195,26 @@ def main() -> int:
     parser.add_argument("--baseline", type=Path, help="take the strong bot's rows from FILE")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--opponents", choices=OPPONENTS, action="append")
+    parser.add_argument(
+        "--bot",
+        default="search",
+        help='the bot measured (its rows stay under "search"): search, search-learned, ...',
+    )
+    parser.add_argument(
+        "--base",
+        default="strong",
+        help='the bot it is paired with (its rows stay under "strong"): strong, '
+        "strong-learned, ...",
+    )
     args = parser.parse_args()
-    settings = parse_settings(args.set)
+    settings = parse_settings(args.set, args.bot)
     lineups = tuple(args.opponents or OPPONENTS)
     baseline: dict[tuple[int, str], int] = {}
     if args.baseline is not None:
         for line in args.baseline.read_text().splitlines():
             if line:
                 old = json.loads(line)
-                if old["seed"] == args.seed:
+                if old["seed"] == args.seed and old.get("base", "strong") == args.base:
                     baseline[(old["unit"], old["opponents"])] = old["strong"]
     if args.summarise is not None:
         text = args.summarise.read_text().splitlines()
@@ -222,16 +235,18 @@ def main() -> int:
                     "unit": unit,
                     "seed": args.seed,
                     "opponents": opponents,
+                    "bot": args.bot,
+                    "base": args.base,
                 }
                 first = len(times)
-                row["search"] = wall_points("search", opponents, args.seed, unit, times, settings)
+                row["search"] = wall_points(args.bot, opponents, args.seed, unit, times, settings)
                 # the search bot's decisions on this wall: [CPU ms, searched, replaced]
                 row["times"] = [[round(1000 * t, 2), int(s), int(c)] for t, s, c in times[first:]]
                 known = baseline.get((unit, opponents))
                 row["strong"] = (
                     known
                     if known is not None
-                    else wall_points("strong", opponents, args.seed, unit, times)
+                    else wall_points(args.base, opponents, args.seed, unit, times)
                 )
                 rows.append(row)
                 out.write(json.dumps(row) + "\n")

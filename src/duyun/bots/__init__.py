@@ -11,6 +11,9 @@
 - ``search``: the strong bot's close options searched by determinized rollouts (hidden tiles
   sampled from what the seat knows, each option played out to the end of the hand).
 
+:data:`LEARNED_BOT_NAMES` (``strong-learned``, ``search-learned``) are the strong and search
+bots reading the learned opponent model (:mod:`duyun.bots.learned`; NumPy needed).
+
 :data:`DIFFICULTIES` maps the game's difficulty levels to these bots, with the labels the
 server and ``duyun play`` show.
 """
@@ -29,6 +32,11 @@ from duyun.bots.strong import StrongBot
 from duyun.rules import RuleSet
 
 BOT_NAMES: tuple[str, ...] = ("random", "efficient", "heuristic", "strong", "search")
+
+LEARNED_BOT_NAMES: tuple[str, ...] = ("strong-learned", "search-learned")
+"""Bots that read the learned opponent model (:mod:`duyun.bots.learned`, issue 35): they need
+NumPy (the ``rl`` or ``train`` extra), so they are built by :func:`make_bot` but are not among
+:data:`BOT_NAMES`, which the core install, the server and its difficulty levels offer."""
 
 _FACTORIES: dict[str, Callable[[int], Bot]] = {
     "random": RandomBot,
@@ -75,12 +83,27 @@ def make_bot(name: str, seed: int = 0, rules: RuleSet | None = None) -> Bot:
     Raises ValueError naming the known bots for an unknown name, so a typo on the command line
     gets a useful message.
     """
+    if name in LEARNED_BOT_NAMES:
+        return _learned_bot(name, seed, rules)
     factory = _FACTORIES.get(name)
     if factory is None:
         raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(BOT_NAMES)}")
     if factory is SearchBot:
         return SearchBot(seed, rules=rules)
     return factory(seed)
+
+
+def _learned_bot(name: str, seed: int, rules: RuleSet | None) -> Bot:
+    try:
+        from duyun.bots import learned
+    except ImportError as error:  # pragma: no cover - depends on the installation
+        raise ImportError(
+            f"the {name} bot reads the learned models with NumPy ({error.name} is missing): "
+            "pip install 'duyun[rl]'"
+        ) from error
+    if name == "search-learned":
+        return learned.LearnedSearchBot(seed, rules=rules)
+    return learned.LearnedStrongBot(seed)
 
 
 def resolve_bot(name_or_level: str) -> str:
@@ -112,6 +135,7 @@ __all__ = [
     "BOT_NAMES",
     "DIFFICULTIES",
     "DIFFICULTY_LEVELS",
+    "LEARNED_BOT_NAMES",
     "Bot",
     "Difficulty",
     "EfficientBot",

@@ -46,13 +46,14 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Protocol
 
 from duyun.bots.evaluation import HandEvaluator, unseen_counts
 from duyun.bots.opponent_model import developed_hands
 from duyun.bots.rollout import rollout
 from duyun.bots.strong import StrongBot
 from duyun.engine.actions import Action, ActionKind
-from duyun.engine.determinize import sample_round
+from duyun.engine.determinize import HandModel, sample_round
 from duyun.engine.round import Round
 from duyun.engine.view import SeatView
 from duyun.rules import DUYUN, RuleSet
@@ -191,7 +192,8 @@ class SearchBot:
         rules = self.rules or DUYUN
         if any(view.won) and not rules.bloody_battle:  # only a 血戰 hand goes on after a win
             rules = replace(rules, bloody_battle=True)
-        model = developed_hands(view) if self.MODEL_OPPONENTS else None
+        model = self.hand_model(view)
+        weigh = self.sample_weigher(view)
         values: list[list[float]] = [[] for _ in candidates]
         alive = list(range(len(candidates)))
         spent = 0
@@ -203,6 +205,8 @@ class SearchBot:
                     self.cut += 1
                     break
                 world = sample_round(view, rng=self.rng, rules=rules, hand_model=model)
+                if weigh is not None:
+                    weigh.add(world)
                 for index in alive:
                     values[index].append(self._play(world, candidates[index], seat))
                 spent += len(alive)
@@ -211,15 +215,17 @@ class SearchBot:
             samples = len(values[0])
             if samples < self.MIN_SAMPLES:
                 continue
+            weights = None if weigh is None else weigh.weights()
             keep = [0]
             for index in alive[1:]:
-                gain, error = _paired(values[index], values[0])
+                gain, error = _paired(values[index], values[0], weights)
                 if math.isfinite(gain) and gain + self.DROP_Z * error >= self.MARGIN:
                     keep.append(index)
             alive = keep
         best, best_gain = 0, 0.0
+        weights = None if weigh is None else weigh.weights()
         for index in alive[1:] if len(values[0]) >= 2 else ():
-            gain, error = _paired(values[index], values[0])
+            gain, error = _paired(values[index], values[0], weights)
             if not math.isfinite(gain):
                 continue
             if gain > max(self.MARGIN, self.Z * error, best_gain):
@@ -227,6 +233,16 @@ class SearchBot:
         self.rollouts += spent
         self.changed += best != 0
         return candidates[best]
+
+    def hand_model(self, view: SeatView) -> HandModel | None:
+        """How the others' sampled hands are reshaped (None: left as dealt uniformly)."""
+        return developed_hands(view) if self.MODEL_OPPONENTS else None
+
+    def sample_weigher(self, view: SeatView) -> SampleWeigher | None:
+        """What weights the sampled hands of one search (None: all weigh the same, as the
+        sampler deals them uniformly); :mod:`duyun.bots.learned` weights them by the learned
+        opponent model."""
+        return None
 
     def _play(self, world: Round, action: Action, seat: int) -> float:
         return play_out(world, action, seat, self.VALUE_ROLLOUTS, self.ROUTES)
@@ -246,15 +262,40 @@ def play_out(
     return rollout(game, seat, value_aware, routes)
 
 
-def _paired(values: Sequence[float], base: Sequence[float]) -> tuple[float, float]:
-    """Mean of the paired differences ``values - base`` and its standard error."""
+class SampleWeigher(Protocol):
+    """Importance weights of the hands one search samples: ``add`` each as it is dealt,
+    ``weights`` (one per hand so far, any positive scale) when the race reads them."""
+
+    def add(self, world: Round) -> None: ...
+
+    def weights(self) -> list[float]: ...
+
+
+def _paired(
+    values: Sequence[float], base: Sequence[float], weights: Sequence[float] | None = None
+) -> tuple[float, float]:
+    """Mean of the paired differences ``values - base`` and its standard error; with
+    ``weights``, the self-normalised weighted mean and its delta-method error."""
     diffs = [a - b for a, b in zip(values, base, strict=True)]
+    if weights is not None:
+        return _weighted(diffs, weights[: len(diffs)])
     samples = len(diffs)
     gain = sum(diffs) / samples
     if not math.isfinite(gain) or samples < 2:
         return gain, math.inf
     spread = math.sqrt(sum((d - gain) ** 2 for d in diffs) / (samples - 1))
     return gain, spread / math.sqrt(samples)
+
+
+def _weighted(diffs: Sequence[float], weights: Sequence[float]) -> tuple[float, float]:
+    total = sum(weights)
+    if len(diffs) < 2 or total <= 0.0:
+        return (diffs[0] if diffs else math.nan), math.inf
+    gain = sum(w * d for w, d in zip(weights, diffs, strict=True)) / total
+    if not math.isfinite(gain):
+        return gain, math.inf
+    spread = sum((w * (d - gain)) ** 2 for w, d in zip(weights, diffs, strict=True))
+    return gain, math.sqrt(spread) / total
 
 
 def _safe_tiles(view: SeatView) -> set[int]:

@@ -8,6 +8,8 @@
 ...     done = terminated or truncated
 ...     env.step(None if done else env.action_space(agent).sample(obs["action_mask"]))
 >>> single = rl.gym_env(opponents="strong")   # Gymnasium, one learner against three bots
+>>> learned = rl.gym_env(opponents="strong-learned")  # bots reading the learned opponent model
+>>> policy = rl.BotPolicy("search-learned")  # a bot playing an agent of env(): policy(env, agent)
 
 Needs the ``rl`` extra (``pip install duyun[rl]``: pettingzoo, gymnasium, numpy). The
 observation and action encodings, rewards, episodes and options are described in docs/rl.md.
@@ -44,6 +46,7 @@ from duyun.rl.aec import (
 )
 from duyun.rl.gym import DuyunGymEnv
 from duyun.rl.observation import FIELDS, OBS_SIZE, RIVER_SLOTS, encode_view, field_slice
+from duyun.rl.opponents import BotPolicy
 
 
 def raw_env(**options: Any) -> DuyunEnv:
@@ -75,6 +78,7 @@ __all__ = [
     "OBS_SIZE",
     "RIVER_SLOTS",
     "ActionIndexError",
+    "BotPolicy",
     "DuyunEnv",
     "DuyunGymEnv",
     "EnvOptionError",

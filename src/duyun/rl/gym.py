@@ -16,7 +16,7 @@ from typing import Any, Final, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
-from duyun.bots import BOT_NAMES, Bot, make_bot
+from duyun.bots import BOT_NAMES, LEARNED_BOT_NAMES, Bot, make_bot
 from duyun.rl.actions import index_of
 from duyun.rl.aec import AGENTS, SEATS, DuyunEnv, EnvOptionError, Observation
 from duyun.rl.render import render_table
@@ -29,7 +29,9 @@ class DuyunGymEnv(gym.Env[Observation, np.int64]):
     """Single-agent Duyun mahjong (build it with :func:`duyun.rl.gym_env`).
 
     Options: ``seat`` (0..3, or None for a seat drawn per episode), ``opponents`` (a bot name
-    for all three, or three names for the seats after the learner in play order), and the
+    for all three, or three names for the seats after the learner in play order: any of
+    ``duyun.bots.BOT_NAMES`` or ``LEARNED_BOT_NAMES``, the bots that read the learned opponent
+    model, ``strong-learned`` and ``search-learned``), and the
     :class:`~duyun.rl.aec.DuyunEnv` options ``rules``, ``reward_scale``, ``reward_timing``,
     ``hands``, ``dealer``, ``illegal_action`` (default ``"penalize"`` here, so a policy
     without masking still learns) and ``illegal_penalty``.
@@ -62,10 +64,11 @@ class DuyunGymEnv(gym.Env[Observation, np.int64]):
         names = (opponents,) * 3 if isinstance(opponents, str) else tuple(opponents)
         if len(names) != 3:
             raise EnvOptionError(f"opponents: one bot name or three, not {len(names)}")
+        known = (*BOT_NAMES, *LEARNED_BOT_NAMES)
         for name in names:
-            if name not in BOT_NAMES:
+            if name not in known:
                 raise EnvOptionError(
-                    f"unknown bot {name!r} in opponents; known bots: {', '.join(BOT_NAMES)}"
+                    f"unknown bot {name!r} in opponents; known bots: {', '.join(known)}"
                 )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise EnvOptionError(

@@ -1,0 +1,111 @@
+"""What perfect danger knowledge is worth to the strong bot's push/fold (issue 35): a bound on
+any opponent model. The strong bot reads each opponent's readiness and the deal-in chance of
+each discard from the learned model in ``strong-learned``; here the "model" is the hidden
+truth itself (``duyun.learn.features.hidden_labels`` on the real hand: ready or not, and the
+exact kinds each opponent may win on now, R17 included), so the bot peeks at the other hands.
+Not a bot anybody plays: a ceiling for the learned one.
+
+Paired duplicate on the same walls and seeds as ``benchmarks/paired_bots.py`` (four rotations
+per wall, P1 against three ``opponents``), the oracle against ``strong``; prints the two
+bots' points per hand and the difference with its 95 % interval.
+
+usage: python benchmarks/oracle_danger.py --walls 600 --seed 35001 [--opponents efficient]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+from duyun.bots import BOT_NAMES, make_bot
+from duyun.bots.base import Bot
+from duyun.bots.learned import LearnedStrongBot
+from duyun.engine import Round, SeatView, deal_setup
+from duyun.learn.features import hidden_labels
+from duyun.learn.models import KINDS, OpponentModel, OpponentPrediction
+from duyun.rules import DUYUN
+from duyun.sim.runner import derive_seed, play_round, seating
+
+
+class Truth:
+    """An "opponent model" that answers with the real hand's labels (it holds the game)."""
+
+    def __init__(self) -> None:
+        self.game: Round | None = None
+
+    def predict_view(self, view: SeatView) -> OpponentPrediction:
+        assert self.game is not None
+        truth = hidden_labels(self.game, view.seat)
+        ready = np.array([[float(t.ready) for t in truth]], dtype=np.float32)
+        deal_in = np.array(
+            [[[float((t.deal_in >> k) & 1) for k in range(KINDS)] for t in truth]],
+            dtype=np.float32,
+        )
+        return OpponentPrediction(
+            ready=ready,
+            waits=deal_in,
+            deal_in=deal_in,
+            concealed=np.zeros((1, 3, KINDS, 4), dtype=np.float32),
+        )
+
+
+def wall_points(job: tuple[str, str, int, int]) -> int:
+    """P1's points over the four rotations of one wall (``oracle`` or a bot name)."""
+    spec, opponents, seed, unit = job
+    total = 0
+    for rotation in range(4):
+        seat_of = seating(rotation)
+        truth = Truth()
+        by_seat: dict[int, Bot] = {}
+        for player in range(4):
+            bot_seed = derive_seed(seed, "bot", unit, rotation, player)
+            if player:
+                by_seat[seat_of[player]] = make_bot(opponents, bot_seed)
+            elif spec == "oracle":
+                model: OpponentModel = truth  # type: ignore[assignment]
+                by_seat[seat_of[player]] = LearnedStrongBot(bot_seed, model)
+            else:
+                by_seat[seat_of[player]] = make_bot(spec, bot_seed)
+        game = Round(deal_setup(derive_seed(seed, "wall", unit), dealer=unit % 4), DUYUN)
+        truth.game = game
+        play_round(game, [by_seat[seat] for seat in range(4)])
+        assert game.result is not None
+        total += game.result.totals[seat_of[0]]
+    return total
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--walls", type=int, default=600)
+    parser.add_argument("--seed", type=int, default=35001)
+    parser.add_argument("--opponents", default="efficient", choices=BOT_NAMES)
+    parser.add_argument("--workers", type=int, default=1)
+    args = parser.parse_args()
+    with ProcessPoolExecutor(args.workers) as pool:
+        points = {
+            spec: list(
+                pool.map(
+                    wall_points,
+                    [(spec, args.opponents, args.seed, unit) for unit in range(args.walls)],
+                    chunksize=10,
+                )
+            )
+            for spec in ("oracle", "strong")
+        }
+    diffs = [a - b for a, b in zip(points["oracle"], points["strong"], strict=True)]
+    n = len(diffs)
+    mean = sum(diffs) / n
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+    print(
+        f"oracle danger vs strong, three {args.opponents}, seed {args.seed}, {n} walls: "
+        f"{sum(points['oracle']) / 4 / n:+.3f} against {sum(points['strong']) / 4 / n:+.3f} "
+        f"points per hand; difference {mean / 4:+.3f} ± {1.96 * sd / math.sqrt(n) / 4:.3f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
