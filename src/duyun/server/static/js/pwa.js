@@ -5,13 +5,9 @@
 
 import { getLocale, onLangChange, t } from "./i18n.js";
 
-const state = { prompt: null, waiting: null, installed: false, registration: null };
+const state = { prompt: null, waiting: null, installed: false };
 // how often an open page asks the server for a newer worker (a long session, a deploy)
 const UPDATE_EVERY = 30 * 60 * 1000;
-// 刷新 asks the new worker to take over every ASK_EVERY ms and reloads anyway after
-// RELOAD_FALLBACK ms: the files come from the network first, so the page is new either way
-const ASK_EVERY = 1500;
-const RELOAD_FALLBACK = 6000;
 
 function bar() {
   let el = document.getElementById("pwa-bar");
@@ -73,7 +69,6 @@ async function register() {
   if (!("serviceWorker" in navigator) || !window.isSecureContext) return;
   try {
     const reg = await navigator.serviceWorker.register("/sw.js", { scope: "/" });
-    state.registration = reg;
     watchWorker(reg);
     setInterval(() => reg.update().catch(() => {}), UPDATE_EVERY);
     document.addEventListener("visibilitychange", () => {
@@ -87,29 +82,16 @@ async function register() {
 
 export const pwaHandlers = {
   "pwa-reload": () => {
+    const worker = state.waiting;
+    if (!worker) return;
     let reloading = false;
-    const reload = () => {
+    navigator.serviceWorker.addEventListener("controllerchange", () => {
       if (!reloading) {
         reloading = true;
         location.reload();
       }
-    };
-    navigator.serviceWorker?.addEventListener("controllerchange", reload);
-    // the newest waiting worker each time (another deploy may have replaced the one the
-    // notice found), asked again while it has not taken over: a press must always work
-    let asked = 0;
-    const ask = () => {
-      const worker = state.registration?.waiting || state.waiting;
-      if (!worker || worker.state === "redundant" || asked * ASK_EVERY >= RELOAD_FALLBACK) return reload();
-      if (asked === 0)
-        worker.addEventListener("statechange", () => {
-          if (worker.state === "activated") reload();
-        });
-      asked += 1;
-      worker.postMessage({ type: "skip-waiting" });
-      setTimeout(() => reloading || ask(), ASK_EVERY);
-    };
-    ask();
+    });
+    worker.postMessage({ type: "skip-waiting" });
   },
   "pwa-install": async () => {
     const prompt = state.prompt;
