@@ -249,6 +249,10 @@ def test_rest_refusals_name_the_problem(live_server: Any) -> None:
     assert bad_rule.status_code == 400 and "nonsense" in bad_rule.json()["error"]["message"]
     bad_stake = http.post("/api/tables", json={"stake": 0}, headers=auth)
     assert bad_stake.status_code == 400 and "stake" in bad_stake.json()["error"]["message"]
+    # R40/R45: the rule numbers a table may set are bounded like the stake
+    for option, value in (("base_points", 10**15), ("escape_penalty_units", 101)):
+        huge = http.post("/api/tables", json={"rules": {option: value}}, headers=auth)
+        assert huge.status_code == 400 and option in huge.json()["error"]["message"], huge.text
     bad_bot = http.post("/api/tables", json={"bot": "genius"}, headers=auth)
     assert bad_bot.status_code == 400 and "genius" in bad_bot.json()["error"]["message"]
     assert http.get("/api/hands/999999/log", headers=auth).status_code == 404

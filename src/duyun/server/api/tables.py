@@ -49,6 +49,12 @@ router = APIRouter()
 TableCode = Annotated[str, PathParam(pattern=r"^[0-9]{6}$", description="a 6-digit table code")]
 
 
+#: R40's base points of a private table: Duyun plays 6; 100 is more than any house rule seen
+MAX_BASE_POINTS = 100
+#: R45's escape penalty in base units: Duyun's is 16
+MAX_ESCAPE_PENALTY_UNITS = 100
+
+
 class RuleOptions(Body):
     """The rule options a table may set (:class:`duyun.rules.RuleSet`, docs/rules.md), each
     optional: the Duyun default otherwise. An unknown option is refused naming it."""
@@ -56,8 +62,12 @@ class RuleOptions(Body):
     pass_blocks_ron: bool = DUYUN.pass_blocks_ron
     dead_waits_count: bool = DUYUN.dead_waits_count
     dihu_on_discard: bool = DUYUN.dihu_on_discard
-    base_points: Int = Field(default=DUYUN.base_points, ge=1)
-    escape_penalty_units: Int = Field(default=DUYUN.escape_penalty_units, ge=0)
+    #: bounded like every number a stranger sends: the points of a hand are fan × base points,
+    #: and coins points × stake, which must stay far inside the store's 64-bit integers
+    base_points: Int = Field(default=DUYUN.base_points, ge=1, le=MAX_BASE_POINTS)
+    escape_penalty_units: Int = Field(
+        default=DUYUN.escape_penalty_units, ge=0, le=MAX_ESCAPE_PENALTY_UNITS
+    )
     #: R32 is not implemented: ``true`` is refused (by RuleSet, saying so)
     flower_pig: bool = Field(default=DUYUN.flower_pig, json_schema_extra={"enum": [False]})
     bloody_battle: bool = DUYUN.bloody_battle
