@@ -541,8 +541,19 @@ def test_replay_viewer_steps_through_a_finished_hand(
     tab.page.click("#settlement [data-do=leave]")
     tab.page.click("#confirm-dialog #confirm-ok")  # the page's own dialog: leave (an escape)
     tab.page.wait_for_selector("#history-card details")
+    button = f"#history-card [data-do=replay][data-hand='{first}']"
+    try:
+        tab.page.wait_for_selector(button, state="attached", timeout=30_000)
+    except PlaywrightError:
+        # once in a CI dry run the button never came (cause not found): say what the page had
+        seen = tab.app(
+            "({route: app.route, table: app.table?.code ?? null, loads: app.lobbyLoads,"
+            " history: (app.history ?? []).map(m => [m.match_id, m.status,"
+            " (m.hand_records ?? []).map(h => [h.hand_id, h.status, h.result != null])])})"
+        )
+        raise AssertionError(f"no replay button for hand {first} in the history: {seen}") from None
     tab.page.click("#history-card details summary")
-    tab.page.click(f"#history-card [data-do=replay][data-hand='{first}']")
+    tab.page.click(button)
     tab.page.wait_for_selector("#replay")
 
     def seat_tiles() -> list[list[str]]:
