@@ -58,6 +58,7 @@ class Tab:
         *,
         touch: bool = False,
         locale: str = "zh-TW",
+        service_worker: bool = False,
     ) -> None:
         #: a touch screen: the first tap raises a tile, the second discards it
         self.touch = touch
@@ -67,6 +68,8 @@ class Tab:
             has_touch=touch,
             is_mobile=touch,
             locale=locale,
+            # blocked but where the worker is tested (conftest's TraditionalChineseBrowser)
+            service_workers="allow" if service_worker else "block",
         )
         self.page = self.context.new_page()
         # generous: the machine may be busy with other test processes; waits end as soon as

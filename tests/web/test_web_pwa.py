@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from web_helpers import DESKTOP, PHONE, SKIP_REASON, WebServer
 
 from duyun.server import webapp
@@ -124,7 +123,7 @@ CACHED = """async () => {
 def test_worker_registers_and_caches_the_shell_only(
     browser: Any, web_server: WebServer, screenshots: Path
 ) -> None:
-    tab = Tab(browser, web_server, PHONE, touch=True, locale="zh-CN")
+    tab = Tab(browser, web_server, PHONE, touch=True, locale="zh-CN", service_worker=True)
     from_worker: list[str] = []
     tab.page.on(
         "response",
@@ -174,7 +173,7 @@ def test_worker_registers_and_caches_the_shell_only(
 def test_a_new_version_is_announced_and_reloads(
     browser: Any, web_server: WebServer, screenshots: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    tab = Tab(browser, web_server, DESKTOP, locale="zh-CN")
+    tab = Tab(browser, web_server, DESKTOP, locale="zh-CN", service_worker=True)
     tab.goto()
     tab.page.evaluate(WORKER_READY)
     assert webapp.shell_version() != "test-new-version"
@@ -189,14 +188,16 @@ def test_a_new_version_is_announced_and_reloads(
 
 
 @pytest.mark.xfail(
-    reason="known bug, cause not found: on a loaded machine the new worker sometimes never "
-    "takes over after 刷新 (no controllerchange), in 2 of 3 CI dry runs of 5 December 2026",
+    reason="known, under Chromium driven by Playwright on a loaded machine (about 1 run in 10 "
+    "with the CPU oversubscribed 4x): the new worker's skipWaiting never settles while the page "
+    "lives, and the reload that follows sometimes never completes; cause not found",
     strict=False,
 )
+@pytest.mark.timeout(120)  # the stuck reload answers no Playwright timeout
 def test_reload_after_a_new_version_brings_it(
     browser: Any, web_server: WebServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    tab = Tab(browser, web_server, DESKTOP, locale="zh-CN")
+    tab = Tab(browser, web_server, DESKTOP, locale="zh-CN", service_worker=True)
     tab.goto()
     tab.page.evaluate(WORKER_READY)
     old = webapp.shell_version()
@@ -206,14 +207,10 @@ def test_reload_after_a_new_version_brings_it(
     # the page before the reload carries a mark; the reloaded one does not
     tab.page.evaluate("() => { window.__beforeReload = true; }")
     tab.page.click("#update-reload")
-    gone = "() => window.__beforeReload === undefined"
-    try:
-        tab.page.wait_for_function(gone, timeout=30_000)
-    except PlaywrightTimeout:
-        # once in a CI dry run on a loaded machine the page did not reload after the press
-        # (not reproduced; a player would press again): press again, and it must reload
-        tab.page.click("#update-reload")
-        tab.page.wait_for_function(gone, timeout=30_000)
+    # the page reloads once the new worker took over, or after a few seconds without it
+    # (Chromium sometimes holds a new worker back while the page that asked lives; the reload
+    # lets it take over, which the cache check below waits for)
+    tab.page.wait_for_function("() => window.__beforeReload === undefined")
     tab.page.wait_for_function("() => window.__duyun && window.__duyun.booted")
     tab.settle()
     tab.page.wait_for_function(
@@ -225,7 +222,7 @@ def test_reload_after_a_new_version_brings_it(
 
 
 def test_install_button_where_the_browser_offers_it(browser: Any, web_server: WebServer) -> None:
-    tab = Tab(browser, web_server, PHONE, touch=True, locale="en-US")
+    tab = Tab(browser, web_server, PHONE, touch=True, locale="en-US", service_worker=True)
     tab.goto()
     assert not tab.page.query_selector("#install-btn")
     # what Chromium fires when the app may be installed (headless never does by itself)

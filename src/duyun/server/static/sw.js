@@ -56,7 +56,10 @@ self.addEventListener("fetch", (event) => {
       const cache = await caches.open(CACHE);
       try {
         const response = await fetch(event.request.mode === "navigate" ? event.request : new Request(key, { cache: "no-cache" }));
-        if (response.ok && response.type === "basic") await cache.put(key, response.clone());
+        // the page gets its answer at once and the copy is stored meanwhile (waitUntil keeps
+        // the worker alive for it), instead of the page's load waiting for the cache to have
+        // read the whole body of the copy
+        if (response.ok && response.type === "basic") event.waitUntil(cache.put(key, response.clone()));
         return response;
       } catch (err) {
         const cached = await cache.match(key);

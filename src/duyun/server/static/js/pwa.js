@@ -8,6 +8,8 @@ import { getLocale, onLangChange, t } from "./i18n.js";
 const state = { prompt: null, waiting: null, installed: false };
 // how often an open page asks the server for a newer worker (a long session, a deploy)
 const UPDATE_EVERY = 30 * 60 * 1000;
+// how long 刷新 waits for the new worker to take over before it reloads the page anyway
+const RELOAD_FALLBACK = 3000;
 
 function bar() {
   let el = document.getElementById("pwa-bar");
@@ -56,6 +58,10 @@ function watchWorker(reg) {
       if (worker.state === "installed" && navigator.serviceWorker.controller) {
         state.waiting = worker;
         drawPwa();
+      } else if (state.waiting === worker && worker.state !== "installed") {
+        // it took over (or was replaced by a newer one): nothing waits any more
+        state.waiting = null;
+        drawPwa();
       }
     };
     ready();
@@ -85,13 +91,19 @@ export const pwaHandlers = {
     const worker = state.waiting;
     if (!worker) return;
     let reloading = false;
-    navigator.serviceWorker.addEventListener("controllerchange", () => {
+    const reload = () => {
       if (!reloading) {
         reloading = true;
         location.reload();
       }
-    });
+    };
+    navigator.serviceWorker.addEventListener("controllerchange", reload);
     worker.postMessage({ type: "skip-waiting" });
+    // Chromium sometimes holds the new worker back while this page lives (seen under load:
+    // skipWaiting's promise never settled, no controllerchange for minutes), and the reload
+    // itself lets it take over. The reloaded page has the new files either way: the worker
+    // asks the network first.
+    setTimeout(reload, RELOAD_FALLBACK);
   },
   "pwa-install": async () => {
     const prompt = state.prompt;
