@@ -103,7 +103,7 @@ setInterval(() => {
   if (!paused) end.autoLeft -= dt;
   const pill = document.getElementById("settle-countdown");
   if (pill) {
-    pill.textContent = paused ? `⏸ ${t("reading_paused")}` : String(Math.max(0, Math.ceil(end.autoLeft / 1000)));
+    pill.textContent = paused ? t("reading_paused") : String(Math.max(0, Math.ceil(end.autoLeft / 1000)));
     pill.classList.toggle("paused", paused);
     pill.classList.toggle("urgent", !paused && end.autoLeft <= 3000);
   }
