@@ -273,11 +273,10 @@ class TableManager:
         table = self.tables.get(code)
         if table is None or table.status == "ended":
             raise ProtocolError("table_not_found", f"no table with code {code}")
-        if table.status != "waiting":
-            if any(s is not None and s.account_id == account.id for s in table.seats):
-                # back to one's own seat of a match in play (it left between hands)
-                self.queue_join(client, account.id, table, by_code=True)
-                return
+        # a match in play takes back only its own players (one who left between hands)
+        if table.status != "waiting" and not any(
+            s is not None and s.account_id == account.id for s in table.seats
+        ):
             raise ProtocolError("wrong_state", f"table {code} has already started; spectate it")
         self.queue_join(client, account.id, table, by_code=True)
 
