@@ -188,12 +188,13 @@ def test_a_new_version_is_announced_and_reloads(
 
 
 @pytest.mark.xfail(
-    reason="known, under Chromium driven by Playwright on a loaded machine (about 1 run in 10 "
-    "with the CPU oversubscribed 4x): the new worker's skipWaiting never settles while the page "
-    "lives, and the reload that follows sometimes never completes; cause not found",
+    reason="known, under Chromium driven by Playwright on a loaded machine (1 run in 10 with "
+    "the CPU oversubscribed 4x, and in a CI dry run): the new worker's skipWaiting never settles "
+    "while the page lives, and the reload that follows sometimes never completes; the cause is "
+    "not found (DevTools' hold on the worker targets is suspected, not shown)",
     strict=False,
 )
-@pytest.mark.timeout(120)  # the stuck reload answers no Playwright timeout
+@pytest.mark.timeout(75)  # the stuck reload answers no Playwright timeout; it passes in 7-30 s
 def test_reload_after_a_new_version_brings_it(
     browser: Any, web_server: WebServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
