@@ -441,6 +441,37 @@ def test_group_commit_refused_insert_rolls_back_the_batch_then_settles_each_alon
     assert [e["type"] for e in store.hand_log(second).events] == ["start", "draw"]
 
 
+def test_group_commit_on_a_connection_the_database_dropped_is_sent_again(
+    fresh_postgres_url: str,
+) -> None:
+    """PostgreSQL: the event writer keeps its connection between batches, without the pool's
+    pre-ping. When the server has dropped it (a restart; here every connection of the store
+    is terminated), the next batch still lands, exactly once: its first message, which only
+    begins and reads, fails, and the batch is sent again on a fresh connection."""
+    store = Store.open(fresh_postgres_url)
+    try:
+        a = store.create_guest()
+        match = store.create_match(spec([a.id, None, None, None], hands=1))
+        hand = store.start_hand(match, 0, seed=1, dealer=0, streak=0)
+        assert store.append_events_many([(hand, 0, [{"type": "start"}])]) == [None]
+        admin = create_engine(fresh_postgres_url, isolation_level="AUTOCOMMIT")
+        try:
+            with admin.connect() as connection:
+                dropped = connection.execute(
+                    text(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                    )
+                ).scalar_one()
+        finally:
+            admin.dispose()
+        assert dropped >= 1
+        assert store.append_events_many([(hand, 1, [{"type": "draw", "seat": 0}])]) == [None]
+        assert [e["type"] for e in store.hand_log(hand).events] == ["start", "draw"]
+    finally:
+        store.close()
+
+
 def test_sqlite_writers_of_one_process_never_wait_in_the_busy_handler(tmp_path: Path) -> None:
     """Many threads appending at once on one SQLite file: every append lands, in order per
     hand, and none fails with "database is locked" (the store serialises its transactions

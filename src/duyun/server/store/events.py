@@ -12,10 +12,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from psycopg import ClientCursor
+from psycopg import ClientCursor, InterfaceError, OperationalError
 from psycopg.pq import TransactionStatus
 from psycopg.types.json import Json
-from sqlalchemy import func, insert, select
+from sqlalchemy import Connection, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from duyun.server.store.base import MAX_ID, StoreCore, check_int, fence
@@ -205,39 +205,90 @@ class EventLogStore(StoreCore):
         hand_ids: list[int],
         results: list[StoreError | None],
     ) -> None:
-        """Two round trips instead of four (the pool's pre-ping is one more): ``BEGIN`` with
-        the check, then the inserts with ``COMMIT``, each pair one message (psycopg's
-        client-side binding, whose simple protocol takes several statements). The transaction
-        is spelled out, autocommit on while the connection is ours, because psycopg's own
-        implicit ``BEGIN`` waits for its answer before the first statement goes out."""
-        with self._engine.connect() as connection:
-            raw: Any = connection.connection.dbapi_connection
-            raw.autocommit = True
+        """The batch on the writer's kept connection when it is free (the event writer has one
+        batch in flight at a time, so it nearly always is), else on one from the pool.
+
+        The kept connection skips the pool's pre-ping, one round trip of every batch. The
+        pre-ping's safety stays: a connection found dead by the batch's first message (a
+        database restart, a connection the server closed) has written nothing, since that
+        message only opens the transaction and reads, so the batch is sent once more on a
+        connection from the pool, pre-pinged. A connection lost later, around the COMMIT,
+        fails the batch as it would have with the pre-ping."""
+        if not self._writer_lock.acquire(blocking=False):
+            with self._engine.connect() as connection:
+                _batch_postgres(connection, appends, wanted, leases, hand_ids, results)
+            return
+        try:
+            kept = self._writer_connection
+            if kept is not None:
+                try:
+                    _batch_postgres(kept, appends, wanted, leases, hand_ids, results)
+                    return
+                except _LostBeforeWriting:
+                    self._writer_connection = None
+                    kept.close()
+            self._writer_connection = connection = self._engine.connect()
             try:
-                with ClientCursor(raw) as cursor:
-                    cursor.execute(_BEGIN_CHECK_POSTGRES, (hand_ids,))
-                    cursor.nextset()  # BEGIN's result, then the check's
-                    rows = _judge(appends, wanted, leases, cursor.fetchall(), results)
-                    if rows:
-                        # a refused insert (a seq taken) skips the COMMIT after it: the
-                        # transaction is left failed, and rolled back below
-                        cursor.execute(
-                            _INSERT_HEAD_POSTGRES
-                            + ", ".join(["(%s, %s, %s)"] * len(rows))
-                            + "; COMMIT",
-                            [v for hand_id, seq, e in rows for v in (hand_id, seq, Json(e))],
-                        )
-                    else:
-                        cursor.execute("COMMIT")
-            except BaseException:
-                if raw.broken or raw.closed:
-                    connection.invalidate()
-                elif raw.info.transaction_status != TransactionStatus.IDLE:
-                    raw.rollback()
-                raise
-            finally:
-                if not (raw.broken or raw.closed):
-                    raw.autocommit = False
+                _batch_postgres(connection, appends, wanted, leases, hand_ids, results)
+            except _LostBeforeWriting as lost:
+                self._writer_connection = None
+                connection.close()
+                raise lost.error from None
+        finally:
+            self._writer_lock.release()
+
+
+class _LostBeforeWriting(Exception):
+    """The connection died before the batch's first message had its answer: nothing of the
+    batch was written."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _batch_postgres(
+    connection: Connection,
+    appends: Sequence[tuple[Any, ...]],
+    wanted: list[int],
+    leases: list[Lease | None],
+    hand_ids: list[int],
+    results: list[StoreError | None],
+) -> None:
+    """Two round trips instead of four: ``BEGIN`` with the check, then the inserts with
+    ``COMMIT``, each pair one message (psycopg's client-side binding, whose simple protocol
+    takes several statements). The transaction is spelled out, autocommit on while the batch
+    runs, because psycopg's own implicit ``BEGIN`` waits for its answer before the first
+    statement goes out."""
+    raw: Any = connection.connection.dbapi_connection
+    raw.autocommit = True
+    first = True
+    try:
+        with ClientCursor(raw) as cursor:
+            cursor.execute(_BEGIN_CHECK_POSTGRES, (hand_ids,))
+            first = False
+            cursor.nextset()  # BEGIN's result, then the check's
+            rows = _judge(appends, wanted, leases, cursor.fetchall(), results)
+            if rows:
+                # a refused insert (a seq taken) skips the COMMIT after it: the transaction
+                # is left failed, and rolled back below
+                cursor.execute(
+                    _INSERT_HEAD_POSTGRES + ", ".join(["(%s, %s, %s)"] * len(rows)) + "; COMMIT",
+                    [v for hand_id, seq, e in rows for v in (hand_id, seq, Json(e))],
+                )
+            else:
+                cursor.execute("COMMIT")
+    except BaseException as exc:
+        if raw.broken or raw.closed:
+            connection.invalidate()
+            if first and isinstance(exc, (OperationalError, InterfaceError)):
+                raise _LostBeforeWriting(exc) from exc
+        elif raw.info.transaction_status != TransactionStatus.IDLE:
+            raw.rollback()
+        raise
+    finally:
+        if not (raw.broken or raw.closed):
+            raw.autocommit = False
 
 
 def _judge(
