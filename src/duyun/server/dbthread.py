@@ -30,7 +30,7 @@ import queue
 import threading
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any
 
 #: priorities: smaller runs first; equal ones in the order submitted
@@ -38,7 +38,7 @@ MOVES = 0
 OTHER = 1
 _STOP = 2
 
-#: PostgreSQL's route: as many threads as asyncio's default pool would have
+#: PostgreSQL's route: as many threads as asyncio's default pool has at most
 POOL_THREADS = min(32, (os.cpu_count() or 1) + 4)
 
 
@@ -156,12 +156,40 @@ class DatabaseThread:
         self._thread.join()
 
 
+class WorkerPool:
+    """PostgreSQL's route: ``size`` threads taking calls from one C SimpleQueue, started with
+    the first call. A ``ThreadPoolExecutor`` does the same with a future, a work item, a lock
+    and a semaphore per call in Python; the results go back through a :class:`Handback`."""
+
+    def __init__(self, size: int, name: str = "duyun-store") -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self._threads = [
+            threading.Thread(target=self._run, name=f"{name}-{n}", daemon=True) for n in range(size)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, job: Callable[[], None]) -> None:
+        self._jobs.put(job)
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            job()
+
+    def shutdown(self) -> None:
+        """Run what is queued, then stop the threads."""
+        for _ in self._threads:
+            self._jobs.put(None)
+        for thread in self._threads:
+            thread.join()
+
+
 class StoreRoute:
-    """Where a store call runs: the database thread on SQLite, a thread pool otherwise."""
+    """Where a store call runs: the database thread on SQLite, a pool of threads otherwise."""
 
     def __init__(self, dialect: str) -> None:
         self.thread = DatabaseThread() if dialect == "sqlite" else None
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: WorkerPool | None = None
         self._handback: Handback | None = None
 
     async def call(self, priority: int, function: Callable[..., Any], *args: Any) -> Any:
@@ -170,16 +198,17 @@ class StoreRoute:
         if self.thread is not None:
             return await self.thread.run(priority, function, *args)
         loop = asyncio.get_running_loop()
-        if self._handback is None or self._handback.loop is not loop:
-            self._handback = Handback(loop)
+        handback = self._handback
+        if handback is None or handback.loop is not loop:
+            handback = self._handback = Handback(loop)
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(POOL_THREADS, thread_name_prefix="duyun-store")
+            self._pool = WorkerPool(POOL_THREADS)
         future: asyncio.Future[Any] = loop.create_future()
-        self._pool.submit(_call, self._handback, future, function, args)
+        self._pool.submit(lambda: _call(handback, future, function, args))
         return await future
 
     def shutdown(self) -> None:
         if self.thread is not None:
             self.thread.shutdown()
         if self._pool is not None:
-            self._pool.shutdown(wait=True)
+            self._pool.shutdown()
