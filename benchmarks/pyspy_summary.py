@@ -29,6 +29,9 @@ WAITS = (
     "Connection.wait (psycopg",
     "_worker (concurrent/futures/thread.py:81)",
     "Queue.get (queue.py:171)",
+    # the SQLite database thread as the innermost frame: waiting for a token on its C
+    # SimpleQueue (the calls it runs are frames under it)
+    "DatabaseThread._run (",
 )
 
 #: (group, any of these in the stack), first match wins
@@ -42,7 +45,13 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("store: other calls", ("/store/", "sqlalchemy/", "psycopg/")),
     (
         "hand-offs between the loop and database threads",
-        ("call_soon_threadsafe", "Condition.notify", "ThreadPoolExecutor.submit"),
+        (
+            "call_soon_threadsafe",
+            "Condition.notify",
+            "ThreadPoolExecutor.submit",
+            "DatabaseThread._push",
+            "Handback.",
+        ),
     ),
     ("JSON", ("json/",)),
     (

@@ -12,6 +12,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from alembic import command
@@ -33,6 +34,7 @@ from duyun.server.store import (
     Store,
     StoreError,
 )
+from duyun.server.store import events as events_module
 from duyun.server.store.database import alembic_config, normalize_url
 from duyun.server.store.models import Base
 
@@ -400,6 +402,74 @@ def test_group_commit_writes_many_hands_and_refuses_each_bad_append_alone(store:
     assert [e["type"] for e in store.hand_log(first).events] == ["start", "draw", "discard"]
     assert [e["type"] for e in store.hand_log(second).events] == ["start", "draw"]
     assert store.hand_log(third).events == ()
+
+
+def test_group_commit_refused_insert_rolls_back_the_batch_then_settles_each_alone(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seq taken between the batch's check and its insert (another process's write, made
+    here by adding a taken seq to the rows to insert): nothing of the batch is written, then
+    each append is settled on its own."""
+    a = store.create_guest()
+    hands = [
+        store.start_hand(
+            store.create_match(spec([a.id if n == 0 else None, None, None, None], hands=1)),
+            0,
+            seed=n,
+            dealer=0,
+            streak=0,
+        )
+        for n in range(2)
+    ]
+    first, second = hands
+    store.append_events(first, 0, [{"type": "start"}])
+    judge = events_module._judge
+
+    def racing(*args: Any) -> list[tuple[int, int, dict[str, Any]]]:
+        return [(first, 0, {"type": "taken"}), *judge(*args)]
+
+    monkeypatch.setattr(events_module, "_judge", racing)
+    outcomes = store.append_events_many(
+        [(first, 1, [{"type": "draw", "seat": 0}]), (second, 0, [{"type": "start"}])]
+    )
+    monkeypatch.setattr(events_module, "_judge", judge)
+    assert outcomes == [None, None]
+    assert [e["type"] for e in store.hand_log(first).events] == ["start", "draw"]
+    assert [e["type"] for e in store.hand_log(second).events] == ["start"]
+    # the pooled connection goes on: the next batch is written
+    assert store.append_events_many([(second, 1, [{"type": "draw", "seat": 1}])]) == [None]
+    assert [e["type"] for e in store.hand_log(second).events] == ["start", "draw"]
+
+
+def test_group_commit_on_a_connection_the_database_dropped_is_sent_again(
+    fresh_postgres_url: str,
+) -> None:
+    """PostgreSQL: the event writer keeps its connection between batches, without the pool's
+    pre-ping. When the server has dropped it (a restart; here every connection of the store
+    is terminated), the next batch still lands, exactly once: its first message, which only
+    begins and reads, fails, and the batch is sent again on a fresh connection."""
+    store = Store.open(fresh_postgres_url)
+    try:
+        a = store.create_guest()
+        match = store.create_match(spec([a.id, None, None, None], hands=1))
+        hand = store.start_hand(match, 0, seed=1, dealer=0, streak=0)
+        assert store.append_events_many([(hand, 0, [{"type": "start"}])]) == [None]
+        admin = create_engine(fresh_postgres_url, isolation_level="AUTOCOMMIT")
+        try:
+            with admin.connect() as connection:
+                dropped = connection.execute(
+                    text(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                    )
+                ).scalar_one()
+        finally:
+            admin.dispose()
+        assert dropped >= 1
+        assert store.append_events_many([(hand, 1, [{"type": "draw", "seat": 0}])]) == [None]
+        assert [e["type"] for e in store.hand_log(hand).events] == ["start", "draw"]
+    finally:
+        store.close()
 
 
 def test_sqlite_writers_of_one_process_never_wait_in_the_busy_handler(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar, cast
 
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Connection, Engine, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from duyun.server.store import auth
@@ -184,6 +184,11 @@ class StoreCore:
         self._serial: contextlib.AbstractContextManager[Any] = (
             contextlib.nullcontext() if self._postgres else threading.RLock()
         )
+        #: PostgreSQL: the connection the event writer's batches keep between them (taken
+        #: under ``_writer_lock``), so that they skip the pool's checkout and its pre-ping
+        #: (store/events.py)
+        self._writer_connection: Connection | None = None
+        self._writer_lock = threading.Lock()
 
     @contextlib.contextmanager
     def _session(self) -> Iterator[Session]:

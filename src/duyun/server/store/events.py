@@ -1,6 +1,6 @@
 """A hand's event log, appended as the hand is played: the hot path of the store (every move of
 every table), so :meth:`EventLogStore.append_events_many` writes many tables' moves in one
-transaction on a bare connection.
+transaction on the DB-API cursor of a pooled connection.
 
 Appends are checked against what is stored (seqs follow on exactly, the hand is playing) and
 fenced by the table's :class:`~duyun.server.store.types.Lease`, as every write for a live match.
@@ -8,10 +8,14 @@ fenced by the table's :class:`~duyun.server.store.types.Lease`, as every write f
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select
+from psycopg import ClientCursor, InterfaceError, OperationalError
+from psycopg.pq import TransactionStatus
+from psycopg.types.json import Json
+from sqlalchemy import Connection, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from duyun.server.store.base import MAX_ID, StoreCore, check_int, fence
@@ -25,30 +29,30 @@ from duyun.server.store.types import (
 )
 
 #: what a batch of appends reads first, in one round trip: each hand's status and number of
-#: events stored, and its match's lease (the fence). Built once, with the hand ids as an
-#: expanding parameter: building the statements and deriving their cache keys on every batch
-#: was most of this method's CPU (0.7 -> 0.25 ms per batch on SQLite, benchmarks/bench_append.py;
-#: docs/deploy.md "Where a process's CPU goes"); a statement built once keeps its cache key.
-_CHECK = (
-    select(
-        HandRow.id,
-        HandRow.status,
-        select(func.count())
-        .select_from(HandEventRow)
-        .where(HandEventRow.hand_id == HandRow.id)
-        .scalar_subquery(),
-        HandRow.match_id,
-        MatchRow.lease_owner,
-        MatchRow.lease_epoch,
-    )
-    .join(MatchRow, MatchRow.id == HandRow.match_id)
-    .where(HandRow.id.in_(bindparam("hand_ids", expanding=True)))
-    .order_by(MatchRow.id)  # rows are locked in id order, as renewals take them
+#: events stored, and its match's lease (the fence); the rows in match id order, the order in
+#: which lease renewals lock them. The SQL is written out for the DB-API cursor of
+#: :meth:`EventLogStore.append_events_many`, the hand ids one parameter (a JSON array on
+#: SQLite, an array on PostgreSQL) so that the text is the same for any number of hands.
+#: Built by SQLAlchemy for every batch, the statement and its cache key were most of the
+#: call's CPU; prebuilt, its execution still was (docs/deploy.md "Where a process's CPU goes").
+_CHECK_COLUMNS = (
+    "SELECT hands.id, hands.status, "
+    "(SELECT count(*) FROM hand_events WHERE hand_events.hand_id = hands.id), "
+    "hands.match_id, matches.lease_owner, matches.lease_epoch "
+    "FROM hands JOIN matches ON matches.id = hands.match_id "
 )
-#: PostgreSQL: an adoption (an UPDATE of a match row) waits until the batch commits, so no
-#: move is stored after the adopter read the log
-_CHECK_LOCKED = _CHECK.with_for_update(read=True, of=MatchRow)
-_INSERT = insert(HandEventRow)
+_CHECK_SQLITE = (
+    _CHECK_COLUMNS + "WHERE hands.id IN (SELECT value FROM json_each(?)) ORDER BY matches.id"
+)
+#: PostgreSQL: FOR SHARE, so that an adoption (an UPDATE of a match row) waits until the batch
+#: commits, and no move is stored after the adopter read the log
+_BEGIN_CHECK_POSTGRES = (
+    "BEGIN; "
+    + _CHECK_COLUMNS
+    + "WHERE hands.id = ANY(%s::INTEGER[]) ORDER BY matches.id FOR SHARE OF matches"
+)
+_INSERT_SQLITE = "INSERT INTO hand_events (hand_id, seq, event) VALUES (?, ?, ?)"
+_INSERT_HEAD_POSTGRES = "INSERT INTO hand_events (hand_id, seq, event) VALUES "
 
 
 class EventLogStore(StoreCore):
@@ -146,47 +150,13 @@ class EventLogStore(StoreCore):
                 wanted.append(position)
         if not wanted:
             return results
+        hand_ids = sorted({appends[p][0] for p in wanted})
         try:
-            # Core on a bare connection, not an ORM session: this runs for every move of every
-            # table, and the session's unit-of-work machinery was most of its cost
-            with self._serial, self._engine.begin() as connection:
-                hand_ids = sorted({appends[p][0] for p in wanted})
-                check = _CHECK_LOCKED if self._postgres else _CHECK
-                found: dict[int, tuple[str, int]] = {}
-                fences: dict[int, tuple[int, str | None, int]] = {}
-                for row in connection.execute(check, {"hand_ids": hand_ids}):
-                    found[row[0]] = (row[1], row[2])
-                    fences[row[0]] = (row[3], row[4], row[5])
-                rows: list[dict[str, Any]] = []
-                for position in wanted:
-                    hand_id, first_seq, events = appends[position][:3]
-                    if hand_id not in found:
-                        results[position] = NotFoundError(f"no hand with id {hand_id}")
-                        continue
-                    status, stored = found[hand_id]
-                    match_id, owner, epoch = fences[hand_id]
-                    try:
-                        fence(match_id, leases[position], owner, epoch)
-                    except LeaseLostError as exc:
-                        results[position] = exc
-                        continue
-                    if status != "playing":
-                        results[position] = ConflictError(
-                            f"hand {hand_id} is finished; its log is closed"
-                        )
-                    elif first_seq != stored:
-                        results[position] = ConflictError(
-                            f"hand {hand_id} has {stored} events; cannot append at seq {first_seq}"
-                        )
-                    else:
-                        found[hand_id] = (status, stored + len(events))
-                        rows.extend(
-                            {"hand_id": hand_id, "seq": first_seq + i, "event": e}
-                            for i, e in enumerate(events)
-                        )
-                if rows:
-                    connection.execute(_INSERT, rows)
-        except IntegrityError:
+            if self._postgres:
+                self._append_postgres(appends, wanted, leases, hand_ids, results)
+            else:
+                self._append_sqlite(appends, wanted, leases, hand_ids, results)
+        except (IntegrityError, self._engine.dialect.loaded_dbapi.IntegrityError):
             # another process wrote one of these hands' seqs between the check and the insert
             # (a table that changed owner): settle each append on its own, as if sent alone
             for position in wanted:
@@ -197,3 +167,165 @@ class EventLogStore(StoreCore):
                 except StoreError as exc:
                     results[position] = exc
         return results
+
+    # The two methods below run the batch's two statements on the DB-API cursor of a pooled
+    # connection rather than through SQLAlchemy's execute: at people's pace each batch is one
+    # move, and SQLAlchemy's per-execute work (the compiled statement's expansion of the IN
+    # list, parameter and result processing) was most of what the batch cost besides the
+    # driver (docs/deploy.md "Where a process's CPU goes"). The SQL is the prebuilt _CHECK's
+    # (with FOR SHARE on PostgreSQL) and _INSERT's, in the same single transaction.
+
+    def _append_sqlite(
+        self,
+        appends: Sequence[tuple[Any, ...]],
+        wanted: list[int],
+        leases: list[Lease | None],
+        hand_ids: list[int],
+        results: list[StoreError | None],
+    ) -> None:
+        # begin() takes the write lock (BEGIN IMMEDIATE, store/database.py) and commits
+        with self._serial, self._engine.begin() as connection:
+            cursor = connection.connection.cursor()
+            try:
+                found = cursor.execute(_CHECK_SQLITE, (json.dumps(hand_ids),)).fetchall()
+                rows = _judge(appends, wanted, leases, found, results)
+                if rows:
+                    cursor.executemany(
+                        _INSERT_SQLITE,
+                        [(hand_id, seq, json.dumps(event)) for hand_id, seq, event in rows],
+                    )
+            finally:
+                cursor.close()
+
+    def _append_postgres(
+        self,
+        appends: Sequence[tuple[Any, ...]],
+        wanted: list[int],
+        leases: list[Lease | None],
+        hand_ids: list[int],
+        results: list[StoreError | None],
+    ) -> None:
+        """The batch on the writer's kept connection when it is free (the event writer has one
+        batch in flight at a time, so it nearly always is), else on one from the pool.
+
+        The kept connection skips the pool's pre-ping, one round trip of every batch. The
+        pre-ping's safety stays: a connection found dead by the batch's first message (a
+        database restart, a connection the server closed) has written nothing, since that
+        message only opens the transaction and reads, so the batch is sent once more on a
+        connection from the pool, pre-pinged. A connection lost later, around the COMMIT,
+        fails the batch as it would have with the pre-ping."""
+        if not self._writer_lock.acquire(blocking=False):
+            with self._engine.connect() as connection:
+                _batch_postgres(connection, appends, wanted, leases, hand_ids, results)
+            return
+        try:
+            kept = self._writer_connection
+            if kept is not None:
+                try:
+                    _batch_postgres(kept, appends, wanted, leases, hand_ids, results)
+                    return
+                except _LostBeforeWriting:
+                    self._writer_connection = None
+                    kept.close()
+            self._writer_connection = connection = self._engine.connect()
+            try:
+                _batch_postgres(connection, appends, wanted, leases, hand_ids, results)
+            except _LostBeforeWriting as lost:
+                self._writer_connection = None
+                connection.close()
+                raise lost.error from None
+        finally:
+            self._writer_lock.release()
+
+
+class _LostBeforeWriting(Exception):
+    """The connection died before the batch's first message had its answer: nothing of the
+    batch was written."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _batch_postgres(
+    connection: Connection,
+    appends: Sequence[tuple[Any, ...]],
+    wanted: list[int],
+    leases: list[Lease | None],
+    hand_ids: list[int],
+    results: list[StoreError | None],
+) -> None:
+    """Two round trips instead of four: ``BEGIN`` with the check, then the inserts with
+    ``COMMIT``, each pair one message (psycopg's client-side binding, whose simple protocol
+    takes several statements). The transaction is spelled out, autocommit on while the batch
+    runs, because psycopg's own implicit ``BEGIN`` waits for its answer before the first
+    statement goes out."""
+    raw: Any = connection.connection.dbapi_connection
+    raw.autocommit = True
+    first = True
+    try:
+        with ClientCursor(raw) as cursor:
+            cursor.execute(_BEGIN_CHECK_POSTGRES, (hand_ids,))
+            first = False
+            cursor.nextset()  # BEGIN's result, then the check's
+            rows = _judge(appends, wanted, leases, cursor.fetchall(), results)
+            if rows:
+                # a refused insert (a seq taken) skips the COMMIT after it: the transaction
+                # is left failed, and rolled back below
+                cursor.execute(
+                    _INSERT_HEAD_POSTGRES + ", ".join(["(%s, %s, %s)"] * len(rows)) + "; COMMIT",
+                    [v for hand_id, seq, e in rows for v in (hand_id, seq, Json(e))],
+                )
+            else:
+                cursor.execute("COMMIT")
+    except BaseException as exc:
+        if raw.broken or raw.closed:
+            connection.invalidate()
+            if first and isinstance(exc, (OperationalError, InterfaceError)):
+                raise _LostBeforeWriting(exc) from exc
+        elif raw.info.transaction_status != TransactionStatus.IDLE:
+            raw.rollback()
+        raise
+    finally:
+        if not (raw.broken or raw.closed):
+            raw.autocommit = False
+
+
+def _judge(
+    appends: Sequence[tuple[Any, ...]],
+    wanted: list[int],
+    leases: list[Lease | None],
+    found_rows: Sequence[Sequence[Any]],
+    results: list[StoreError | None],
+) -> list[tuple[int, int, dict[str, Any]]]:
+    """The checks of :meth:`EventLogStore.append_events`, for each wanted append in order,
+    against the check's rows (hand id, status, events stored, match id, lease owner, lease
+    epoch): the refusals go to ``results``, the rows to insert are returned."""
+    found: dict[int, tuple[str, int]] = {}
+    fences: dict[int, tuple[int, str | None, int]] = {}
+    for row in found_rows:
+        found[row[0]] = (row[1], row[2])
+        fences[row[0]] = (row[3], row[4], row[5])
+    rows: list[tuple[int, int, dict[str, Any]]] = []
+    for position in wanted:
+        hand_id, first_seq, events = appends[position][:3]
+        if hand_id not in found:
+            results[position] = NotFoundError(f"no hand with id {hand_id}")
+            continue
+        status, stored = found[hand_id]
+        match_id, owner, epoch = fences[hand_id]
+        try:
+            fence(match_id, leases[position], owner, epoch)
+        except LeaseLostError as exc:
+            results[position] = exc
+            continue
+        if status != "playing":
+            results[position] = ConflictError(f"hand {hand_id} is finished; its log is closed")
+        elif first_seq != stored:
+            results[position] = ConflictError(
+                f"hand {hand_id} has {stored} events; cannot append at seq {first_seq}"
+            )
+        else:
+            found[hand_id] = (status, stored + len(events))
+            rows.extend((hand_id, first_seq + i, e) for i, e in enumerate(events))
+    return rows

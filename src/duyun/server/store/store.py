@@ -178,9 +178,14 @@ class Store(
         return store
 
     def close(self) -> None:
-        """Stop the SQLite checkpointer and dispose of the connection pool."""
+        """Stop the SQLite checkpointer, return the event writer's connection and dispose of
+        the connection pool."""
         if self._checkpointer is not None:
             self._checkpointer.stop()
+        with self._writer_lock:
+            if self._writer_connection is not None:
+                self._writer_connection.close()
+                self._writer_connection = None
         self._engine.dispose()
 
     @property

@@ -56,8 +56,8 @@ class TableManager:
     #: every table's events go to the database through this one group-committing writer
     writer: EventWriter = field(init=False)
     #: SQLite: the tables' database calls run on one thread, in order, moves first
-    #: (server/dbthread.py). PostgreSQL: the default pool, its row locks let transactions run
-    #: side by side.
+    #: (server/dbthread.py). PostgreSQL: a pool of threads of its own, its row locks let
+    #: transactions run side by side.
     route: StoreRoute = field(init=False)
     #: GET /metrics (issue 24 item 4)
     metrics: Metrics = field(default_factory=Metrics)
@@ -66,7 +66,7 @@ class TableManager:
     #: the codes of the stalled tables the watchdog has logged (:meth:`watch_stalled`)
     stalled_logged: set[str] = field(default_factory=set)
     #: the 大師 bots' searches: threads of their own, so that a busy hour of searches never
-    #: queues the store calls (PostgreSQL's route, logins' hashing) of the default pool
+    #: queues the store calls (their route's threads) or logins' hashing (the default pool)
     search_pool: ThreadPoolExecutor = field(
         default_factory=lambda: ThreadPoolExecutor(SEARCH_THREADS, thread_name_prefix="search")
     )
