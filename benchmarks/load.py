@@ -56,6 +56,9 @@ from server_process import free_port, start_server
 @dataclass
 class Stats:
     round_trips: list[float] = field(default_factory=list)
+    #: when each of those turn actions was sent (monotonic): the steady state's round trips
+    #: are those sent once every player was dealt in
+    round_trip_starts: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     actions: int = 0
     claim_answers: int = 0
@@ -92,7 +95,14 @@ class Stats:
 
     def add(self, other: Stats) -> None:
         """Take in a client process's figures (``--client-processes``)."""
-        for name in ("round_trips", "errors", "loop_lags", "dealt_times", "decision_times"):
+        for name in (
+            "round_trips",
+            "round_trip_starts",
+            "errors",
+            "loop_lags",
+            "dealt_times",
+            "decision_times",
+        ):
             getattr(self, name).extend(getattr(other, name))
         for name in (
             "actions",
@@ -196,6 +206,7 @@ async def _player(
                 first = message["events"][0]
                 if first["type"] == "act" and first.get("seat") == seat:
                     stats.round_trips.append(time.monotonic() - pending)
+                    stats.round_trip_starts.append(pending)
                     pending = None
             elif kind == "prompt":
                 legal = message["legal"]
@@ -553,6 +564,20 @@ def main(argv: list[str] | None = None) -> int:
                 f"{1000 * steady_cpu / steady_decisions:.2f} ms per decision "
                 f"({steady_decisions} decisions)"
             )
+            # the round trips of the same span: a room's worth of people arriving within
+            # seconds is its own test (the figure above, which includes it)
+            steady_trips = [
+                trip
+                for trip, sent in zip(stats.round_trips, stats.round_trip_starts, strict=True)
+                if sent >= last_dealt
+            ]
+            if steady_trips:
+                print(
+                    "  the action round trips sent then: "
+                    f"p50 {1000 * statistics.median(steady_trips):.1f} ms, "
+                    f"p99 {1000 * _percentile(steady_trips, 0.99):.1f} ms, "
+                    f"max {1000 * max(steady_trips):.1f} ms ({len(steady_trips)} samples)"
+                )
         else:
             print(f"  not every player was dealt in: {len(stats.dealt_times)} of {stats.players}")
     if stats.loop_lags:
