@@ -404,24 +404,29 @@ def test_group_commit_writes_many_hands_and_refuses_each_bad_append_alone(store:
     assert store.hand_log(third).events == ()
 
 
+def _one_hand_matches(store: Store, count: int) -> list[int]:
+    """``count`` hands in play, each the first of its own match, one guest at the first
+    match's table and bots elsewhere: hands whose appends meet only in the store."""
+    guest = store.create_guest()
+    return [
+        store.start_hand(
+            store.create_match(spec([guest.id if n == 0 else None, None, None, None], hands=1)),
+            0,
+            seed=n,
+            dealer=0,
+            streak=0,
+        )
+        for n in range(count)
+    ]
+
+
 def test_group_commit_refused_insert_rolls_back_the_batch_then_settles_each_alone(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A seq taken between the batch's check and its insert (another process's write, made
     here by adding a taken seq to the rows to insert): nothing of the batch is written, then
     each append is settled on its own."""
-    a = store.create_guest()
-    hands = [
-        store.start_hand(
-            store.create_match(spec([a.id if n == 0 else None, None, None, None], hands=1)),
-            0,
-            seed=n,
-            dealer=0,
-            streak=0,
-        )
-        for n in range(2)
-    ]
-    first, second = hands
+    first, second = _one_hand_matches(store, 2)
     store.append_events(first, 0, [{"type": "start"}])
     judge = events_module._judge
 
@@ -478,17 +483,7 @@ def test_sqlite_writers_of_one_process_never_wait_in_the_busy_handler(tmp_path: 
     in the process instead of leaving them to SQLite's sleeping busy handler)."""
     store = Store.open(f"sqlite:///{tmp_path / 'busy.db'}")
     try:
-        a = store.create_guest()
-        hands = [
-            store.start_hand(
-                store.create_match(spec([a.id if n == 0 else None, None, None, None], hands=1)),
-                0,
-                seed=n,
-                dealer=0,
-                streak=0,
-            )
-            for n in range(6)
-        ]
+        hands = _one_hand_matches(store, 6)
 
         def writer(hand: int) -> None:
             for seq in range(40):
