@@ -282,6 +282,20 @@ def test_a_small_win_flashes_a_big_one_has_the_banner_and_calls_are_spoken(
     # the mute holds for the next hand of the match
     deal(page, 4, 2, "1122334455667s")
     page.wait_for_selector("#seat-menu-btn-2.off")
+    # and for a page opened in the middle of it (a reload): its first table message finds the
+    # seats hidden at this table in the tab's storage; another table's finds none
+    table_again = """code => { const app = window.__duyun; const table = {...app.table, code};
+        app.table = null; app.session.onMessage({type: 'table', table}); }"""
+    page.evaluate(table_again, "654321")
+    deal(page, 5, 3, "1122334455667s")
+    page.wait_for_selector("#seat-menu-btn-2.off")
+    page.evaluate(react, {"seat": 2, "name": "阿梅", "text": "快點啦"})
+    page.evaluate(react, {"seat": 1, "name": "bot:efficient", "text": "厲害"})
+    page.wait_for_selector(".reaction-bubble[data-seat='1']")
+    assert page.query_selector(".reaction-bubble[data-seat='2']") is None
+    page.evaluate(table_again, "765432")
+    deal(page, 6, 0, "1122334455667s")
+    page.wait_for_selector("#seat-menu-btn-2:not(.off)")
     assert not errors, errors
     context.close()
 

@@ -14,7 +14,13 @@ import { profileHandlers } from "./profile.js";
 import { act, renderTable, tableHandlers, fxForFlashes, tableKey } from "./table.js";
 import { afterTableDrawn, beforeTableDrawn } from "./effects.js";
 import { celebrate, settleBanner } from "./celebrate.js";
-import { forgetReactionMutes, reactionHandlers, showReaction } from "./reactions.js";
+import {
+  forgetReactionMutes,
+  leaveReactionMutes,
+  reactionHandlers,
+  restoreReactionMutes,
+  showReaction,
+} from "./reactions.js";
 import { holdSettlement, rememberHandEnd } from "./settle.js";
 import { loadReview, renderReplay, replayHandlers, replayKey } from "./replay.js";
 import { pwaHandlers, startPwa } from "./pwa.js";
@@ -194,7 +200,10 @@ function onMessage(msg) {
         app.matchEnd = null;
         app.counted = new Set();
         app.totals = { points: [0, 0, 0, 0], coins: [0, 0, 0, 0] };
-        forgetReactionMutes(); // hidden reactions are hidden for one match
+        // hidden reactions are hidden for one match; a page opened mid-match (a reload, the
+        // lobby's way back) finds those it hid there
+        if (before == null) restoreReactionMutes(msg.table.code);
+        else forgetReactionMutes(msg.table.code);
         history.replaceState(null, "", "/");
       }
       if (msg.table.status === "waiting") resetHand();
@@ -266,6 +275,7 @@ function onMessage(msg) {
     }
     case "match_end": {
       app.matchEnd = msg;
+      leaveReactionMutes(); // held on this page to its end; a page opened after starts afresh
       render();
       break;
     }

@@ -2,7 +2,7 @@
 // plate for a few seconds, and the status region reads it out. A player tired of one seat's
 // reactions taps that seat's plate, or its small ☺ button (the keyboard's way, and a screen
 // reader's: the plate itself stays plain text to read): a small menu hides that seat's
-// reactions, or shows them again, for the rest of the match.
+// reactions, or shows them again, for the rest of the match (a reload of the page included).
 
 import { announce } from "./announce.js";
 import { app, render } from "./core.js";
@@ -12,9 +12,50 @@ import { esc, seatName, toast } from "./ui.js";
 const BUBBLE_MS = 3500;
 /** Seats whose reactions are hidden, for the match on screen (forgotten at a new match). */
 const muted = new Set();
+/** The table they belong to; kept in the tab's sessionStorage with them, so that a reload
+ * in the middle of the match does not bring back the reactions its player hid. */
+let mutedAt = null;
+const STORED = "duyun.mutedSeats";
 
-export function forgetReactionMutes() {
+function keep() {
+  try {
+    sessionStorage.setItem(STORED, JSON.stringify({ code: mutedAt, seats: [...muted] }));
+  } catch {
+    /* no storage (a private window): the mutes last as long as the page */
+  }
+}
+
+/** A new match on screen (another table, or 再來一局 at this one): every seat is heard again. */
+export function forgetReactionMutes(code = null) {
   muted.clear();
+  mutedAt = code;
+  keep();
+}
+
+/** The match is over: this page keeps its mutes to its end, a page opened later has none
+ * (a private table's 再來一局 under the same code is another match). */
+export function leaveReactionMutes() {
+  try {
+    sessionStorage.removeItem(STORED);
+  } catch {
+    /* no storage */
+  }
+}
+
+/** The first table message of a page just opened: the mutes it had for this table, if it
+ * was reloaded in the middle of the match, else none. */
+export function restoreReactionMutes(code) {
+  let stored = null;
+  try {
+    stored = JSON.parse(sessionStorage.getItem(STORED) ?? "null");
+  } catch {
+    stored = null;
+  }
+  muted.clear();
+  mutedAt = code;
+  if (stored?.code === code && Array.isArray(stored.seats))
+    for (const seat of stored.seats) if (Number.isInteger(seat) && seat >= 0 && seat < 4) muted.add(seat);
+  keep();
 }
 
 /** The plate's button for the seat's menu (another seat's, occupied), crossed out while the
@@ -107,6 +148,8 @@ export const reactionHandlers = {
       muted.add(seat);
       document.querySelectorAll(`.reaction-bubble[data-seat="${seat}"]`).forEach((b) => b.remove());
     }
+    mutedAt = app.table?.code ?? null;
+    keep();
     toast(t(muted.has(seat) ? "seat_reactions_hidden" : "seat_reactions_shown", { who }), "info");
     closeMenu(true);
     render();
