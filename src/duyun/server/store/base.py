@@ -184,9 +184,9 @@ class StoreCore:
         self._serial: contextlib.AbstractContextManager[Any] = (
             contextlib.nullcontext() if self._postgres else threading.RLock()
         )
-        #: PostgreSQL: the connection the event writer's batches keep between them (taken
-        #: under ``_writer_lock``), so that they skip the pool's checkout and its pre-ping
-        #: (store/events.py)
+        #: the connection the event writer's batches keep between them (taken under
+        #: ``_writer_lock``), so that they skip the pool's checkout, its reset and, on
+        #: PostgreSQL, its pre-ping (store/events.py)
         self._writer_connection: Connection | None = None
         self._writer_lock = threading.Lock()
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from psycopg import ClientCursor, InterfaceError, OperationalError
@@ -150,12 +151,12 @@ class EventLogStore(StoreCore):
                 wanted.append(position)
         if not wanted:
             return results
-        hand_ids = sorted({appends[p][0] for p in wanted})
+        batch = _Batch(appends, wanted, leases, sorted({appends[p][0] for p in wanted}), results)
         try:
             if self._postgres:
-                self._append_postgres(appends, wanted, leases, hand_ids, results)
+                self._append_postgres(batch)
             else:
-                self._append_sqlite(appends, wanted, leases, hand_ids, results)
+                self._append_sqlite(batch)
         except (IntegrityError, self._engine.dialect.loaded_dbapi.IntegrityError):
             # another process wrote one of these hands' seqs between the check and the insert
             # (a table that changed owner): settle each append on its own, as if sent alone
@@ -168,43 +169,43 @@ class EventLogStore(StoreCore):
                     results[position] = exc
         return results
 
-    # The two methods below run the batch's two statements on the DB-API cursor of a pooled
-    # connection rather than through SQLAlchemy's execute: at people's pace each batch is one
-    # move, and SQLAlchemy's per-execute work (the compiled statement's expansion of the IN
-    # list, parameter and result processing) was most of what the batch cost besides the
-    # driver (docs/deploy.md "Where a process's CPU goes"). The SQL is the prebuilt _CHECK's
-    # (with FOR SHARE on PostgreSQL) and _INSERT's, in the same single transaction.
+    # The two methods below run the batch's two statements on the DB-API cursor of a
+    # connection the writer keeps between batches rather than through SQLAlchemy's execute:
+    # at people's pace each batch is one move, and SQLAlchemy's per-execute work (the compiled
+    # statement's expansion of the IN list, parameter and result processing) and then its
+    # per-transaction work (the pool's checkout and reset, the begin and commit events) were
+    # most of what the batch cost besides the driver (docs/deploy.md "Where a process's CPU
+    # goes"). The SQL is the prebuilt _CHECK's (with FOR SHARE on PostgreSQL) and _INSERT's,
+    # in one transaction.
 
-    def _append_sqlite(
-        self,
-        appends: Sequence[tuple[Any, ...]],
-        wanted: list[int],
-        leases: list[Lease | None],
-        hand_ids: list[int],
-        results: list[StoreError | None],
-    ) -> None:
-        # begin() takes the write lock (BEGIN IMMEDIATE, store/database.py) and commits
-        with self._serial, self._engine.begin() as connection:
-            cursor = connection.connection.cursor()
+    def _append_sqlite(self, batch: _Batch) -> None:
+        """The batch in ``BEGIN IMMEDIATE`` (the write lock up front, as every transaction of
+        the store on SQLite takes it) on the writer's kept connection, which also skips the
+        pool's checkout and the rollback with which the pool resets a returned connection."""
+        with self._serial, self._writer_lock:
+            if self._writer_connection is None:
+                self._writer_connection = self._engine.connect()
+            raw: Any = self._writer_connection.connection.dbapi_connection
+            cursor = raw.cursor()
             try:
-                found = cursor.execute(_CHECK_SQLITE, (json.dumps(hand_ids),)).fetchall()
-                rows = _judge(appends, wanted, leases, found, results)
-                if rows:
-                    cursor.executemany(
-                        _INSERT_SQLITE,
-                        [(hand_id, seq, json.dumps(event)) for hand_id, seq, event in rows],
-                    )
+                cursor.execute("BEGIN IMMEDIATE")
+                try:
+                    found = cursor.execute(_CHECK_SQLITE, (json.dumps(batch.hand_ids),))
+                    rows = _judge(batch, found.fetchall())
+                    if rows:
+                        cursor.executemany(
+                            _INSERT_SQLITE,
+                            [(hand_id, seq, json.dumps(event)) for hand_id, seq, event in rows],
+                        )
+                    cursor.execute("COMMIT")
+                except BaseException:
+                    if raw.in_transaction:
+                        raw.rollback()
+                    raise
             finally:
                 cursor.close()
 
-    def _append_postgres(
-        self,
-        appends: Sequence[tuple[Any, ...]],
-        wanted: list[int],
-        leases: list[Lease | None],
-        hand_ids: list[int],
-        results: list[StoreError | None],
-    ) -> None:
+    def _append_postgres(self, batch: _Batch) -> None:
         """The batch on the writer's kept connection when it is free (the event writer has one
         batch in flight at a time, so it nearly always is), else on one from the pool.
 
@@ -216,26 +217,39 @@ class EventLogStore(StoreCore):
         fails the batch as it would have with the pre-ping."""
         if not self._writer_lock.acquire(blocking=False):
             with self._engine.connect() as connection:
-                _batch_postgres(connection, appends, wanted, leases, hand_ids, results)
+                _batch_postgres(connection, batch)
             return
         try:
             kept = self._writer_connection
             if kept is not None:
                 try:
-                    _batch_postgres(kept, appends, wanted, leases, hand_ids, results)
+                    _batch_postgres(kept, batch)
                     return
                 except _LostBeforeWriting:
                     self._writer_connection = None
                     kept.close()
             self._writer_connection = connection = self._engine.connect()
             try:
-                _batch_postgres(connection, appends, wanted, leases, hand_ids, results)
+                _batch_postgres(connection, batch)
             except _LostBeforeWriting as lost:
                 self._writer_connection = None
                 connection.close()
                 raise lost.error from None
         finally:
             self._writer_lock.release()
+
+
+@dataclass(slots=True)
+class _Batch:
+    """One :meth:`EventLogStore.append_events_many` call on its way through the database:
+    the appends, the positions of those still to write, each one's lease, the hands they
+    touch (sorted) and, per append, its result so far (``None``: written or not judged)."""
+
+    appends: Sequence[tuple[Any, ...]]
+    wanted: list[int]
+    leases: list[Lease | None]
+    hand_ids: list[int]
+    results: list[StoreError | None]
 
 
 class _LostBeforeWriting(Exception):
@@ -247,14 +261,7 @@ class _LostBeforeWriting(Exception):
         self.error = error
 
 
-def _batch_postgres(
-    connection: Connection,
-    appends: Sequence[tuple[Any, ...]],
-    wanted: list[int],
-    leases: list[Lease | None],
-    hand_ids: list[int],
-    results: list[StoreError | None],
-) -> None:
+def _batch_postgres(connection: Connection, batch: _Batch) -> None:
     """Two round trips instead of four: ``BEGIN`` with the check, then the inserts with
     ``COMMIT``, each pair one message (psycopg's client-side binding, whose simple protocol
     takes several statements). The transaction is spelled out, autocommit on while the batch
@@ -265,10 +272,10 @@ def _batch_postgres(
     first = True
     try:
         with ClientCursor(raw) as cursor:
-            cursor.execute(_BEGIN_CHECK_POSTGRES, (hand_ids,))
+            cursor.execute(_BEGIN_CHECK_POSTGRES, (batch.hand_ids,))
             first = False
             cursor.nextset()  # BEGIN's result, then the check's
-            rows = _judge(appends, wanted, leases, cursor.fetchall(), results)
+            rows = _judge(batch, cursor.fetchall())
             if rows:
                 # a refused insert (a seq taken) skips the COMMIT after it: the transaction
                 # is left failed, and rolled back below
@@ -292,22 +299,19 @@ def _batch_postgres(
 
 
 def _judge(
-    appends: Sequence[tuple[Any, ...]],
-    wanted: list[int],
-    leases: list[Lease | None],
-    found_rows: Sequence[Sequence[Any]],
-    results: list[StoreError | None],
+    batch: _Batch, found_rows: Sequence[Sequence[Any]]
 ) -> list[tuple[int, int, dict[str, Any]]]:
     """The checks of :meth:`EventLogStore.append_events`, for each wanted append in order,
     against the check's rows (hand id, status, events stored, match id, lease owner, lease
-    epoch): the refusals go to ``results``, the rows to insert are returned."""
+    epoch): the refusals go to the batch's ``results``, the rows to insert are returned."""
+    appends, leases, results = batch.appends, batch.leases, batch.results
     found: dict[int, tuple[str, int]] = {}
     fences: dict[int, tuple[int, str | None, int]] = {}
     for row in found_rows:
         found[row[0]] = (row[1], row[2])
         fences[row[0]] = (row[3], row[4], row[5])
     rows: list[tuple[int, int, dict[str, Any]]] = []
-    for position in wanted:
+    for position in batch.wanted:
         hand_id, first_seq, events = appends[position][:3]
         if hand_id not in found:
             results[position] = NotFoundError(f"no hand with id {hand_id}")
