@@ -174,7 +174,9 @@ async def _player(
     rng = random.Random(seed)
     pending: float | None = None  # when our last turn action was sent
     dealt_in = False
-    async with websockets.connect(ws_url, max_size=1 << 20) as ws:
+    # no pings of its own: a browser's WebSocket never sends one (the server's keepalive pings,
+    # which a browser answers, still go out and are answered by the library)
+    async with websockets.connect(ws_url, max_size=1 << 20, ping_interval=None) as ws:
         await ws.send(json.dumps({"type": "hello", "version": 1, "token": token}))
         await ws.send(json.dumps({"type": "join", "code": code}))
         await ws.send(json.dumps({"type": "ready"}))

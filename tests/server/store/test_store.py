@@ -446,6 +446,30 @@ def test_group_commit_refused_insert_rolls_back_the_batch_then_settles_each_alon
     assert [e["type"] for e in store.hand_log(second).events] == ["start", "draw"]
 
 
+def test_group_commit_that_fails_midway_writes_nothing_and_frees_the_kept_connection(
+    store: Store,
+) -> None:
+    """The event writer keeps its connection between batches and spells out its own
+    transaction. A batch that fails after its check (an event that is no JSON, found while
+    the rows are being inserted) is rolled back whole, the write lock is released (another
+    transaction of the store gets through), and the next batch is written on the same kept
+    connection."""
+    first, second = _one_hand_matches(store, 2)
+    assert store.append_events_many([(first, 0, [{"type": "start"}])]) == [None]
+    kept = store._writer_connection
+    assert kept is not None
+    with pytest.raises(TypeError):
+        store.append_events_many(
+            [(first, 1, [{"type": "draw", "seat": 0}]), (second, 0, [{"bad": object()}])]
+        )
+    assert [e["type"] for e in store.hand_log(first).events] == ["start"]
+    assert store.hand_log(second).events == ()
+    store.append_events(second, 0, [{"type": "start"}])  # a transaction of its own
+    assert store.append_events_many([(first, 1, [{"type": "draw", "seat": 0}])]) == [None]
+    assert store._writer_connection is kept
+    assert [e["type"] for e in store.hand_log(first).events] == ["start", "draw"]
+
+
 def test_group_commit_on_a_connection_the_database_dropped_is_sent_again(
     fresh_postgres_url: str,
 ) -> None:
