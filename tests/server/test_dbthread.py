@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from duyun.server.dbthread import MOVES, OTHER, DatabaseThread, StoreRoute
+from duyun.server.dbthread import MOVES, OTHER, POOL_THREADS, DatabaseThread, StoreRoute
 
 
 def test_moves_go_ahead_of_waiting_calls_and_equal_ones_keep_their_order() -> None:
@@ -132,5 +132,29 @@ def test_the_pool_route_of_postgresql_returns_results_and_errors() -> None:
 
     try:
         assert asyncio.run(calls()) == list(range(10))
+    finally:
+        route.shutdown()
+
+
+def test_moves_on_postgresql_never_wait_behind_a_backlog_of_other_calls() -> None:
+    """PostgreSQL's route: while every thread of the pool is held by other calls (a room's
+    seating) and more wait behind them, a move's batch still runs at once, on its own
+    thread."""
+    route = StoreRoute("postgresql")
+    gate = threading.Event()
+
+    async def calls() -> None:
+        held = [
+            asyncio.create_task(route.call(OTHER, gate.wait, 10)) for _ in range(POOL_THREADS + 3)
+        ]
+        try:
+            assert await asyncio.wait_for(route.call(MOVES, sum, [1, 2]), timeout=5) == 3
+            assert not any(task.done() for task in held)
+        finally:
+            gate.set()
+            await asyncio.gather(*held)
+
+    try:
+        asyncio.run(calls())
     finally:
         route.shutdown()
