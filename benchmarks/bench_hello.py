@@ -47,7 +47,7 @@ def main() -> int:
                 account = store.verify_token(token)
                 return account, store.live_match_of(account.id)
 
-            assert all(store.session_of(t) == two_calls(t) for t in tokens[:5])
+            assert all(store.session_of(t)[:2] == two_calls(t) for t in tokens[:5])
             for _ in range(3):  # alternated: a shared machine drifts
                 one = _cpu_per_call(store.session_of, tokens, args.rounds)
                 two = _cpu_per_call(two_calls, tokens, args.rounds)

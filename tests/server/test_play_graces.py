@@ -195,13 +195,19 @@ def test_a_hello_is_one_transaction_with_the_account_and_its_live_match(store: S
 
     ann = store.create_guest()
     token = store.issue_token(ann.id)
-    assert store.session_of(token) == (store.verify_token(token), None)
+    assert store.session_of(token) == (store.verify_token(token), None, False)
     seats = (SeatSpec(ann.id, None), *(SeatSpec(None, "random") for _ in range(3)))
     match = store.create_match(
         MatchSpec(kind="room", room="novice", stake=1, hands=2, seats=seats, seed=4)
     )
-    account, live = store.session_of(token)
-    assert account.id == ann.id and live == match == store.live_match_of(ann.id)
+    account, live, seated = store.session_of(token)
+    assert account.id == ann.id and live == match == store.live_match_of(ann.id) and seated
+    # an escaped seat is no longer played (live) but still held (seated): a reconnect on
+    # another process is sent to its table
+    store.mark_forced_tuoguan(match, 0)
+    assert store.session_of(token)[1:] == (None, True)
+    store.finish_match(match, "completed")
+    assert store.session_of(token)[1:] == (None, False)
     store.revoke_token(token)
     with pytest.raises(AuthError, match="revoked"):
         store.session_of(token)

@@ -220,7 +220,7 @@ def welcome(
 async def authenticate(state: ServerState, conn: Connection, token: str) -> None:
     store, manager = get_store(state), get_manager(state)
     try:
-        account, live = await run_db(manager, store.session_of, token)
+        account, live, seated = await run_db(manager, store.session_of, token)
     except AuthError as error:
         raise ProtocolError("unauthorized", f"token refused: {error}") from None
     conn.account = account
@@ -230,7 +230,7 @@ async def authenticate(state: ServerState, conn: Connection, token: str) -> None
     # would cost it an escape (R45) for a server failure (issue 20 item 12)
     pending = live if manager.seated.get(account.id) is None else None
     conn.send(welcome(state, account, manager.seated.get(account.id), pending))
-    if not manager.attach(conn) and state.cluster is not None:
+    if not manager.attach(conn) and state.cluster is not None and seated:
         await state.cluster.reconnect_elsewhere(conn)
 
 
