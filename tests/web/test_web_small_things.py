@@ -22,6 +22,20 @@ pytestmark = pytest.mark.slow
 
 SMALL_PHONE = {"width": 360, "height": 740}
 
+#: an init script: every toast the page adds, as [kind, text], in ``window.__toastLog``
+TOAST_LOG = """
+window.__toastLog = [];
+new MutationObserver((records) => {
+  for (const record of records) {
+    for (const node of record.addedNodes) {
+      if (node.nodeType === 1 && node.classList.contains("toast")) {
+        window.__toastLog.push([node.dataset.kind || "", node.textContent || ""]);
+      }
+    }
+  }
+}).observe(document, { childList: true, subtree: true });
+"""
+
 
 @pytest.fixture(scope="module")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebServer]:
@@ -58,6 +72,10 @@ def test_own_name_is_whole_on_a_small_phone_and_a_timed_out_turn_names_its_tile(
     browser: Any, web_server: WebServer
 ) -> None:
     tab = Tab(browser, web_server, SMALL_PHONE)
+    # every toast the page shows, kept: the notice is on screen for 4 s, which a loaded
+    # machine's round trips between here and the page can outlast (a CI dry run waited for
+    # it in vain), and a later turn may not bring another (two timeouts in a row are 托管)
+    tab.page.add_init_script(TOAST_LOG)
     _private_table_with_bots(tab, hands=1)
     tab.page.wait_for_selector("#hand.can-discard")  # the dealer's first turn: left to run out
     seat = tab.app("app.seat")
@@ -65,8 +83,21 @@ def test_own_name_is_whole_on_a_small_phone_and_a_timed_out_turn_names_its_tile(
         f"#plate-{seat} .name", "n => n.scrollWidth > n.clientWidth + 1"
     )
     assert not cut, tab.page.text_content(f"#plate-{seat} .name")
-    toast = tab.page.wait_for_selector(".toast.info", timeout=30_000)
-    text = toast.text_content() or ""
+    try:
+        tab.page.wait_for_function(
+            "() => window.__toastLog.some(([kind, text]) => kind === 'info' && "
+            "text.includes('時間到了'))",
+            timeout=30_000,
+        )
+    except Exception as exc:
+        shown = tab.page.evaluate(
+            "() => ({toasts: window.__toastLog, seat: window.__duyun.seat, "
+            "seats: window.__duyun.table?.seats?.map(s => s && s.tuoguan), "
+            "prompt: window.__duyun.prompt, status: window.__duyun.table?.status, "
+            "river: window.__duyun.hand?.rivers?.[window.__duyun.seat]})"
+        )
+        raise AssertionError(f"no timeout notice within 30 s; the page had {shown}") from exc
+    text = next(t for kind, t in tab.page.evaluate("window.__toastLog") if "時間到了" in t)
     river = tab.app(f"app.hand.rivers[{seat}].map(r => r.tile)")
     assert "時間到了" in text and river, (text, river)
     # the tile the timer played, by its Chinese name (五筒): the first of the seat's river
