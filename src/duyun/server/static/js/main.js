@@ -148,7 +148,9 @@ function onEvents(events) {
 function onMessage(msg) {
   switch (msg.type) {
     case "welcome": {
-      app.account = msg.account ?? app.account;
+      // the same account: merged, since the welcome's copy has no `in_play` and may come
+      // after /api/me's (a reload under load), which would take the lobby's way back away
+      if (msg.account) app.account = app.account?.id === msg.account.id ? { ...app.account, ...msg.account } : msg.account;
       app.config = msg.config ?? {};
       app.reactions = msg.reactions ?? app.reactions;
       if (!msg.table && msg.match?.status === "pending") {
