@@ -10,10 +10,22 @@ says so, and 本局不碰槓 passes this hand's claim offers by itself.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from web_helpers import DESKTOP, PHONE, SKIP_REASON, WebServer
+
+from duyun.engine.settlement import (
+    PaymentTerms,
+    bean_rows,
+    discard_win_rows,
+    escape_rows,
+    exhaustive_draw_rows,
+    rob_kong_rows,
+    self_draw_rows,
+)
+from duyun.scoring import PatternResult
 
 if SKIP_REASON:
     pytest.skip(SKIP_REASON, allow_module_level=True)
@@ -109,6 +121,68 @@ def test_server_errors_read_as_words_in_both_languages(browser: Any, web_server:
     assert "準備" in texts["zh_start"] and "Ready" in texts["en_start"]
     assert "觀戰" in texts["zh_started"] and "watch" in texts["en_started"]
     page.close()
+
+
+def _every_kind_of_payment_row() -> list[dict[str, object]]:
+    """One ledger row of every kind the engine writes, made by the engine's own settlement
+    functions, so that a new or reworded reason shows here rather than at a player's table."""
+    kong_income = bean_rows(PaymentTerms(0, 0, (False,) * 4, 1), 1, [2], 1, "直槓")
+    terms = PaymentTerms(dealer=0, streak=2, baoting=(True, False, False, False), base_points=1)
+    pattern = PatternResult("對對胡", 3)
+    ready = {0: pattern, 1: None, 2: PatternResult("清一色", 3), 3: None}
+    rows = [
+        *discard_win_rows(terms, 0, pattern, 1, gang_shang_pao=True, kong_income=kong_income),
+        *discard_win_rows(terms, 2, pattern, 3, gang_shang_pao=False),
+        *self_draw_rows(terms, 0, pattern, [1, 2, 3], gang_shang_hua=True),
+        *self_draw_rows(terms, 2, pattern, [1], gang_shang_hua=False),
+        *rob_kong_rows(terms, 3, pattern, 1),
+        *bean_rows(terms, 1, [0, 2, 3], 1, "面下槓"),
+        *bean_rows(terms, 3, [0, 1, 2], 2, "暗槓"),
+        *exhaustive_draw_rows(terms, [0, 1, 2, 3], ready, kong_income),
+        *escape_rows(terms, 1, [0, 2, 3], units=12, da_jiao=None)[1],
+        *escape_rows(terms, 1, [0, 2], units=1, da_jiao=ready)[1],
+    ]
+    return [row.to_json() for row in rows]
+
+
+def test_every_payment_row_reads_in_the_page_language_r28_gang_shang_pao(
+    browser: Any, web_server: WebServer
+) -> None:
+    """The settlement's words for each payment, in Traditional, Simplified and English: no
+    English reason text in Chinese (the 槓上炮 transfer row's reason once came through as a
+    fan list, "點炮 (the kong's income handed over 番)"), and each row says what it is."""
+    rows = _every_kind_of_payment_row()
+    assert {row["rule"] for row in rows} == {"R12", "R14", "R28", "R29", "R30", "R45"}
+    page = browser.new_page()
+    page.goto(web_server.url + "/")
+    page.wait_for_function("() => window.__duyun && window.__duyun.booted")
+    texts = page.evaluate(
+        """async (rows) => {
+        const { explainPayment } = await import('/static/js/rules.js');
+        const { setLang } = await import('/static/js/i18n.js');
+        const out = {};
+        for (const lang of ['zh-Hant', 'zh-Hans', 'en']) {
+            setLang(lang, false);
+            out[lang] = rows.map(explainPayment);
+        }
+        setLang('zh-Hant', false);
+        return out;
+    }""",
+        rows,
+    )
+    page.close()
+    transfer = next(i for i, row in enumerate(rows) if str(row["reason"]).startswith("槓上炮"))
+    assert texts["zh-Hant"][transfer] == "槓上炮：轉交槓的收入"
+    assert texts["zh-Hans"][transfer] == "杠上炮：转交杠的收入"
+    assert texts["en"][transfer] == "槓上炮: the kong's income handed over"
+    for lang in ("zh-Hant", "zh-Hans"):
+        for row, text in zip(rows, texts[lang], strict=True):
+            assert text and not re.search("[A-Za-z]", text), (lang, row, text)
+    for row, text in zip(rows, texts["en"], strict=True):
+        assert re.search("[A-Za-z]{3}", text), (row, text)
+    # a win row lists its fan items in words: the pattern, 報聽, the dealer's streak
+    first_win = texts["zh-Hant"][0]
+    assert first_win.startswith("點炮") and "對對胡" in first_win and "番" in first_win
 
 
 def test_sounds_follow_the_table_and_the_mute_switch_is_remembered(

@@ -119,7 +119,8 @@ export function explainPayment(p) {
   const rule = String(p.rule ?? "");
   switch (rule) {
     case "R28":
-      if (/槓上炮/.test(reason) && !detail) return tz("槓上炮：轉交槓的收入", "槓上炮: the kong's income handed over");
+      // the transfer row's reason is "槓上炮: <English>"; its text after the colon is no fan list
+      if (reason.startsWith("槓上炮")) return tz("槓上炮：轉交槓的收入", "槓上炮: the kong's income handed over");
       return (reason.includes("搶槓") ? (tz("搶槓", "robbed kong")) : tz("點炮", "win on a discard")) + fan;
     case "R29":
       return (reason.includes("搶槓") ? (tz("搶槓", "robbed kong")) : tz("自摸", "self-draw")) + fan;
