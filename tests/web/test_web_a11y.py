@@ -23,6 +23,8 @@ if SKIP_REASON:
 
 from axe_playwright_python.sync_playwright import Axe
 from test_web_client import HAND_DEADLINE, NEXT_FRAMES, Tab, play_until_settlement
+from test_web_extras import _show_scene
+from test_web_layout import _scene
 from test_web_settle import _private_table_with_bots
 
 pytestmark = pytest.mark.slow
@@ -139,7 +141,7 @@ def test_a_whole_hand_with_the_keyboard_alone_and_the_settlement_takes_the_focus
     page.keyboard.press("ArrowRight")
     page.wait_for_selector("#hand .tile.sel[aria-pressed=true][tabindex='0']")
     page.wait_for_function("() => document.activeElement.matches('#hand .tile.sel')")
-    pressed = {"turn": 0, "claim": 0}
+    pressed = {"turn": 0, "claim": 0, "offer put away": 0, "win": 0}
     while not page.query_selector("#settlement, #match-summary"):
         page.wait_for_selector(
             "#settlement, #match-summary, #action-bar [data-key], #hand.can-discard",
@@ -149,8 +151,22 @@ def test_a_whole_hand_with_the_keyboard_alone_and_the_settlement_takes_the_focus
             "#action-bar [data-key]", "bs => bs.map(b => b.dataset.key)"
         )
         before = tab.app("app.prompt && app.prompt.id")
+        kind = tab.app("!app.promptSent && app.prompt && app.prompt.kind")
         if "h" in keys:
             page.keyboard.press("h")
+            pressed["win"] += 1
+        elif " " in keys and kind == "turn":
+            # 報聽 or a kong offered on one's own turn: Escape puts the offer away and sends
+            # nothing (the tile is still to be discarded), so no prompt change is waited for;
+            # waiting would run the turn's timer out and hand the seat to 托管
+            page.keyboard.press("Escape")
+            page.wait_for_function(
+                "() => !document.querySelector('#action-bar [data-key=\" \"]')"
+                " || !!document.querySelector('#settlement, #match-summary')",
+                timeout=HAND_DEADLINE * 1000,
+            )
+            pressed["offer put away"] += 1
+            continue
         elif " " in keys:
             page.keyboard.press("Escape")  # 過
             pressed["claim"] += 1
@@ -166,7 +182,9 @@ def test_a_whole_hand_with_the_keyboard_alone_and_the_settlement_takes_the_focus
             arg=before,
             timeout=HAND_DEADLINE * 1000,
         )
-    assert pressed["turn"] >= 1, pressed
+    # a discard by Enter, unless the first turn was already a win (天胡, or a win on the first
+    # discard offered)
+    assert pressed["turn"] >= 1 or pressed["win"] >= 1, pressed
     # the settlement is a dialog and has the focus; the reader's Tab onto it holds its
     # countdown, as hover does
     page.wait_for_selector("#settlement [role=dialog]")
@@ -175,3 +193,27 @@ def test_a_whole_hand_with_the_keyboard_alone_and_the_settlement_takes_the_focus
     page.keyboard.press("Tab")
     page.wait_for_selector("#settle-countdown.paused")
     tab.close()
+
+
+def test_escape_puts_a_turns_offer_away_and_enter_still_discards(
+    browser: Any, web_server: WebServer
+) -> None:
+    """On one's own turn with 報聽 offered, the offer bar's 過 is Escape: it sends nothing (the
+    turn still wants a discard), the offer goes, and Enter then discards the raised tile."""
+    scene = _scene()
+    discards = [x["tile"] for x in scene["legal"]]
+    scene["legal"] = [*scene["legal"], {"action": "baoting", "tile": discards[0]}]
+    context, page = _show_scene(browser, web_server, scene)
+    page.wait_for_selector("#action-bar [data-do=bt-mode][data-key=b]")
+    page.focus("#hand .tile[tabindex='0']")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#action-bar [data-do=bt-mode]", state="detached")
+    assert not page.query_selector("#action-bar [data-key]")
+    assert page.evaluate("() => window.__sent") == []
+    assert page.query_selector("#hand.can-discard")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => window.__sent.length > 0")
+    sent = page.evaluate("() => window.__sent")
+    assert [m["type"] for m in sent] == ["act"], sent
+    assert sent[0]["action"] == "discard" and sent[0]["tile"] in discards, sent
+    context.close()

@@ -70,13 +70,15 @@ def test_host_starts_with_bots_unready_and_an_invite_to_a_started_table_offers_t
     host.close()
 
 
-def _show_scene(browser: Any, server: WebServer) -> Any:
+def _show_scene(browser: Any, server: WebServer, scene: dict[str, Any] | None = None) -> Any:
+    """The drawn table of ``scene`` (test_web_layout's busy hand by default) on a page whose
+    connection is a stand-in that records what the page sends (``window.__sent``)."""
     context = browser.new_context(viewport=DESKTOP, device_scale_factor=1)
     page = context.new_page()
     page.goto(server.url + "/")
     page.wait_for_function("() => window.__duyun && window.__duyun.booted")
     page.evaluate("() => localStorage.removeItem('duyun.muted')")
-    page.evaluate(SHOW_SCENE, _scene())
+    page.evaluate(SHOW_SCENE, scene or _scene())
     page.wait_for_selector("#hand button.tile")
     # a stand-in connection that records what the page sends
     page.evaluate(

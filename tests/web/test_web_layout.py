@@ -252,7 +252,18 @@ SHOW_SETTLEMENT = """async (scene) => {
 }"""
 
 #: boxes of the table's parts, and the facts the test checks
-MEASURE = """() => {
+#: whether an element's text is cut: wider than its box, or a line hidden below it (by the
+#: line clamp). Fonts whose ascent and descent exceed the line height (Noto Sans CJK at 1.2)
+#: make the box a pixel or two shorter than its lines' content areas without cutting any ink,
+#: so only more than half a line past the box counts
+CUT = (
+    "e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight"
+    " + (parseFloat(getComputedStyle(e).lineHeight)"
+    " || parseFloat(getComputedStyle(e).fontSize) * 1.2) / 2"
+)
+
+MEASURE = (
+    """() => {
     const box = (el) => { const r = el.getBoundingClientRect();
         return {x: r.left, y: r.top, w: r.width, h: r.height}; };
     const all = (sel) => [...document.querySelectorAll(sel)];
@@ -272,8 +283,9 @@ MEASURE = """() => {
         riverTileMin: Math.min(...riverTiles.map(b => Math.min(Math.min(b.w, b.h),
                                                             Math.max(b.w, b.h) / 1.333))),
         nameSizes: all('.plate .name').map(e => parseFloat(getComputedStyle(e).fontSize)),
-        names: all('.plate .name').map(e => ({text: e.textContent, clipped:
-            e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1})),
+        names: all('.plate .name').map(e => ({text: e.textContent, clipped: ("""
+    + CUT
+    + """)(e)})),
         melds: all('.plate .melds .meld, .my-melds .meld').map(box),
         baoting: all('.plate .badge.bt').map(box),
         seats: [0, 1, 2, 3].map(s => ({plate: box(document.getElementById(`plate-${s}`)),
@@ -286,6 +298,7 @@ MEASURE = """() => {
         compassLabels: all('#compass .sub, #compass .timer-label').map(e => e.textContent.trim()),
     };
 }"""
+)
 
 
 #: every control on the page that is shown (a check box by its label, the tap target); the
@@ -516,8 +529,7 @@ def _check_settlement(page: Any, size: str, settlement_scene: dict[str, Any]) ->
     # the players' names show whole (on two lines where a line is too short)
     cut = page.eval_on_selector_all(
         "#settlement .total-card .name, #settlement .hands-list .label",
-        "els => els.filter(e => e.scrollWidth > e.clientWidth + 1"
-        " || e.scrollHeight > e.clientHeight + 1).map(e => e.textContent)",
+        f"els => els.filter({CUT}).map(e => e.textContent)",
     )
     assert not cut, cut
     if size in TOUCH:
