@@ -148,6 +148,7 @@ def _start_server(
                 # --reviews: the players asking are few and each asks many times
                 "reviews_per_hour = 0",
                 f"review_queue = {max(8, args.reviews)}",
+                f"commit_wait = {args.commit_wait}",
             ]
         ),
         encoding="utf-8",
@@ -468,6 +469,13 @@ def main(argv: list[str] | None = None) -> int:
         help="drive the players from this many processes (thousands of sockets are more than "
         "one event loop reads on time); the figures are summed",
     )
+    parser.add_argument(
+        "--commit-wait",
+        type=float,
+        default=0.0,
+        help="the servers' commit_wait: seconds a move may wait for other tables' moves to "
+        "share its commit (0..0.1; 0 = off, the default)",
+    )
     parser.add_argument("--url", help="use a running server instead of starting one")
     parser.add_argument(
         "--log-dir",
@@ -521,7 +529,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"load: {args.tables} tables, {args.tables * 4} clients, {max(1, len(processes))} "
         f"server process(es), claim window {args.claim_window} s, think time {pace}, "
-        f"{elapsed:.1f} s (setup included)"
+        f"commit wait {1000 * args.commit_wait:g} ms, {elapsed:.1f} s (setup included)"
     )
     print(
         f"  turn actions {stats.actions}, claim answers {stats.claim_answers}, hands "

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
+import pytest
 
+METRICS_TOKEN = "a-metrics-token-for-tests"
+
+
+@pytest.mark.parametrize("commit_wait", [0.0, 0.01], ids=["at-once", "commit-wait"])
 def test_full_match_two_humans_two_bots_balances_equal_ledger_r41(
-    live_server: Any, ws_client: Any, play: Any
+    live_server: Any, ws_client: Any, play: Any, commit_wait: float
 ) -> None:
-    server = live_server(claim_window=0.03)
+    """A whole match, its coins and its records; also with the bounded group commit
+    (``commit_wait``), whose held batches /metrics counts."""
+    server = live_server(claim_window=0.03, commit_wait=commit_wait, metrics_token=METRICS_TOKEN)
     ann, bob = server.guest(), server.guest()
     code = server.create_table(ann["token"], stake=2, hands=2, bot="random")
 
@@ -64,6 +72,15 @@ def test_full_match_two_humans_two_bots_balances_equal_ledger_r41(
         r["hand_id"] for r in end_a["results"]
     ]
     assert record["coins"] == end_a["coins"][0]
+    scraped = server.http.get("/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+    counted = {
+        name: float(value)
+        for name, value in re.findall(r"^(duyun_\w+_total) (\S+)$", scraped.text, re.MULTILINE)
+    }
+    batches, appends = counted["duyun_event_batches_total"], counted["duyun_event_appends_total"]
+    assert 0 < batches <= appends
+    held = counted["duyun_commit_wait_seconds_total"]
+    assert (0 < held <= batches * commit_wait) if commit_wait else held == 0
 
 
 def test_quick_match_fills_empty_seats_with_house_bots(live_server: Any, ws_client: Any, play: Any):

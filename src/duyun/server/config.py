@@ -58,6 +58,8 @@ class ConfigError(ValueError):
 MAX_STARTING_BALANCE = 10**12
 #: the longest any timer may be (a day): larger ones are typos, and NaN or infinity are errors
 MAX_SECONDS = 24 * 3600.0
+#: the longest ``commit_wait`` a server accepts: every move of every table may wait for it
+MAX_COMMIT_WAIT = 0.1
 #: how a table paces the claim window after a discard (docs/protocol.md "Timing", issue 21
 #: item 1): ``natural`` waits only for a person who was offered a claim (else one short beat),
 #: ``fixed`` keeps one uniform window after every discard
@@ -235,6 +237,10 @@ class ServerConfig:
     same_address_tables: bool = False
     #: seconds a leaderboard answer is reused before it is read again
     leaderboard_cache: float = 30.0
+    #: the event writer's bounded group commit (docs/deploy.md "Group commit"): a move may
+    #: wait this long for other tables' moves to share its transaction (0..0.1 s; 0 = write
+    #: each batch as soon as the writer is free). A move is still stored before anyone sees it
+    commit_wait: float = 0.0
 
     def economy(self) -> Economy:
         """The economy settings as the store takes them; ``topup_below`` 0 is the cheapest
@@ -270,6 +276,7 @@ class ServerConfig:
             "lease_seconds",
             "lease_renew_every",
             "leaderboard_cache",
+            "commit_wait",
         ):
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
@@ -280,6 +287,11 @@ class ServerConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
                 raise ConfigError(f"{name} must be a whole number {low}..{high}, got {value!r}")
+        if not 0 <= self.commit_wait <= MAX_COMMIT_WAIT:
+            raise ConfigError(
+                f"commit_wait must be 0..{MAX_COMMIT_WAIT:g} seconds (every move waits up to it), "
+                f"got {self.commit_wait!r}"
+            )
         if self.secret_key is not None and len(self.secret_key) < 16:
             raise ConfigError("secret_key must be at least 16 characters")
         if self.metrics_token is not None and not (

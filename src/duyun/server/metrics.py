@@ -93,6 +93,24 @@ class Metrics:
             buckets=LATENCY_BUCKETS,
             registry=self.registry,
         )
+        self.event_batches = Counter(
+            "duyun_event_batches",
+            "Transactions of the event writer (group commit): each stores the moves of one or "
+            "more tables",
+            registry=self.registry,
+        )
+        self.event_appends = Counter(
+            "duyun_event_appends",
+            "Tables' moves stored by the event writer (divided by duyun_event_batches: the "
+            "moves per commit)",
+            registry=self.registry,
+        )
+        self.commit_wait = Counter(
+            "duyun_commit_wait_seconds",
+            "Seconds the event writer's batches were held by commit_wait for more moves to "
+            "share their commit (each move waits at most commit_wait; 0 when it is off)",
+            registry=self.registry,
+        )
         self.errors = Counter(
             "duyun_errors",
             "Error messages sent to clients, by code, and unexpected exceptions (code=internal)",
@@ -136,6 +154,12 @@ class Metrics:
 
     def store_call(self, kind: str, started: float) -> None:
         self.store_seconds.labels(kind).observe(time.monotonic() - started)
+
+    def event_batch(self, appends: int, held: float) -> None:
+        self.event_batches.inc()
+        self.event_appends.inc(appends)
+        if held:
+            self.commit_wait.inc(held)
 
     def error(self, code: str) -> None:
         self.errors.labels(code).inc()

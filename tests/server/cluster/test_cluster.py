@@ -517,6 +517,9 @@ def test_metrics_and_readyz(live_server: Callable[..., Any]) -> None:
         "duyun_decision_seconds_bucket",
         "duyun_store_seconds",
         "duyun_errors_total",
+        "duyun_event_batches_total",
+        "duyun_event_appends_total",
+        "duyun_commit_wait_seconds_total",
     ):
         assert name in text, name
     assert re.search(r'^duyun_tables\{status="waiting"\} 0\.0$', text, re.MULTILINE)

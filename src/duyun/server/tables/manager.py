@@ -73,7 +73,12 @@ class TableManager:
 
     def __post_init__(self) -> None:
         self.route = StoreRoute(self.store.dialect)
-        self.writer = EventWriter(self.store, functools.partial(self.store_call, priority=MOVES))
+        self.writer = EventWriter(
+            self.store,
+            functools.partial(self.store_call, priority=MOVES),
+            wait=self.config.commit_wait,
+            observe=self.metrics.event_batch,
+        )
 
     async def store_call(
         self, function: Callable[..., Any], *args: Any, priority: int = OTHER
