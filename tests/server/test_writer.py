@@ -28,8 +28,9 @@ def _hands(store: Store, count: int) -> list[int]:
     return hands
 
 
-def test_writer_batches_concurrent_tables_and_reports_each_error(tmp_path: Path) -> None:
-    store = Store.open(f"sqlite:///{tmp_path / 'writer.db'}")
+def _count_transactions(store: Store) -> list[int]:
+    """The sizes of the store's ``append_events_many`` calls (the writer's transactions), as
+    they are made."""
     calls: list[int] = []
     original = store.append_events_many
 
@@ -38,6 +39,12 @@ def test_writer_batches_concurrent_tables_and_reports_each_error(tmp_path: Path)
         return original(appends)
 
     store.append_events_many = counting  # type: ignore[method-assign]
+    return calls
+
+
+def test_writer_batches_concurrent_tables_and_reports_each_error(tmp_path: Path) -> None:
+    store = Store.open(f"sqlite:///{tmp_path / 'writer.db'}")
+    calls = _count_transactions(store)
     try:
         hands = _hands(store, 12)
 
@@ -94,14 +101,7 @@ def test_commit_wait_gathers_the_moves_of_its_window_into_one_commit_and_counts_
     wait the same moves, coming a turn of the loop apart, take a commit each but the ones
     that came while a write ran."""
     store = Store.open(f"sqlite:///{tmp_path / 'wait.db'}")
-    calls: list[int] = []
-    original = store.append_events_many
-
-    def counting(appends: Any) -> Any:
-        calls.append(len(appends))
-        return original(appends)
-
-    store.append_events_many = counting  # type: ignore[method-assign]
+    calls = _count_transactions(store)
     observed: list[tuple[int, float]] = []
     try:
         hands = _hands(store, 8)
