@@ -31,6 +31,7 @@ registrations_per_minute = 0
 tables_per_minute = 0
 code_lookups_per_minute = 0
 open_tables_per_account = 0
+commit_wait = {commit_wait}
 """
 
 
@@ -44,9 +45,11 @@ class _Server(ServeProcess):
             database_url, config=tmp_path / "server.toml", owner="fault-test", deal=deal
         )
 
-    def boot(self, claim_window: float = 0.02, grace: float = 60.0) -> None:
+    def boot(
+        self, claim_window: float = 0.02, grace: float = 60.0, commit_wait: float = 0.0
+    ) -> None:
         """Write the config and start; ready when /healthz answers."""
-        text = SERVER_CONFIG.format(claim_window=claim_window, grace=grace)
+        text = SERVER_CONFIG.format(claim_window=claim_window, grace=grace, commit_wait=commit_wait)
         assert self.config is not None
         self.config.write_text(text, encoding="utf-8")
         self.start()
@@ -76,18 +79,25 @@ def _assert_settled(database_url: str, hand_id: int, received: list[dict[str, An
         store.close()
 
 
-@pytest.mark.parametrize("moment", ["turn", "claim_window"])
+@pytest.mark.parametrize("moment", ["turn", "claim_window", "commit_wait"])
 def test_sigkill_mid_hand_then_restart_resumes_the_hand(
     database_url: str, tmp_path: Path, ws_client: Any, play: Any, moment: str
 ) -> None:
     """``turn``: killed while a player's turn is pending; ``claim_window``: killed inside the
-    claim window after a discard (the engine has already gone on when nobody could claim).
+    claim window after a discard (the engine has already gone on when nobody could claim);
+    ``commit_wait``: killed right after a discard is sent to a server that holds each move up
+    to 0.1 s for others to share its commit, so most often while the move waits: a move
+    nobody was shown may be lost, what anybody was shown may not.
     The slow deal keeps every hand four steps from ready, so the hand is still on at ann's
     fifth decision whatever the random bots do."""
     server = _Server(database_url, tmp_path, "stacked_deals:slow")
     url, ws_url = server.url, server.ws_url
+    waits = moment == "commit_wait"
     try:
-        server.boot(claim_window=30.0 if moment == "claim_window" else 0.02)
+        server.boot(
+            claim_window=30.0 if moment == "claim_window" else 0.02,
+            commit_wait=0.1 if waits else 0.0,
+        )
         session = httpx.post(f"{url}/api/guest").json()
         token = session["token"]
         created = httpx.post(
@@ -104,12 +114,15 @@ def test_sigkill_mid_hand_then_restart_resumes_the_hand(
             await ann.send(type="ready")
             snapshot = await ann.expect("snapshot")
             received = list(snapshot["events"])
-            if moment == "turn":
+            if moment in ("turn", "commit_wait"):
                 for _ in range(4):  # a few decisions into the hand
                     prompt = await ann.expect("prompt")
                     move = next(a for a in prompt["legal"] if a["action"] in ("discard", "pass"))
                     await ann.send(type="act", **move)
-                await ann.expect("prompt", lambda m: m["kind"] == "turn")
+                prompt = await ann.expect("prompt", lambda m: m["kind"] == "turn")
+                if waits:  # the discard goes, and the kill follows it at once
+                    move = next(a for a in prompt["legal"] if a["action"] == "discard")
+                    await ann.send(type="act", **move)
             else:
                 prompt = await ann.expect("prompt")  # the dealer's first discard
                 move = next(a for a in prompt["legal"] if a["action"] == "discard")
@@ -126,7 +139,7 @@ def test_sigkill_mid_hand_then_restart_resumes_the_hand(
         received = asyncio.run(before_kill())
         assert any(e["type"] == "discard" and e["seat"] == 0 for e in received)
 
-        server.boot()
+        server.boot(commit_wait=0.1 if waits else 0.0)
 
         async def after_restart() -> tuple[dict[str, Any], dict[str, Any]]:
             ann = await ws_client.connect(ws_url, token, name="after")
@@ -136,7 +149,8 @@ def test_sigkill_mid_hand_then_restart_resumes_the_hand(
                 assert snapshot["events"] == received
                 assert snapshot["prompt"] is not None and snapshot["prompt"]["kind"] == "turn"
             else:
-                # what the window held back was stored; it comes out now, nothing is lost
+                # what the window held back was stored and comes out now; a discard killed
+                # while its commit waited was never shown: either way nothing seen is lost
                 assert snapshot["events"][: len(received)] == received
             if snapshot["prompt"] is not None:
                 legal = snapshot["prompt"]["legal"]
