@@ -86,15 +86,11 @@ class EventWriter:
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()
         while self._waiting:
-            held = 0.0
-            if self._wait:
-                # the oldest move's wait so far counts: one that came while a write ran has
-                # waited for it already
-                held = self._oldest + self._wait - loop.time()
-                if held > 0:
-                    await asyncio.sleep(held)
-                else:
-                    held = 0.0
+            # the oldest move's wait so far counts: one that came while a write ran has
+            # waited for it already
+            held = max(0.0, self._oldest + self._wait - loop.time()) if self._wait else 0.0
+            if held:
+                await asyncio.sleep(held)
             batch, self._waiting = self._waiting, []
             if self._observe is not None:
                 self._observe(len(batch), held)
