@@ -47,10 +47,11 @@ KONG_NAMES = {
     "added_kong": "面下槓 added kong",
     "concealed_kong": "暗槓 concealed kong",
 }
-# why a tile that completes a hand is no win (the ``win_refused`` event's ``reason``)
+# why a tile that completes a hand is no win (the ``win_refused`` event's ``reason``), told to
+# the player at the table: the words, never the rule number
 REFUSAL_REASONS = {
-    "R17": "平胡 wins on a discard only with a bean 豆 or from a 報聽 player (R17)",
-    "R9": "you passed a win since your last turn: 過水 blocks wins on discards until then (R9)",
+    "R17": "平胡 wins on a discard only with a bean 豆 or from a 報聽 player",
+    "R9": "you passed a win since your last turn: 過水 blocks wins on discards until then",
 }
 _RECORD_REFUSALS = {
     "R17": "平胡 on a discard needs a bean or a 報聽 discarder",
@@ -161,6 +162,58 @@ def escape_penalty(rules: Mapping[str, Any] | RuleSet | None) -> str:
     ruleset = hand_rules(rules)
     units, base = ruleset.escape_penalty_units, ruleset.base_points
     return f"{units} × base ({units * base} points)"
+
+
+_FAN_ITEM = re.compile(r"^(\S+) (\d+)$")
+
+
+def _fan_items(reason: str) -> str:
+    """The fan list after a reason's colon (``點炮: 清一色 2 + 報聽 1``) as `` (清一色 2 + 報聽 1
+    fan)``; empty when the text after the colon is no fan list."""
+    _, colon, detail = reason.partition(":")
+    items = [item.strip() for item in detail.split("+")] if colon else []
+    if not items or not all(_FAN_ITEM.match(item) for item in items):
+        return ""
+    return f" ({' + '.join(items)} fan)"
+
+
+def payment_reason(rule: str, reason: str) -> str:
+    """A settlement row's why, for a player: the engine's ``reason`` is written for the record
+    (``點炮: 清一色 2``, ``R12`` ``暗槓``) and its ``rule`` is a number players do not read, so
+    the table says what happened in words (the web page's settlement says the same)."""
+    fans = _fan_items(reason)
+    if rule == "R28":
+        if reason.startswith("槓上炮"):
+            return "槓上炮: the kong's income handed over to the winner"
+        return f"點炮 win on a discard{fans}"
+    if rule == "R29":
+        for name, words in (
+            ("搶槓", "搶槓 robbing a kong"),
+            ("槓上花", "槓上花 self-draw after a kong"),
+        ):
+            if reason.startswith(name):
+                return words + fans
+        return f"自摸 self-draw{fans}"
+    if rule == "R12":
+        return f"bean 豆 for a {_kong_words(reason)}"
+    if rule == "R14":
+        kong = reason.removeprefix("黃豆: returns ").strip()
+        return f"黃豆: not ready at the draw, hands back the bean for a {_kong_words(kong)}"
+    if rule == "R30":
+        return f"查大叫: not ready at the draw, pays a ready player{fans}"
+    if rule == "R45":
+        flat = re.search(r"(\d+) × base", reason)
+        if flat and not fans:
+            return f"escape penalty: {flat.group(1)} × base"
+        return f"escape, paid as 查大叫{fans}"
+    return reason
+
+
+def _kong_words(kind: str) -> str:
+    """``直槓 銀豆`` (the engine's bean reason) as ``直槓 direct kong (銀豆)``."""
+    name, _, bean = kind.strip().partition(" ")
+    words = next((w for w in KONG_NAMES.values() if name and w.startswith(name)), name or "kong")
+    return f"{words} ({bean})" if bean else words
 
 
 def refusal_line(
@@ -357,7 +410,7 @@ def _table(
         return Line(
             (
                 f"  {voice.says(event['payer'], 'pays')} {voice.label(event['payee'])} "
-                f"{event['points']} pts ({event['reason']})",
+                f"{event['points']} pts ({payment_reason(event['rule'], event['reason'])})",
             ),
             "quiet",
         )
@@ -411,7 +464,7 @@ def _table(
         quits = voice.says(seat, "quits", "quit")
         penalty = _escape_words(event, rules)
         return Line(
-            (f"{quits} the hand: 強退 escape, penalty {penalty} (R45)",),
+            (f"{quits} the hand: 強退 escape, penalty {penalty}",),
             "alert",
         )
     return None

@@ -137,7 +137,7 @@ def test_ctrl_c_asks_then_escape_settles(tmp_path: Path) -> None:
     child.sendline("y")
     child.expect("You quit the hand: 強退 escape")
     child.expect("Settlement of hand 1/2")
-    child.expect("R45")
+    child.expect("escape penalty")  # the R45 row, in words
     child.expect(r"Match over after 1 hand\(s\)")
     child.expect(SETTLED)
     path = str(child.match.group(1))

@@ -5,6 +5,7 @@ penalty, R40's base points) come from the hand's ``start`` event, never a hard-c
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,15 @@ import pytest
 from typer.testing import CliRunner
 
 from duyun.cli.main import app
-from duyun.describe import RECORD, Narrator, Voice, describe, describe_event, escape_penalty
+from duyun.describe import (
+    RECORD,
+    Narrator,
+    Voice,
+    describe,
+    describe_event,
+    escape_penalty,
+    payment_reason,
+)
 from duyun.engine import Round, dump_events, events_for, new_round
 from duyun.rules import RuleSet
 from duyun.tui import render
@@ -153,3 +162,50 @@ def test_changing_describes_words_changes_the_terminal_and_the_cli(
     text = render.describe_event(win, info)
     assert text is not None and "WORDS-TEST" in text.plain
     assert sum("wins by WORDS-TEST" in line for line in _replay_lines(tmp_path, game.events)) == 1
+
+
+def test_r12_r14_r28_r29_r30_r45_every_payment_reads_in_words_without_rule_numbers() -> None:
+    """The terminal's settlement and running log say why each row is paid in words: the
+    engine's reason is written for the record (a fan list after a colon, a bean's kind) and
+    its rule number is for the code, not for a player."""
+    from payment_rows import every_kind_of_payment_row
+
+    rows = every_kind_of_payment_row()
+    said = {(row.rule, row.reason): payment_reason(row.rule, row.reason) for row in rows}
+    for (rule, reason), words in said.items():
+        assert words and not re.search(r"\bR[0-9]", words), (rule, reason, words)
+        assert "base" in words or words != reason, f"{rule} {reason!r} read raw"
+    texts = set(said.values())
+    expected = {
+        "點炮 win on a discard (對對胡 3 fan)",
+        "槓上炮: the kong's income handed over to the winner",
+        "搶槓 robbing a kong (對對胡 3 fan)",
+        "bean 豆 for a 暗槓 concealed kong (金豆)",
+        "黃豆: not ready at the draw, hands back the bean for a 直槓 direct kong (銀豆)",
+        "escape penalty: 12 × base",
+    }
+    assert expected <= texts, sorted(texts)
+    assert any(t.startswith("槓上花 self-draw after a kong (") for t in texts)
+    assert any(t.startswith("自摸 self-draw (") for t in texts)
+    assert any(t.startswith("查大叫: not ready at the draw, pays a ready player (") for t in texts)
+    assert any(t.startswith("escape, paid as 查大叫 (") for t in texts)
+
+
+def test_the_table_voice_tells_payments_escapes_and_refusals_without_rule_numbers() -> None:
+    info = TableInfo(names=("a", "b", "You", "c"), human=2)
+    payment = {
+        "type": "payment", "payer": 2, "payee": 0, "fan": 3, "points": 3,
+        "rule": "R28", "reason": "點炮: 對對胡 3",
+    }  # fmt: skip
+    escape = {"type": "escape", "seat": 1, "penalty": "flat"}
+    refusals = [
+        {"type": "win_refused", "seat": 2, "tile": "5p", "from": 1, "reason": reason,
+         "pattern": "平胡"}
+        for reason in ("R17", "R9")
+    ]  # fmt: skip
+    lines = [render.describe_event(event, info) for event in (payment, escape, *refusals)]
+    texts = [line.plain for line in lines if line is not None]
+    assert len(texts) == 4
+    assert texts[0] == "  You pay a 0 3 pts (點炮 win on a discard (對對胡 3 fan))"
+    assert "強退 escape" in texts[1] and "bean" in texts[2] and "過水" in texts[3]
+    assert not any(re.search(r"\bR[0-9]", text) for text in texts), texts

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 from rich.console import Console, RenderableType
 
 from duyun.bots import make_bot
+from duyun.describe import payment_reason
 from duyun.engine import HandResult, Match, Payment, Round, SeatView, WinKind, parse_scenario
 from duyun.tiles import tile_from_str
 from duyun.tui.hints import compute_hints
@@ -184,7 +186,7 @@ def test_settlement_table() -> None:
     text = text_of(render_settlement(result, info, match_points=match.totals), width=120)
     assert "Settlement of hand 1/1" in text
     for row in result.payments:
-        assert row.reason in text
+        assert payment_reason(row.rule, row.reason) in text
         assert f"{row.points * 5}" in text
     for seat, points in enumerate(result.totals):
         assert f"{points:+d}" in text and f"{points * 5:+d}" in text, seat
@@ -198,7 +200,10 @@ def test_settlement_of_a_win_names_pattern_and_extras() -> None:
     result = HandResult("win", (1,), WinKind.DISCARD, 0, rows, (-54, 60, -6, 0), 1, 0)
     text = text_of(render_settlement(result, INFO), width=120)
     assert "strong 1 won by 點炮 on a discard, paid by You" in text
-    assert "點炮: 對對胡 3 + 報聽 6" in text
+    # each row's why in words, without the rule numbers players do not read
+    assert "點炮 win on a discard (對對胡 3 + 報聽 6 fan)" in text
+    assert "bean 豆 for a 直槓 direct kong (銀豆)" in text
+    assert not re.search(r"R[0-9]", text)
     assert "162" in text  # 54 points × stake 3
 
 
@@ -222,6 +227,8 @@ def test_hint_wording_follows_the_legal_actions() -> None:
     after_pong = render_hints(Hints(-1, (), (), can_win=False)).plain
     assert "no win now" in after_pong
     ready = render_hints(Hints(0, ((tile_from_str("3m"), "平胡", 1),), ())).plain
-    assert "ready 聽; waits 3m 平胡1" in ready and "R17" in ready
+    # R17 told in words, never by its number
+    assert "ready 聽; waits 3m 平胡1" in ready and "only with a bean 豆" in ready
+    assert not re.search(r"R[0-9]", ready)
     with_bean = render_hints(Hints(0, ((tile_from_str("3m"), "平胡", 1),), (), has_bean=True))
-    assert "R17" not in with_bean.plain
+    assert "only with a bean" not in with_bean.plain

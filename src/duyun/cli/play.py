@@ -56,7 +56,7 @@ def play_command(
             show_default=False,
         ),
     ] = None,
-    stake: Annotated[int, typer.Option("--stake", min=0, help="Coins per point (R41)")] = 1,
+    stake: Annotated[int, typer.Option("--stake", min=0, help="Coins per point")] = 1,
     seat: Annotated[int, typer.Option("--seat", min=0, max=3, help="Your seat, 0-3")] = 0,
     hints: Annotated[
         bool,
@@ -78,7 +78,7 @@ def play_command(
     bloody_battle: Annotated[
         bool,
         typer.Option(
-            "--bloody-battle", help="A 血戰 room: winners leave play, the others play on (R52-R57)"
+            "--bloody-battle", help="A 血戰 room: winners leave play, the others play on"
         ),
     ] = False,
 ) -> None:

@@ -22,7 +22,16 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from duyun.describe import WIN_HOW, Line, Tiles, Tone, Voice, describe, refusal_line
+from duyun.describe import (
+    WIN_HOW,
+    Line,
+    Tiles,
+    Tone,
+    Voice,
+    describe,
+    payment_reason,
+    refusal_line,
+)
 from duyun.engine import HandResult, MeldView, SeatView
 from duyun.hand import Hand, MeldKind
 from duyun.tiles import SUIT_NAMES, SUITS, NotationError, Tile, tile_from_str, tile_to_str
@@ -242,7 +251,8 @@ _COMPACT: dict[str, Any] = {
     "expand": False,
 }
 
-BEAN_NOTE = "(平胡 wins on a discard only with a bean 豆 or from a 報聽 player, R17)"
+# R17, told in words: players read the rule, not its number
+BEAN_NOTE = "(平胡 wins on a discard only with a bean 豆 or from a 報聽 player)"
 
 
 def render_hints(hints: Hints, *, chinese: bool = False, note: bool = True) -> Text:
@@ -252,7 +262,7 @@ def render_hints(hints: Hints, *, chinese: bool = False, note: bool = True) -> T
     if hints.can_win:
         text.append("you can win: h 胡")
     elif hints.shanten < 0:
-        text.append("complete shape, but no win now (after a pong: discard, R7)")
+        text.append("complete shape, but no win now (after a pong you discard first)")
     elif hints.shanten == 0 and hints.waits:
         text.append("ready 聽; waits ")
         text.append_text(_waits_text(hints.waits, chinese))
@@ -396,7 +406,7 @@ def render_baoting_note(view: SeatView, info: TableInfo) -> Text | None:
     line.append_text(tiles_text(view.baoting_self_draw_only, chinese=info.chinese, sep="/"))
     line.append(
         " leaves only 平胡 waits and no bean: you could then win only by self-draw 自摸, "
-        "搶槓 or a 報聽 player's discard (R17, R26)",
+        "搶槓 or a 報聽 player's discard",
         style="magenta",
     )
     return line
@@ -520,19 +530,23 @@ def render_settlement(
     """
     coins = info.stake != 1
     rows = Table(title="Payments", title_justify="left", **_COMPACT)
-    columns = [("payer", "left"), ("payee", "left"), ("rule", "left"), ("reason", "left")]
+    columns = [("payer", "left"), ("payee", "left"), ("why", "left")]
     columns += [("fan", "right"), ("points", "right")]
     if coins:
         columns.append(("coins", "right"))
     for column, justify in columns:
-        # Only the reason may wrap: names and numbers stay on one line each.
-        rows.add_column(column, justify=justify, no_wrap=column != "reason")  # type: ignore[arg-type]
+        # Only the why may wrap: names and numbers stay on one line each.
+        rows.add_column(
+            column,
+            justify=justify,  # type: ignore[arg-type]
+            no_wrap=column != "why",
+            overflow="fold",  # never an ellipsis in the middle of a reason
+        )
     for row in result.payments:
         cells = [
             info.seat_label(row.payer),
             info.seat_label(row.payee),
-            row.rule,
-            row.reason,
+            payment_reason(row.rule, row.reason),
             str(row.fan),
             str(row.points),
         ]
@@ -540,7 +554,7 @@ def render_settlement(
             cells.append(str(row.points * info.stake))
         rows.add_row(*cells)
     if not result.payments:
-        rows.add_row("—", "—", "", "no payments", "", "", *([""] if coins else []))
+        rows.add_row("—", "—", "no payments", "", "", *([""] if coins else []))
     title = "Result: this hand, the match" + (f" (coins = points × {info.stake})" if coins else "")
     net = Table(title=title, title_justify="left", **_COMPACT)
     net.add_column("seat", no_wrap=True)

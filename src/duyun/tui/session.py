@@ -69,7 +69,7 @@ Type one of the actions listed under "you may":
   h / hu / 胡        win
   g / pass / 過      pass
   r / redraw         show the table again (also: t, table)
-Ctrl-C or Ctrl-D: leave the match (leaving during a hand costs the escape penalty, R45)."""
+Ctrl-C or Ctrl-D: leave the match (leaving during a hand costs the escape penalty)."""
 #: Lines of the running log that stay visible above the table at the terminal's height.
 LOG_LINES = 3
 
@@ -371,7 +371,7 @@ class Session:
             left = self.match.hands - self.match.hands_played
             return f"Between hands quitting costs nothing ({left} hand(s) not played)."
         if game.won[self.options.seat]:
-            return "You have won this hand: leaving the table now costs nothing (R57)."
+            return "You have won this hand: leaving the table now costs nothing."
         rules = self.match.rules
         each = rules.escape_penalty_units * rules.base_points
         # R45 (a), R57: each other player still in the hand is paid
@@ -379,7 +379,7 @@ class Session:
         total = each * others
         coins = f", {total * self.options.stake} coins" if self.options.stake != 1 else ""
         text = (
-            f"Quitting now is an escape (強退, R45): you pay {rules.escape_penalty_units} × "
+            f"Quitting now is an escape (強退): you pay {rules.escape_penalty_units} × "
             f"{rules.base_points} = {each} points to each other player ({total} points{coins})"
         )
         if game.wall_remaining <= LAST_TILES:
