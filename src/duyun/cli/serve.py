@@ -10,6 +10,7 @@ already bound.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import secrets
@@ -226,6 +227,17 @@ def _server_class() -> type[Any]:
                 host = f"[{address[0]}]" if ":" in address[0] else address[0]
                 logging.getLogger("uvicorn.error").info(
                     "Uvicorn running on http://%s:%d (Press CTRL+C to quit)", host, address[1]
+                )
+            if self.started:
+                # uvicorn picks uvloop and httptools by itself when the server extra installed
+                # them, and falls back quietly; say which, since the event loop is most of a
+                # decision's CPU (docs/deploy.md, "Capacity at people's pace")
+                loop = type(asyncio.get_running_loop()).__module__.partition(".")[0]
+                parser = getattr(self.config, "http_protocol_class", None)
+                logging.getLogger("uvicorn.error").info(
+                    "duyun serve: event loop %s, HTTP parser %s",
+                    loop,
+                    getattr(parser, "__name__", "?").removesuffix("Protocol").lower(),
                 )
 
     return Server

@@ -15,7 +15,13 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    ProcessCollector,
+    generate_latest,
+)
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
@@ -74,6 +80,10 @@ class Metrics:
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
+        # process_open_fds / process_max_fds (and CPU, memory): on uvloop a connection past the
+        # open-files limit is accepted and closed by libuv without a log line, so running out
+        # of descriptors shows here (docs/deploy.md, "Connection limits and the log")
+        ProcessCollector(registry=self.registry)
         self.decisions = Counter(
             "duyun_decisions",
             "Players' decisions (act messages) a table has handled; rate() is decisions/second",

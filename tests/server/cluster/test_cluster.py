@@ -522,6 +522,10 @@ def test_metrics_and_readyz(live_server: Callable[..., Any]) -> None:
         "duyun_commit_wait_seconds_total",
     ):
         assert name in text, name
+    if sys.platform.startswith("linux"):  # the descriptors left before accept() fails
+        opened = re.search(r"^process_open_fds (\d+)\.0$", text, re.MULTILINE)
+        most = re.search(r"^process_max_fds (\d+)\.0$", text, re.MULTILINE)
+        assert opened and most and 0 < int(opened[1]) < int(most[1]), text[-2000:]
     assert re.search(r'^duyun_tables\{status="waiting"\} 0\.0$', text, re.MULTILINE)
 
 
