@@ -77,9 +77,7 @@ def play_command(
     ] = False,
     bloody_battle: Annotated[
         bool,
-        typer.Option(
-            "--bloody-battle", help="A 血戰 room: winners leave play, the others play on"
-        ),
+        typer.Option("--bloody-battle", help="A 血戰 room: winners leave play, the others play on"),
     ] = False,
 ) -> None:
     """Play a match in the terminal against bots; the replay is written after every hand."""
