@@ -80,7 +80,10 @@ def test_full_match_two_humans_two_bots_balances_equal_ledger_r41(
     batches, appends = counted["duyun_event_batches_total"], counted["duyun_event_appends_total"]
     assert 0 < batches <= appends
     held = counted["duyun_commit_wait_seconds_total"]
-    assert (0 < held <= batches * commit_wait) if commit_wait else held == 0
+    # never more than the wait per batch, and nothing without one; whether a batch was held at
+    # all depends on the machine (a move that came while a write longer than the wait ran has
+    # waited enough): test_writer holds a lone move on a quiet loop
+    assert (0 <= held <= batches * commit_wait) if commit_wait else held == 0
 
 
 def test_quick_match_fills_empty_seats_with_house_bots(live_server: Any, ws_client: Any, play: Any):

@@ -375,18 +375,17 @@ def test_group_commit_writes_many_hands_and_refuses_each_bad_append_alone(store:
     first, second, third = hands
     store.append_events(second, 0, [{"type": "start"}])
     store.finish_hand(third, [], {"result": "draw"})
-    outcomes = store.append_events_many(
-        [
-            (first, 0, [{"type": "start"}, {"type": "draw", "seat": 0}]),
-            (second, 0, [{"type": "clash"}]),  # seq 0 is taken
-            (first, 2, [{"type": "discard", "tile": "1m"}]),  # follows the first append
-            (third, 0, [{"type": "late"}]),  # the hand is finished
-            (4242, 0, [{"type": "nowhere"}]),
-            (second, 1, ["not an object"]),  # type: ignore[list-item]
-            (second, 1, [{"type": "draw", "seat": 1}]),
-            (first, 3, []),  # nothing to write is no error
-        ]
-    )
+    batch: list[Any] = [  # Any: one item is not an event object on purpose
+        (first, 0, [{"type": "start"}, {"type": "draw", "seat": 0}]),
+        (second, 0, [{"type": "clash"}]),  # seq 0 is taken
+        (first, 2, [{"type": "discard", "tile": "1m"}]),  # follows the first append
+        (third, 0, [{"type": "late"}]),  # the hand is finished
+        (4242, 0, [{"type": "nowhere"}]),
+        (second, 1, ["not an object"]),
+        (second, 1, [{"type": "draw", "seat": 1}]),
+        (first, 3, []),  # nothing to write is no error
+    ]
+    outcomes = store.append_events_many(batch)
     kinds = [None if o is None else type(o) for o in outcomes]
     assert kinds == [
         None,
