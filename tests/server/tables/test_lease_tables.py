@@ -10,6 +10,7 @@ table reloads the match from the store and play goes on to the end, each hand se
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 from sqlalchemy import func, select
@@ -130,8 +131,9 @@ def test_a_match_started_while_the_leases_renew_is_not_taken_for_moved(
     monkeypatch.setattr(TableManager, "stop_moved", lambda _, table, *__: stopped.append(table))
     manager = TableManager(ServerConfig(), store, owner="p1")
     renew = store.renew_leases
-    taken_elsewhere = SimpleNamespace(status="playing")  # no lease of p1's in the store
-    started_meanwhile = SimpleNamespace(status="playing")
+    taken_elsewhere = SimpleNamespace(status="playing", finishing=False)  # no lease of p1's
+    started_meanwhile = SimpleNamespace(status="playing", finishing=False)
+    ending = SimpleNamespace(status="playing", finishing=True)  # its end is being stored
 
     def renew_while_a_match_starts(owner: str, *args: Any) -> list[int]:
         held: list[int] = renew(owner, *args)
@@ -140,5 +142,51 @@ def test_a_match_started_while_the_leases_renew_is_not_taken_for_moved(
 
     monkeypatch.setattr(store, "renew_leases", renew_while_a_match_starts)
     manager.by_match[1] = taken_elsewhere  # type: ignore[assignment]
+    manager.by_match[3] = ending  # type: ignore[assignment]
     asyncio.run(manager.renew_leases())
     assert stopped == [taken_elsewhere]
+
+
+def test_a_match_whose_end_is_being_stored_ends_with_match_end_not_table_moved_r41(
+    live_server: Any, ws_client: Any, play: Any, monkeypatch: Any
+) -> None:
+    """Storing a match's end releases its lease in the same transaction, so a lease renewal
+    answering while that store call runs no longer lists the match. The table took that for
+    a match another process had taken: its players got ``table_moved`` (4002) instead of
+    ``match_end`` (once in a CI run, with leases renewed every second). Here the renewal
+    answers exactly then, every time."""
+    server = live_server(rooms=ROOM)
+    ann = server.guest()
+    finish = server.store.finish_match
+    renewed = threading.Event()
+    stopped: list[int] = []
+
+    def finish_while_the_leases_renew(match_id: int, *args: Any) -> Any:
+        changes = finish(match_id, *args)  # committed: the match holds no lease any more
+        table = server.manager.by_match[match_id]
+        assert table.task is not None
+
+        def renewal_answers_without_the_match() -> None:
+            before = set(server.manager.by_match)
+            server.manager.lost_leases(set())
+            stopped.extend(before - set(server.manager.by_match))
+            renewed.set()
+
+        table.task.get_loop().call_soon_threadsafe(renewal_answers_without_the_match)
+        assert renewed.wait(10), "the server's loop never ran the renewal"
+        return changes
+
+    monkeypatch.setattr(server.store, "finish_match", finish_while_the_leases_renew)
+
+    async def main() -> dict[str, Any]:
+        a = await ws_client.connect(server.ws_url, ann["token"], name="ann")
+        await a.send(type="quick_match", room="novice")
+        end: dict[str, Any] = await play(a, 3)
+        await a.close()
+        return end
+
+    end = asyncio.run(main())
+    assert renewed.is_set() and stopped == []
+    assert end["reason"] == "completed" and end["hands_played"] == 2
+    assert sum(end["coins"]) == 0
+    assert server.store.audit().ok

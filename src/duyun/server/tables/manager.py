@@ -411,8 +411,8 @@ class TableManager:
         took the match over (this one was paused past its lease), and two must never play it.
         ``checked``: the matches the renewal that answered ``held`` covered (default: all)."""
         for match_id, table in list(self.by_match.items()):
-            if match_id in held or table.status == "ended":
-                continue
+            if match_id in held or table.status == "ended" or table.finishing:
+                continue  # a match whose end is being stored left the lease with its end
             if checked is not None and match_id not in checked:
                 continue  # registered after the renewal began: not in its answer yet
             log.warning("match %s: lease lost to another process; its table stops here", match_id)

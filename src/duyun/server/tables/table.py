@@ -226,6 +226,11 @@ class Table:
         self._timer_ids = itertools.count(1)
         #: the task is handling an inbox message (the watchdog's "something is moving")
         self.busy = False
+        #: the match's end is being stored: the store releases the lease in that transaction,
+        #: so a lease renewal answering meanwhile no longer lists the match, and the manager
+        #: must not take the table for one another process took (its players would get
+        #: ``table_moved`` instead of ``match_end``); a real adoption still fences the write
+        self.finishing = False
 
     # ------------------------------------------------------------------ the state, read
 
@@ -487,7 +492,15 @@ class Table:
             case ReadBalances(account_ids=account_ids):
                 return BalancesRead(await host.store_call(self.store.balances, account_ids))
             case StoreMatchEnd(match_id=match_id, reason=reason, lease=lease):
-                changes = await host.store_call(self.store.finish_match, match_id, reason, lease)
+                self.finishing = True
+                try:
+                    changes = await host.store_call(
+                        self.store.finish_match, match_id, reason, lease
+                    )
+                finally:
+                    # stored: the table is ended before it reads the next message; refused:
+                    # the match is as live as before, and a lost lease stops it as ever
+                    self.finishing = False
                 return MatchFinished(reason, changes)
             case CancelAllTimers():
                 self.cancel_all_timers()
