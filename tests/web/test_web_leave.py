@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,11 @@ def test_leaving_between_hands_asks_first_and_the_lobby_leads_back_r45(
             " in_play: app.account?.in_play ?? null, loads: app.lobbyLoads})"
         )
         raise AssertionError(f"no way back to table {code} after a reload: {seen}") from None
+    # the lobby can be drawn from /api/me before the websocket's welcome has come through (a
+    # make test run saw it): wait for it, letting Playwright run the route's handler meanwhile
+    end = time.monotonic() + 15
+    while "welcome" not in socket and time.monotonic() < end:
+        tab.page.wait_for_timeout(20)
     assert "welcome" in socket, "the websocket passed no welcome"
     socket["page"].send(socket["welcome"])
     tab.page.evaluate(NEXT_FRAMES)
