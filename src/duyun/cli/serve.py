@@ -229,9 +229,9 @@ def _server_class() -> type[Any]:
                     "Uvicorn running on http://%s:%d (Press CTRL+C to quit)", host, address[1]
                 )
             if self.started:
-                # uvicorn picks uvloop and httptools by itself when the server extra installed
-                # them, and falls back quietly; say which, since the event loop is most of a
-                # decision's CPU (docs/deploy.md, "Capacity at people's pace")
+                # uvicorn picks its event loop and HTTP parser by itself from what is installed
+                # (uvloop, httptools) and falls back quietly; say which, since the loop is most
+                # of a decision's CPU and was measured on asyncio's (docs/deploy.md)
                 loop = type(asyncio.get_running_loop()).__module__.partition(".")[0]
                 parser = getattr(self.config, "http_protocol_class", None)
                 logging.getLogger("uvicorn.error").info(

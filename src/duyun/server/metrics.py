@@ -80,9 +80,9 @@ class Metrics:
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
-        # process_open_fds / process_max_fds (and CPU, memory): on uvloop a connection past the
-        # open-files limit is accepted and closed by libuv without a log line, so running out
-        # of descriptors shows here (docs/deploy.md, "Connection limits and the log")
+        # process_open_fds / process_max_fds (and CPU, memory): descriptors running out show
+        # here before accept() fails for everyone (docs/deploy.md, "Connection limits and the
+        # log"); on uvloop, should an operator install it, that failure is never logged
         ProcessCollector(registry=self.registry)
         self.decisions = Counter(
             "duyun_decisions",
