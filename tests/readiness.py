@@ -7,6 +7,7 @@ this folder on ``sys.path`` because ``tests/conftest.py`` lives here.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import httpx
 
@@ -23,3 +24,13 @@ def wait_healthy(url: str, deadline: float = 30.0) -> None:
                 pass
             time.sleep(0.02)
     raise RuntimeError(f"server at {url} did not become healthy within {deadline} s")
+
+
+def wait_until(predicate: Callable[[], object], timeout: float, what: str) -> None:
+    """Poll ``predicate`` (every 20 ms) until it is true; AssertionError naming ``what`` after
+    ``timeout`` seconds. For state a test cannot await (a server thread's), never a sleep."""
+    end = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > end:
+            raise AssertionError(f"waited {timeout} s for {what}")
+        time.sleep(0.02)

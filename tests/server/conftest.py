@@ -29,6 +29,7 @@ from sqlalchemy.engine import make_url
 
 from duyun.server.app import WS_MAX_FRAME, create_app
 from duyun.server.config import ServerConfig
+from duyun.server.keepalive import PingWhenQuietProtocol
 from duyun.server.store import Store, StoreConfig
 from duyun.server.store.database import normalize_url
 from duyun.server.tables import TableManager
@@ -230,6 +231,7 @@ def start_live_server(database_url: str, **overrides: Any) -> LiveServer:
             app,
             log_level="warning",
             ws_max_size=WS_MAX_FRAME,
+            ws=PingWhenQuietProtocol,
             ws_per_message_deflate=False,
             lifespan="on",
             proxy_headers=True,

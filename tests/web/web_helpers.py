@@ -21,6 +21,7 @@ import uvicorn
 
 from duyun.server.app import WS_MAX_FRAME, create_app
 from duyun.server.config import ServerConfig
+from duyun.server.keepalive import PingWhenQuietProtocol
 from duyun.server.store import StoreConfig
 from readiness import wait_healthy
 
@@ -93,7 +94,13 @@ def start_web_server(database_url: str, **overrides: Any) -> WebServer:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     server = uvicorn.Server(
-        uvicorn.Config(app, log_level="warning", ws_max_size=WS_MAX_FRAME, lifespan="on")
+        uvicorn.Config(
+            app,
+            log_level="warning",
+            ws_max_size=WS_MAX_FRAME,
+            ws=PingWhenQuietProtocol,
+            lifespan="on",
+        )
     )
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

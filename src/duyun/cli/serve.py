@@ -98,6 +98,7 @@ def serve(
 
     from duyun.server.app import HTTP_HEADROOM, WS_MAX_FRAME, create_app
     from duyun.server.config import ConfigError, load_config
+    from duyun.server.keepalive import PingWhenQuietProtocol
     from duyun.server.store import Store, StoreError
     from duyun.server.store.database import normalize_url
 
@@ -158,6 +159,9 @@ def serve(
                 # json: keep the handlers set above instead of uvicorn's text formatters
                 log_config=None if log_format == "json" else uvicorn.config.LOGGING_CONFIG,
                 ws_max_size=WS_MAX_FRAME,
+                # uvicorn's websocket protocol, pinging only connections quiet for a whole
+                # interval (duyun.server.keepalive; docs/deploy.md)
+                ws=PingWhenQuietProtocol,
                 # past every websocket the app allows, HTTP gets a quick 503 instead of holding
                 # descriptors until accept() fails for everyone (issue 20 item 10)
                 limit_concurrency=settings.max_connections + HTTP_HEADROOM,
