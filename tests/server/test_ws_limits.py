@@ -229,12 +229,26 @@ def test_parser_refuses_what_is_not_plain_json() -> None:
     assert parse_client_message('{"type": "ping", "t": 1.5e300}').t == 1.5e300  # type: ignore[attr-defined]
 
 
-def test_outgoing_messages_are_never_nan(live_server: Any, ws_client: Any) -> None:
-    """Serialisation refuses NaN (allow_nan=False): such a message is not sent at all."""
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_outgoing_messages_are_never_nan(value: float) -> None:
+    """NaN and Infinity are not JSON, and a browser's JSON.parse refuses the whole message
+    that carries one: the server's encoder (orjson) writes such a float as null, so what goes
+    out is always JSON a strict parser reads."""
     from duyun.server.tables import dumps
 
-    with pytest.raises(ValueError):
-        dumps({"type": "pong", "t": float("nan")})
+    text = dumps({"type": "pong", "t": value, "rid": 7})
+    assert "NaN" not in text and "Infinity" not in text
+    assert strict_loads(text) == {"type": "pong", "t": None, "rid": 7}
+
+
+def test_outgoing_messages_keep_what_json_wrote() -> None:
+    """The encoder's output is the compact UTF-8 JSON the protocol shows (docs/protocol.md):
+    Chinese as itself, int keys as strings, the order of the keys kept."""
+    from duyun.server.tables import dumps
+
+    message = {"type": "table", "name": "機器人2", "coins": {0: 5, 3: -5}, "x": [1.5, True, None]}
+    text = dumps(message)
+    assert text == json.dumps(message, ensure_ascii=False, separators=(",", ":"))
 
 
 # ------------------------------------------------------------------ item 8: flood, strict types

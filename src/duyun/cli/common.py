@@ -98,6 +98,7 @@ SERVER_MODULES: tuple[str, ...] = (
     "itsdangerous",
     "psycopg",
     "prometheus_client",
+    "orjson",
 )
 
 
