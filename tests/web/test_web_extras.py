@@ -274,6 +274,8 @@ def test_a_late_refusal_of_an_earlier_answer_leaves_the_new_prompt_on_screen(
     )
     page.evaluate(SHOW_SCENE, _scene())
     page.evaluate(OFFER_CLAIM)
+    # the page draws the offer at its next animation frame, not within the evaluate above
+    page.wait_for_selector("#action-bar [data-action=pass]")
     assert press(page, "#action-bar [data-action=pass]")
     assert tab.app("[app.promptSent, app.promptRid]") == [True, 1]
     page.evaluate(TURN_THEN_TOO_LATE)
