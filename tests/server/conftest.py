@@ -413,3 +413,16 @@ def sent_messages(monkeypatch: pytest.MonkeyPatch) -> SentMessages:
 
     monkeypatch.setattr(server_app.Connection, "send_text", recording)
     return sent
+
+
+@pytest.fixture
+def serve_configs(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The ``uvicorn.Config`` of each ``duyun serve`` run in the test, in order: serve binds
+    its socket and runs a ``uvicorn.Server`` on it, which records its config instead."""
+    import uvicorn as uvicorn_module
+
+    seen: list[Any] = []
+    monkeypatch.setattr(
+        uvicorn_module.Server, "run", lambda server, sockets=None: seen.append(server.config)
+    )
+    return seen

@@ -377,21 +377,14 @@ def test_revoked_tokens_are_kept_only_until_they_would_expire(store: Any) -> Non
 
 
 def test_serve_passes_the_trusted_proxies_to_uvicorn(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    serve_configs: list[Any], tmp_path: Path
 ) -> None:
     """``--forwarded-allow-ips`` (or config ``forwarded_allow_ips``) reaches uvicorn with
     ``proxy_headers`` on: without it the documented proxy makes every player 127.0.0.1."""
-    import uvicorn
     from typer.testing import CliRunner
 
     from duyun.cli.main import app
 
-    seen: list[Any] = []
-    # serve binds its socket first and runs a uvicorn.Server on it: record that server's
-    # config instead of serving
-    monkeypatch.setattr(
-        uvicorn.Server, "run", lambda server, sockets=None: seen.append(server.config)
-    )
     database = f"sqlite:///{tmp_path}/serve.db"
     config = tmp_path / "server.toml"
     config.write_text('forwarded_allow_ips = "10.0.0.0/8"\n', encoding="utf-8")
@@ -406,8 +399,8 @@ def test_serve_passes_the_trusted_proxies_to_uvicorn(
     ):
         result = runner.invoke(app, ["serve", "--database-url", database, "--port", "0", *extra])
         assert result.exit_code == 0, result.output
-        assert seen[-1].proxy_headers is True
-        assert seen[-1].forwarded_allow_ips == expected
+        assert serve_configs[-1].proxy_headers is True
+        assert serve_configs[-1].forwarded_allow_ips == expected
 
 
 def test_refused_registrations_do_not_use_up_the_budget(live_server: Any) -> None:
