@@ -9,7 +9,14 @@ from typing import Any
 
 import pytest
 
-from duyun.server.dbthread import MOVES, OTHER, POOL_THREADS, DatabaseThread, StoreRoute
+from duyun.server.dbthread import (
+    LEASES,
+    MOVES,
+    OTHER,
+    POOL_THREADS,
+    DatabaseThread,
+    StoreRoute,
+)
 
 
 def test_moves_go_ahead_of_waiting_calls_and_equal_ones_keep_their_order() -> None:
@@ -158,3 +165,51 @@ def test_moves_on_postgresql_never_wait_behind_a_backlog_of_other_calls() -> Non
         asyncio.run(calls())
     finally:
         route.shutdown()
+
+
+def test_lease_renewals_on_postgresql_never_wait_behind_other_calls_or_moves() -> None:
+    """A renewal late by a lease's length hands a busy process's tables to another one
+    (docs/deploy.md "Leases"): on PostgreSQL the LEASES calls have a thread of their own, so
+    neither a backlog of other calls (a room's seating) nor a move in flight holds them up."""
+    route = StoreRoute("postgresql")
+    gate = threading.Event()
+
+    async def calls() -> None:
+        held = [
+            asyncio.create_task(route.call(OTHER, gate.wait, 10)) for _ in range(POOL_THREADS + 3)
+        ]
+        move = asyncio.create_task(route.call(MOVES, gate.wait, 10))
+        try:
+            assert await asyncio.wait_for(route.call(LEASES, sorted, [3, 1, 2]), timeout=5) == [
+                1,
+                2,
+                3,
+            ]
+            assert not move.done() and not any(task.done() for task in held)
+        finally:
+            gate.set()
+            await asyncio.gather(move, *held)
+
+    try:
+        asyncio.run(calls())
+    finally:
+        route.shutdown()
+
+
+def test_lease_renewals_on_sqlite_come_after_the_moves_and_before_the_rest() -> None:
+    worker = DatabaseThread()
+    gate = threading.Event()
+    ran: list[str] = []
+    try:
+        busy = worker.submit(OTHER, gate.wait)
+        later = [
+            worker.submit(OTHER, ran.append, "settle"),
+            worker.submit(LEASES, ran.append, "renew"),
+            worker.submit(MOVES, ran.append, "move"),
+        ]
+        gate.set()
+        for future in [busy, *later]:
+            future.result(timeout=10)
+    finally:
+        worker.shutdown()
+    assert ran == ["move", "renew", "settle"]

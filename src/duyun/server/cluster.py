@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+from duyun.server.dbthread import LEASES, OTHER
 from duyun.server.protocol import ProtocolError
 from duyun.server.store import Store
 from duyun.server.store import cluster as shared
@@ -66,10 +67,10 @@ class Cluster:
         #: what the last beat published, to write only the tables that changed since
         self._published: dict[str, shared.TableState] = {}
 
-    async def _db(self, function: Callable[..., T], *args: Any) -> T:
+    async def _db(self, function: Callable[..., T], *args: Any, priority: int = OTHER) -> T:
         # the manager's store route, like every other store call of the server (on SQLite its
         # one ordered database thread)
-        result: T = await self.manager.store_call(function, *args)
+        result: T = await self.manager.store_call(function, *args, priority=priority)
         return result
 
     # ------------------------------------------------------------------ beat
@@ -81,7 +82,11 @@ class Cluster:
 
     async def beat(self) -> None:
         """Heartbeat (reading the drain flag an admin may have set) and publish the tables."""
-        stored = await self._db(shared.heartbeat, self.store, self.owner, self.public_url)
+        # the heartbeat in the leases' lane: a process whose heartbeat is older than
+        # PROCESS_TIMEOUT counts as gone for every other process's quick match and lookups
+        stored = await self._db(
+            shared.heartbeat, self.store, self.owner, self.public_url, priority=LEASES
+        )
         if stored and not self.draining:
             self.start_draining("duyun admin drain")
         elif not stored and self.draining:

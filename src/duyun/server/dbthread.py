@@ -11,7 +11,11 @@ On PostgreSQL, whose row locks let transactions run side by side, :class:`StoreR
 the same calls to a pool of threads instead, and the moves to a thread of their own: the event
 writer has one batch in flight at a time, and in a shared first-come queue its batches waited
 behind the seating of a room full of arrivals (their hellos, joins, new matches and deals),
-which put the turn actions' p99 above a second while 4,000 players sat down. Either way the
+which put the turn actions' p99 above a second while 4,000 players sat down. The renewals of
+the process's leases (and its heartbeat) get a thread of their own for the same reason: behind
+a long enough backlog a renewal arrives after the lease ran out, and another process adopts
+matches whose owner was only busy (its players are sent there with ``table_moved``). On SQLite
+they come after the moves and before everything else. Either way the
 tables, their restore, the manager and the event writer reach the store through the one
 ``StoreRoute`` of the process (``TableManager.store_call``), never with a bare
 ``asyncio.to_thread``.
@@ -39,8 +43,12 @@ from typing import Any
 
 #: priorities: smaller runs first; equal ones in the order submitted
 MOVES = 0
-OTHER = 1
-_STOP = 2
+#: the calls that keep this process's claim on its matches and its place in the cluster
+#: (lease renewals, the heartbeat): late by a lease's length, they would hand every table of
+#: a merely busy process to another one, so no backlog of other calls may hold them up
+LEASES = 1
+OTHER = 2
+_STOP = 3
 
 #: PostgreSQL's route: as many threads as asyncio's default pool has at most
 POOL_THREADS = min(32, (os.cpu_count() or 1) + 4)
@@ -195,12 +203,13 @@ class StoreRoute:
         self.thread = DatabaseThread() if dialect == "sqlite" else None
         self._pool: WorkerPool | None = None
         self._moves: WorkerPool | None = None
+        self._leases: WorkerPool | None = None
         self._handback: Handback | None = None
 
     async def call(self, priority: int, function: Callable[..., Any], *args: Any) -> Any:
-        """``function(*args)`` off the event loop; ``priority`` orders it on SQLite (MOVES
-        ahead of OTHER); PostgreSQL runs calls side by side, MOVES on their own thread so
-        that no backlog of other calls is ever ahead of them."""
+        """``function(*args)`` off the event loop; ``priority`` orders it on SQLite (MOVES,
+        then LEASES, ahead of OTHER); PostgreSQL runs calls side by side, MOVES and LEASES each
+        on a thread of their own so that no backlog of other calls is ever ahead of them."""
         if self.thread is not None:
             return await self.thread.run(priority, function, *args)
         loop = asyncio.get_running_loop()
@@ -211,6 +220,10 @@ class StoreRoute:
             if self._moves is None:
                 self._moves = WorkerPool(1, name="duyun-moves")
             pool = self._moves
+        elif priority == LEASES:
+            if self._leases is None:
+                self._leases = WorkerPool(1, name="duyun-leases")
+            pool = self._leases
         else:
             if self._pool is None:
                 self._pool = WorkerPool(POOL_THREADS)
@@ -222,6 +235,6 @@ class StoreRoute:
     def shutdown(self) -> None:
         if self.thread is not None:
             self.thread.shutdown()
-        for pool in (self._pool, self._moves):
+        for pool in (self._pool, self._moves, self._leases):
             if pool is not None:
                 pool.shutdown()

@@ -98,7 +98,8 @@ class Metrics:
         )
         self.store_seconds = Histogram(
             "duyun_store_seconds",
-            "Store calls of the tables (kind=moves: the event writer's batches; other: the rest)",
+            "Store calls of the tables (kind=moves: the event writer's batches; leases: the "
+            "renewals of this process's leases and its heartbeat; other: the rest)",
             ["kind"],
             buckets=LATENCY_BUCKETS,
             registry=self.registry,

@@ -147,6 +147,48 @@ def test_a_match_started_while_the_leases_renew_is_not_taken_for_moved(
     assert stopped == [taken_elsewhere]
 
 
+def test_lease_renewal_takes_the_leases_lane_and_a_slow_one_is_logged(
+    store: Any, monkeypatch: Any, caplog: Any
+) -> None:
+    """The renewal goes by the store route's LEASES lane (never behind a backlog of seating
+    calls), and one that took longer than ``lease_renew_every`` is logged: the next late one
+    would hand this process's tables to another."""
+    import logging
+    import time
+
+    from duyun.server.config import ServerConfig
+    from duyun.server.dbthread import LEASES
+    from duyun.server.tables import TableManager
+
+    manager = TableManager(ServerConfig(lease_seconds=0.2, lease_renew_every=0.05), store, "p1")
+    lanes: list[int] = []
+    route_call = manager.route.call
+
+    async def recorded(priority: int, function: Any, *args: Any) -> Any:
+        lanes.append(priority)
+        return await route_call(priority, function, *args)
+
+    monkeypatch.setattr(manager.route, "call", recorded)
+    renew = store.renew_leases
+
+    def slow_renewal(owner: str, *args: Any) -> list[int]:
+        time.sleep(0.1)  # a database that answers late: longer than lease_renew_every
+        held: list[int] = renew(owner, *args)
+        return held
+
+    async def once() -> None:
+        await manager.renew_leases()
+        monkeypatch.setattr(store, "renew_leases", slow_renewal)
+        await manager.renew_leases()
+
+    with caplog.at_level(logging.WARNING, logger="duyun.server"):
+        asyncio.run(once())
+    assert lanes[0] == LEASES and lanes.count(LEASES) == 2
+    slow = [r.getMessage() for r in caplog.records if "lease(s) took" in r.getMessage()]
+    assert len(slow) == 1 and "leases last 0.2 s" in slow[0]
+    manager.route.shutdown()
+
+
 def test_a_match_whose_end_is_being_stored_ends_with_match_end_not_table_moved_r41(
     live_server: Any, ws_client: Any, play: Any, monkeypatch: Any
 ) -> None:

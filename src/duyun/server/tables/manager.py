@@ -20,7 +20,7 @@ from typing import Any
 
 from duyun.rules import RuleSet
 from duyun.server.config import Room, ServerConfig
-from duyun.server.dbthread import MOVES, OTHER, StoreRoute
+from duyun.server.dbthread import LEASES, MOVES, OTHER, StoreRoute
 from duyun.server.metrics import Metrics
 from duyun.server.protocol import ProtocolError, error_message
 from duyun.server.store import Account, LiveMatch, Store
@@ -31,6 +31,9 @@ from duyun.server.tables.table import Table
 from duyun.server.writer import EventWriter
 
 log = logging.getLogger("duyun.server")
+
+#: the ``kind`` label of ``duyun_store_seconds`` for each priority of the store route
+_CALL_KINDS = {MOVES: "moves", LEASES: "leases", OTHER: "other"}
 
 #: 大師 searches that may run at once in one process. They hold the GIL (engine and rollouts
 #: are compiled, not released), so more threads would only take turns with the event loop; a
@@ -90,7 +93,7 @@ class TableManager:
         try:
             return await self.route.call(priority, function, *args)
         finally:
-            self.metrics.store_call("moves" if priority == MOVES else "other", started)
+            self.metrics.store_call(_CALL_KINDS.get(priority, "other"), started)
 
     # ------------------------------------------------------------------ the host of tables
 
@@ -400,9 +403,22 @@ class TableManager:
         stopped such new tables as "moved" and left them to be adopted 30 s later)."""
         assert self.owner is not None
         checked = set(self.by_match)
+        started = time.monotonic()
         held = set(
-            await self.store_call(self.store.renew_leases, self.owner, self.config.lease_seconds)
+            await self.store_call(
+                self.store.renew_leases, self.owner, self.config.lease_seconds, priority=LEASES
+            )
         )
+        took = time.monotonic() - started
+        if took > self.config.lease_renew_every:
+            # the margin before the leases run out (lease_seconds) is being eaten: the database
+            # or this process is too slow for its tables, and the next late renewal loses them
+            log.warning(
+                "renewing this process's %d lease(s) took %.1f s (leases last %g s)",
+                len(checked),
+                took,
+                self.config.lease_seconds,
+            )
         self.lost_leases(held, checked)
         await self.restore(include_own=False)
 
