@@ -109,13 +109,33 @@ async def watchdog(tables: TableManager) -> None:
 
 async def renew_leases(tables: TableManager) -> None:
     """Several processes on one database (docs/deploy.md): keep this process's leases,
-    give up tables whose lease another process took, adopt matches of dead processes."""
-    while True:
-        await asyncio.sleep(tables.config.lease_renew_every)
-        try:
-            await tables.renew_leases()
-        except Exception:
-            log.exception("renewing leases failed")
+    give up tables whose lease another process took, adopt matches of dead processes.
+
+    The adoption runs beside the renewals, not between them: restoring a dead process's
+    matches reads every one of their logs, and a process adopting a few hundred of them
+    while its own renewals waited behind could lose its own tables to a third process (and
+    that one, adopting those, its own next)."""
+    adopting: asyncio.Task[int] | None = None
+    try:
+        while True:
+            await asyncio.sleep(tables.config.lease_renew_every)
+            try:
+                await tables.keep_leases()
+            except Exception:
+                log.exception("renewing leases failed")
+            if adopting is None or adopting.done():
+                adopting = asyncio.create_task(_adopt_orphans(tables))
+    finally:
+        if adopting is not None:
+            adopting.cancel()
+
+
+async def _adopt_orphans(tables: TableManager) -> int:
+    try:
+        return await tables.restore(include_own=False)
+    except Exception:
+        log.exception("adopting the matches of stopped processes failed")
+        return 0
 
 
 async def _open(

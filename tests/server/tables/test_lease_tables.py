@@ -189,6 +189,50 @@ def test_lease_renewal_takes_the_leases_lane_and_a_slow_one_is_logged(
     manager.route.shutdown()
 
 
+def test_renewals_keep_their_cadence_while_an_adoption_is_slow() -> None:
+    """Adopting a dead process's matches reads all their logs; the renewals of this
+    process's own leases go on beside it (a process adopting hundreds of matches must not
+    lose its own to a third), and a second adoption never starts while one runs."""
+    from types import SimpleNamespace
+
+    from duyun.server.app import renew_leases
+
+    async def main() -> tuple[int, int]:
+        renewed = 0
+        three_renewals = asyncio.Event()
+        adoption_gate = asyncio.Event()
+        adoptions = 0
+
+        async def keep_leases() -> None:
+            nonlocal renewed
+            renewed += 1
+            if renewed == 3:
+                three_renewals.set()
+
+        async def restore(*, include_own: bool) -> int:
+            nonlocal adoptions
+            assert not include_own
+            adoptions += 1
+            await adoption_gate.wait()
+            return 0
+
+        tables = SimpleNamespace(
+            config=SimpleNamespace(lease_renew_every=0.01),
+            keep_leases=keep_leases,
+            restore=restore,
+        )
+        loop = asyncio.create_task(renew_leases(tables))  # type: ignore[arg-type]
+        try:
+            await asyncio.wait_for(three_renewals.wait(), timeout=10)
+            return renewed, adoptions
+        finally:
+            adoption_gate.set()
+            loop.cancel()
+
+    renewed, adoptions = asyncio.run(main())
+    assert renewed >= 3 and adoptions == 1
+
+
 def test_a_match_whose_end_is_being_stored_ends_with_match_end_not_table_moved_r41(
     live_server: Any, ws_client: Any, play: Any, monkeypatch: Any
 ) -> None:

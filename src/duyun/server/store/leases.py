@@ -8,7 +8,7 @@ shutdown; :meth:`LeaseStore.live_match_of` and :meth:`LeaseStore.match_owner` ro
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session
@@ -46,6 +46,11 @@ class LeaseStore(RecordStore):
                 query = query.where(
                     or_(MatchRow.lease_owner.is_(None), MatchRow.lease_owner != owner)
                 )
+            if owner is not None:
+                # only the leases :meth:`_claim` could take: every process sweeps every
+                # ``lease_renew_every`` seconds, and without this a sweep tried (one UPDATE
+                # each, finding nothing) every live match of every other process
+                query = query.where(or_(*self._takeable(owner, include_own)))
             ids = list(session.scalars(query.order_by(MatchRow.id)))
         if owner is not None:
             ids = [i for i in ids if self._claim(i, owner, lease_seconds, include_own)]
@@ -75,13 +80,20 @@ class LeaseStore(RecordStore):
                 return None
         return self._live_match(match_id)
 
+    def _takeable(self, owner: str, include_own: bool, now: float | None = None) -> list[Any]:
+        """The conditions under which ``owner`` may take a match's lease at ``now``: free,
+        expired, or (``include_own``) already its own."""
+        now = self.clock() if now is None else now
+        takeable = [MatchRow.lease_owner.is_(None), MatchRow.lease_expires < now]
+        if include_own:
+            takeable.append(MatchRow.lease_owner == owner)
+        return takeable
+
     def _claim(self, match_id: int, owner: str, lease_seconds: float, include_own: bool) -> bool:
         """Take the lease if it is free or expired (or ours): one conditional UPDATE, so two
         processes can never both take one match."""
         now = self.clock()
-        takeable = [MatchRow.lease_owner.is_(None), MatchRow.lease_expires < now]
-        if include_own:
-            takeable.append(MatchRow.lease_owner == owner)
+        takeable = self._takeable(owner, include_own, now)
         with self._session() as session:
             claimed = session.execute(
                 update(MatchRow)
