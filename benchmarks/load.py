@@ -50,7 +50,7 @@ from pathlib import Path
 import httpx
 import websockets
 
-from server_process import free_port, start_server
+from server_process import SRC, free_port, start_server
 
 
 @dataclass
@@ -531,6 +531,8 @@ def main(argv: list[str] | None = None) -> int:
         f"server process(es), claim window {args.claim_window} s, think time {pace}, "
         f"commit wait {1000 * args.commit_wait:g} ms, {elapsed:.1f} s (setup included)"
     )
+    if not args.url:
+        print(f"  servers run the duyun of {SRC}")
     print(
         f"  turn actions {stats.actions}, claim answers {stats.claim_answers}, hands "
         f"{stats.hands}, matches {stats.matches}, messages received {stats.messages}"

@@ -1,9 +1,17 @@
 """Start a ``duyun serve`` process for a benchmark (load.py, pace.py): on a free loopback
-port, from this checkout's sources, its output in a log file, returned once ``/healthz``
-answers -- or a clear exit with the log's tail when it dies or never becomes healthy."""
+port, from the sources of the ``duyun`` the benchmark itself imports, its output in a log
+file, returned once ``/healthz`` answers -- or a clear exit with the log's tail when it dies
+or never becomes healthy.
+
+The sources follow the benchmark's own ``duyun``, so ``PYTHONPATH=/other/checkout/src python
+benchmarks/load.py`` measures that checkout's server, as it reads. Until 6 December 2026 this
+file put its own checkout's ``src`` on the server's ``PYTHONPATH`` whatever the caller's was,
+and comparisons run that way measured the same server twice (docs/deploy.md, "The seventh
+round")."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import socket
 import subprocess
@@ -13,7 +21,16 @@ from pathlib import Path
 
 import httpx
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+
+def _duyun_sources() -> Path:
+    spec = importlib.util.find_spec("duyun")
+    if spec is None or spec.origin is None:
+        raise SystemExit("benchmarks need the duyun package: make build, or PYTHONPATH=src")
+    return Path(spec.origin).resolve().parents[1]
+
+
+#: the folder holding the ``duyun`` package this benchmark runs on
+SRC = _duyun_sources()
 
 
 def free_port() -> int:
