@@ -40,12 +40,19 @@ def free_port() -> int:
         return port
 
 
+def server_environment() -> dict[str, str]:
+    """The server's environment: this one, with SRC first on ``PYTHONPATH`` and the caller's
+    own entries kept behind it (a folder that hides a module, say)."""
+    inherited = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC), *inherited])}
+
+
 def start_server(
     database_url: str, log_path: Path, extra: list[str] | None = None, port: int | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
     """The server and its base URL; ``extra`` are more ``duyun serve`` options."""
     port = port or free_port()
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    env = server_environment()
     command = [
         sys.executable,
         "-c",
