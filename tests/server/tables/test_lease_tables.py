@@ -143,7 +143,7 @@ def test_a_match_started_while_the_leases_renew_is_not_taken_for_moved(
     monkeypatch.setattr(store, "renew_leases", renew_while_a_match_starts)
     manager.by_match[1] = taken_elsewhere  # type: ignore[assignment]
     manager.by_match[3] = ending  # type: ignore[assignment]
-    asyncio.run(manager.renew_leases())
+    asyncio.run(manager.keep_leases())
     assert stopped == [taken_elsewhere]
 
 
@@ -177,13 +177,13 @@ def test_lease_renewal_takes_the_leases_lane_and_a_slow_one_is_logged(
         return held
 
     async def once() -> None:
-        await manager.renew_leases()
+        await manager.keep_leases()
         monkeypatch.setattr(store, "renew_leases", slow_renewal)
-        await manager.renew_leases()
+        await manager.keep_leases()
 
     with caplog.at_level(logging.WARNING, logger="duyun.server"):
         asyncio.run(once())
-    assert lanes[0] == LEASES and lanes.count(LEASES) == 2
+    assert lanes == [LEASES, LEASES]
     slow = [r.getMessage() for r in caplog.records if "lease(s) took" in r.getMessage()]
     assert len(slow) == 1 and "leases last 0.2 s" in slow[0]
     manager.route.shutdown()

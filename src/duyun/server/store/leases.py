@@ -50,7 +50,7 @@ class LeaseStore(RecordStore):
                 # only the leases :meth:`_claim` could take: every process sweeps every
                 # ``lease_renew_every`` seconds, and without this a sweep tried (one UPDATE
                 # each, finding nothing) every live match of every other process
-                query = query.where(or_(*self._takeable(owner, include_own)))
+                query = query.where(or_(*self._takeable(owner, include_own, self.clock())))
             ids = list(session.scalars(query.order_by(MatchRow.id)))
         if owner is not None:
             ids = [i for i in ids if self._claim(i, owner, lease_seconds, include_own)]
@@ -80,10 +80,9 @@ class LeaseStore(RecordStore):
                 return None
         return self._live_match(match_id)
 
-    def _takeable(self, owner: str, include_own: bool, now: float | None = None) -> list[Any]:
+    def _takeable(self, owner: str, include_own: bool, now: float) -> list[Any]:
         """The conditions under which ``owner`` may take a match's lease at ``now``: free,
         expired, or (``include_own``) already its own."""
-        now = self.clock() if now is None else now
         takeable = [MatchRow.lease_owner.is_(None), MatchRow.lease_expires < now]
         if include_own:
             takeable.append(MatchRow.lease_owner == owner)

@@ -394,19 +394,15 @@ class TableManager:
         self.stalled_logged = codes
         return len(stalled)
 
-    async def renew_leases(self) -> None:
-        """One round of :meth:`keep_leases`, then the adoption of dead processes' matches
-        (the server runs the two side by side: ``duyun.server.app.renew_leases``)."""
-        await self.keep_leases()
-        await self.restore(include_own=False)
-
     async def keep_leases(self) -> None:
         """Keep this process's leases (several processes on one database): renew them and
-        stop the tables whose match another process took. Only the matches this process
-        played when the renewal began can be missing from its answer for that reason: a
-        match started while the renewal was in flight is simply not in it yet (at 400 tables
-        starting together, four processes stopped such new tables as "moved" and left them
-        to be adopted 30 s later)."""
+        stop the tables whose match another process took. The adoption of dead processes'
+        matches (``restore(include_own=False)``) runs beside it, in
+        ``duyun.server.app.renew_leases``. Only the matches this process played when the
+        renewal began can be missing from its answer for that reason: a match started while
+        the renewal was in flight is simply not in it yet (at 400 tables starting together,
+        four processes stopped such new tables as "moved" and left them to be adopted 30 s
+        later)."""
         assert self.owner is not None
         checked = set(self.by_match)
         started = time.monotonic()
