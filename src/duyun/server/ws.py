@@ -23,7 +23,7 @@ from fastapi.responses import JSONResponse
 
 from duyun.server import protocol
 from duyun.server.api.accounts import account_json
-from duyun.server.api.deps import get_manager, get_state, get_store, run_db
+from duyun.server.api.deps import get_state, manager_of, run_db, store_of
 from duyun.server.config import MAX_FRAME_BYTES, ServerConfig
 from duyun.server.limits import LimitExceeded
 from duyun.server.logs import RESOURCE_LOG_INTERVAL
@@ -218,7 +218,7 @@ def welcome(
 
 
 async def authenticate(state: ServerState, conn: Connection, token: str) -> None:
-    store, manager = get_store(state), get_manager(state)
+    store, manager = store_of(state), manager_of(state)
     try:
         account, live, seated = await run_db(manager, store.session_of, token)
     except AuthError as error:
@@ -250,7 +250,7 @@ async def join_or_spectate(
     state: ServerState, conn: Connection, message: protocol.Join | protocol.Spectate
 ) -> None:
     assert conn.account is not None
-    manager = get_manager(state)
+    manager = manager_of(state)
     seated = manager.seated.get(conn.account.id)
     if seated is None or seated.code != message.code:  # a reload's re-join is free
         try:  # codes are probed no faster here than through REST (issue 20 item 13)
@@ -294,7 +294,7 @@ async def dispatch(state: ServerState, conn: Connection, message: protocol._Mess
         if state.cluster is not None:
             await state.cluster.quick_match(conn, message.room)
         else:
-            await get_manager(state).quick_match(conn, message.room)
+            await manager_of(state).quick_match(conn, message.room)
     elif isinstance(message, protocol.Join | protocol.Spectate):
         await join_or_spectate(state, conn, message)
     elif isinstance(message, protocol.Unspectate):

@@ -12,6 +12,7 @@ the route needs one, and integers that refuse ``8.0``.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import re
 import typing
 from collections.abc import Callable, Iterator
@@ -22,7 +23,7 @@ import pytest
 import schemathesis
 from fastapi import FastAPI
 from fastapi.dependencies.models import Dependant
-from fastapi.routing import APIRoute
+from fastapi.routing import APIRoute, APIWebSocketRoute
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from pydantic import BaseModel
@@ -155,6 +156,27 @@ def _calls(dependant: Dependant) -> Iterator[Any]:
     for sub in dependant.dependencies:
         yield sub.call
         yield from _calls(sub)
+
+
+def _runs_on_the_loop(call: Any) -> bool:
+    """What FastAPI awaits in place; it runs anything else on a worker thread."""
+    if inspect.isroutine(call):
+        return inspect.iscoroutinefunction(call)
+    return inspect.iscoroutinefunction(type(call).__call__)
+
+
+def test_no_route_or_dependency_hops_to_a_thread(app: FastAPI) -> None:
+    """Every handler and every dependency of every route, the websocket's included, is a
+    coroutine: FastAPI runs a plain ``def`` on a worker thread, a hop and a wait for the GIL
+    back on each request and on each of a crowd's websockets (docs/deploy.md)."""
+    checked, threaded = 0, []
+    for route in app.routes:
+        if isinstance(route, APIRoute | APIWebSocketRoute):
+            for call in (route.dependant.call, *_calls(route.dependant)):
+                checked += 1
+                if not _runs_on_the_loop(call):
+                    threaded.append((route.path, getattr(call, "__name__", repr(call))))
+    assert checked > 40 and threaded == []
 
 
 def test_operations_that_need_a_token_declare_bearer_security(

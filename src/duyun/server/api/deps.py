@@ -25,7 +25,13 @@ from duyun.server.tables import TableManager
 T = TypeVar("T")
 
 
-def get_state(connection: HTTPConnection) -> ServerState:
+# The dependencies below are ``async def`` although none of them awaits: FastAPI runs a plain
+# ``def`` dependency on a worker thread, so each was a thread hop (and a wait for the GIL back)
+# per request and per websocket. Seating a crowd of 8,000 players spent a twentieth of the event
+# loop's time in those hops (docs/deploy.md, issue 33's eighth round).
+
+
+async def get_state(connection: HTTPConnection) -> ServerState:
     """The process's :class:`ServerState` (HTTP requests and websockets alike)."""
     state: ServerState = connection.app.state.server
     return state
@@ -34,16 +40,26 @@ def get_state(connection: HTTPConnection) -> ServerState:
 State = Annotated[ServerState, Depends(get_state)]
 
 
-def get_store(state: State) -> Store:
+def store_of(state: ServerState) -> Store:
+    """The open store, or ``503 starting`` before the lifespan opened it."""
     if state.store is None:
         raise ApiError(503, "starting", "the server is starting")
     return state.store
 
 
-def get_manager(state: State) -> TableManager:
+def manager_of(state: ServerState) -> TableManager:
+    """The table manager, or ``503 starting`` before the lifespan made it."""
     if state.manager is None:
         raise ApiError(503, "starting", "the server is starting")
     return state.manager
+
+
+async def get_store(state: State) -> Store:
+    return store_of(state)
+
+
+async def get_manager(state: State) -> TableManager:
+    return manager_of(state)
 
 
 OpenStore = Annotated[Store, Depends(get_store)]
@@ -72,7 +88,7 @@ async def run_hashing(function: Callable[..., T], *args: Any) -> T:
     return await asyncio.to_thread(function, *args)
 
 
-def client_address(request: Request) -> str | None:
+async def client_address(request: Request) -> str | None:
     """The caller's address; behind a proxy listed in ``forwarded_allow_ips`` uvicorn has
     already replaced the peer with the X-Forwarded-For address (docs/deploy.md)."""
     return request.client.host if request.client else None
@@ -104,12 +120,17 @@ SchemeCredentials = Annotated[HTTPAuthorizationCredentials | None, Depends(beare
 OPTIONAL_BEARER: dict[str, Any] = {"security": [{"bearer": []}, {}]}
 
 
-def bearer_token(request: Request, _scheme: SchemeCredentials) -> str:
+def required_bearer(request: Request) -> str:
     """The token of ``Authorization: Bearer TOKEN`` (``401 unauthorized`` without one)."""
     token = presented_bearer(request)
     if token is None:
         raise ApiError(401, "unauthorized", "send 'Authorization: Bearer TOKEN'")
     return token
+
+
+async def bearer_token(request: Request, _scheme: SchemeCredentials) -> str:
+    """:func:`required_bearer` as the dependency of the routes that need a token."""
+    return required_bearer(request)
 
 
 BearerToken = Annotated[str, Depends(bearer_token)]
@@ -132,7 +153,7 @@ async def optional_account(request: Request, store: OpenStore, manager: Manager)
     else None: registering may turn the caller's guest account into a user."""
     if not request.headers.get("authorization"):
         return None
-    return await current_account(bearer_token(request, None), store, manager)
+    return await current_account(required_bearer(request), store, manager)
 
 
 OptionalAccount = Annotated[Account | None, Depends(optional_account)]
@@ -153,8 +174,11 @@ __all__ = [
     "get_manager",
     "get_state",
     "get_store",
+    "manager_of",
     "optional_account",
     "presented_bearer",
+    "required_bearer",
     "run_db",
     "run_hashing",
+    "store_of",
 ]
