@@ -28,10 +28,11 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from duyun.server.metrics import JsonFormatter
 from duyun.server.store import MatchSpec, SeatSpec, Store, StoreConfig
+from duyun.server.store import base as store_base
 from duyun.server.store import cluster as shared
 from duyun.server.store.models import MatchRow, MatchSeatRow
 from serve_process import ServeProcess
@@ -459,6 +460,42 @@ def test_quick_pick_passes_over_another_process_table_holding_the_askers_address
     unchecked = shared.quick_pick(store, "web-2", "four", {}, room)  # same_address_tables
     assert unchecked.code == first.code
     assert all("digest-a" not in json.dumps(t) for t in shared.lobby(store))
+
+
+def test_a_beat_reads_its_changed_tables_in_a_few_statements(
+    database_url: str, make_store: Callable[..., Store], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a crowd is seated every table changes between two heartbeats: the beat reads the
+    changed rows ``KEYS_PER_READ`` at a time (here 4, over 10 tables: 3 reads), not one
+    statement per table, and still writes each one's new state, and only the changed ones."""
+    store = make_store(database_url)
+    shared.heartbeat(store, "web-1", "https://web-1.example")
+    codes = [shared.reserve_code(store, "web-1") for _ in range(10)]
+    monkeypatch.setattr(store_base, "KEYS_PER_READ", 4)
+    reads: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and "table_codes" in statement:
+            reads.append(statement)
+
+    event.listen(store._engine, "before_cursor_execute", count)
+    states = [
+        shared.TableState(code, None, "private", None, False, "playing", 0, 4, {"n": i})
+        for i, code in enumerate(codes)
+    ]
+    shared.publish(store, "web-1", states)
+    # one read of the owner's codes, then the changed rows four at a time
+    assert len(reads) == 1 + 3
+    reads.clear()
+    shared.publish(store, "web-1", states, unchanged=set(codes[:9]))
+    assert len(reads) == 1 + 1
+    event.remove(store._engine, "before_cursor_execute", count)
+    with store._session() as session:
+        rows = {
+            row.code: (row.status, row.humans, row.summary)
+            for row in session.scalars(select(shared.TableCodeRow))
+        }
+    assert rows == {code: ("playing", 4, {"n": i}) for i, code in enumerate(codes)}
 
 
 def test_a_player_who_came_on_a_reservation_is_counted_once(

@@ -253,10 +253,11 @@ def publish(
                     TableCodeRow.owner == owner, TableCodeRow.code.in_(sorted(gone))
                 )
             )
-        for code, state in states.items():
-            if code in held and code in unchanged:
-                continue
-            row = session.get(TableCodeRow, code, with_for_update=True)
+        changed = sorted(code for code in states if code not in held or code not in unchanged)
+        # not a round trip per table: seating a crowd changes every table between two beats
+        rows = {row.code: row for row in store._locked_rows(session, TableCodeRow.code, changed)}
+        for code in changed:
+            state, row = states[code], rows.get(code)
             if row is None:
                 session.add(_new_row(store, owner, code, state))
                 continue
