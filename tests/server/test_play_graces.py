@@ -213,6 +213,33 @@ def test_a_hello_is_one_transaction_with_the_account_and_its_live_match(store: S
         store.session_of(token)
 
 
+def test_a_hello_is_a_single_statement_outside_any_transaction(store: Store) -> None:
+    """A crowd's seating is mostly hellos: Store.session_of sends its one reading statement
+    and nothing else. SQLite takes no ``BEGIN IMMEDIATE`` (the write lock) for it; on
+    PostgreSQL the connection is in autocommit, so the driver sends no ``BEGIN`` before the
+    statement and no ``ROLLBACK`` after it (two round trips of three)."""
+    from sqlalchemy import event
+
+    token = store.issue_token(store.create_guest().id)
+    seen: list[tuple[str, object]] = []
+
+    def spy(conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        dbapi = conn.connection.dbapi_connection
+        seen.append((statement.split()[0].upper(), getattr(dbapi, "autocommit", None)))
+
+    engine = store._engine
+    event.listen(engine, "before_cursor_execute", spy)
+    try:
+        account = store.session_of(token).account
+    finally:
+        event.remove(engine, "before_cursor_execute", spy)
+    assert account == store.verify_token(token)
+    if engine.dialect.name == "postgresql":
+        assert seen == [("SELECT", True)]
+    else:
+        assert [statement for statement, _ in seen] == ["SELECT"]
+
+
 def test_people_dropping_together_pay_no_escape_and_take_their_seats_back_r45(
     live_server: Any, ws_client: Any, database_url: str
 ) -> None:

@@ -144,6 +144,17 @@ IDLE_IN_TRANSACTION_MS = 5000
 READ_ONLY = "duyun_single_read"
 
 
+def single_read_options(engine: Engine) -> dict[str, Any]:
+    """The execution options of a connection that runs one reading statement (a hello):
+    :data:`READ_ONLY` on SQLite; autocommit on PostgreSQL, where a statement outside a
+    transaction is its own consistent read, so the driver sends neither ``BEGIN`` before it
+    nor ``ROLLBACK`` when the pool takes the connection back: one round trip instead of three
+    (a crowd's seating is mostly hellos, docs/deploy.md)."""
+    if engine.dialect.name == "postgresql":
+        return {"isolation_level": "AUTOCOMMIT"}
+    return {READ_ONLY: True}
+
+
 def make_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         memory = make_url(url).database in (None, "", ":memory:")

@@ -32,7 +32,6 @@ from duyun.server.store.base import (
 )
 from duyun.server.store.bonuses import BonusStore
 from duyun.server.store.database import (
-    READ_ONLY,
     alembic_config,
     check_revision,
     check_sqlite_file,
@@ -142,7 +141,7 @@ class Store(
         parameters = {"account_id": account_id, "digest": auth.token_digest(token)}
         with self._serial, self._engine.connect() as connection:
             row = (
-                connection.execution_options(**{READ_ONLY: True})
+                connection.execution_options(**self._single_read)
                 .execute(_HELLO, parameters)
                 .first()
             )
