@@ -77,7 +77,12 @@ class RuleSet:
         return cls(**dict(options))
 
     def to_mapping(self) -> dict[str, Any]:
-        return {option.name: getattr(self, option.name) for option in fields(self)}
+        # the names are read once: ``fields()`` rebuilds its tuple on every call, and every
+        # table's summary (each heartbeat, each ``table`` message) carries the mapping
+        return {name: getattr(self, name) for name in OPTION_NAMES}
 
+
+#: the rule options' names, in their declared order (the keys of :meth:`RuleSet.to_mapping`)
+OPTION_NAMES: tuple[str, ...] = tuple(option.name for option in fields(RuleSet))
 
 DUYUN = RuleSet()
