@@ -22,6 +22,7 @@ import json
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +44,8 @@ class Figures:
     seating: float = 0.0
     seating_wall: float = 0.0
     connect_times: list[float] = field(default_factory=list)
+    #: messages a player received before its first snapshot, by type
+    kinds: Counter[str] = field(default_factory=Counter)
     errors: list[str] = field(default_factory=list)
 
 
@@ -65,6 +68,7 @@ async def _until_dealt(ws: Socket, figures: Figures) -> None:
     """Read until the first hand's snapshot (or an error, which is counted)."""
     while True:
         message = json.loads(await ws.recv())
+        figures.kinds[message["type"]] += 1
         if message["type"] == "snapshot":
             return
         if message["type"] == "error":
@@ -165,6 +169,9 @@ def main() -> int:
         f"  websocket handshake p50 {1000 * connects[len(connects) // 2]:.1f} ms, "
         f"p99 {1000 * connects[int(0.99 * len(connects))]:.1f} ms"
     )
+    players = args.tables * 4
+    kinds = ", ".join(f"{kind} {n / players:.2f}" for kind, n in figures.kinds.most_common())
+    print(f"  messages per player up to its first snapshot: {kinds}")
     first = f" (the first: {figures.errors[0]})" if figures.errors else ""
     print(f"  errors: {len(figures.errors)}{first}")
     return 1 if figures.errors else 0

@@ -101,19 +101,32 @@ def problems_of(text: str) -> list[str]:
 
 @pytest.fixture(autouse=True)
 def server_messages_fit_the_schema(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Watch every ``send_text`` of the server's connections during the test."""
+    """Watch every ``send_text`` of the server's connections during the test, and every
+    ``table`` message as its connection's writer encodes it (those are queued as dicts, so
+    that a newer one can replace one still waiting: ``ws.QueuedTable``)."""
     from duyun.server import ws
 
     problems: list[str] = []
     original = ws.Connection.send_text
+    original_table = ws.QueuedTable.encoded
 
-    def checked(self: Any, text: str) -> None:
+    def check(text: str) -> None:
         try:
             problems.extend(problems_of(text))
         except Exception as error:  # a check that breaks must not break the server under test
             problems.append(f"the schema check failed on {text[:200]!r}: {error!r}")
+
+    def checked(self: Any, text: str) -> None:
+        check(text)
         original(self, text)
 
+    def checked_table(self: Any) -> str | None:
+        text = original_table(self)
+        if text is not None:
+            check(text)
+        return text
+
     monkeypatch.setattr(ws.Connection, "send_text", checked)
+    monkeypatch.setattr(ws.QueuedTable, "encoded", checked_table)
     yield
     assert not problems, "server messages off the schema:\n" + "\n".join(problems[:20])
