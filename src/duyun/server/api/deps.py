@@ -27,8 +27,8 @@ T = TypeVar("T")
 
 # The dependencies below are ``async def`` although none of them awaits: FastAPI runs a plain
 # ``def`` dependency on a worker thread, so each was a thread hop (and a wait for the GIL back)
-# per request and per websocket. Seating a crowd of 8,000 players spent a twentieth of the event
-# loop's time in those hops (docs/deploy.md, issue 33's eighth round).
+# per request and per websocket. While a crowd was seated, a twentieth of the event loop's time
+# went to those hops (docs/deploy.md, issue 33's eighth round).
 
 
 async def get_state(connection: HTTPConnection) -> ServerState:

@@ -154,8 +154,8 @@ def get_row(session: Session, model: type[_Row], what: str, row_id: int, lock: b
     return row
 
 
-#: keys per ``IN (...)`` of :func:`locked_rows`: far under every database's limit on bound
-#: parameters
+#: keys per ``IN (...)`` of :meth:`StoreCore._locked_rows`: far under every database's limit
+#: on bound parameters
 KEYS_PER_READ = 500
 
 
