@@ -20,7 +20,9 @@ them and each table's players talk to its process, as the proxy of docs/deploy.m
 milliseconds: what a machine holds at that pace is its capacity in tables.
 ``--client-processes K`` drives the players from K processes (the tables dealt out among
 them): one event loop reading thousands of sockets is late, and its lateness counts in the
-round trip; its own figures are summed, the load generator's CPU included.
+round trip; its own figures are summed, the load generator's CPU included. The players run on
+uvloop, read with orjson and keep one deadline each: on this 2-core machine the load generator
+took as much CPU as the server it measured, CPU the servers beside it did not get.
 ``--reviews N`` keeps N reviews (牌譜解析, docs/protocol.md "Reviews") of hands just played
 asked for and polled during the run, as players opening 解析 would: the tables' round trip
 beside a run without it shows what reviews cost them (issue 36 item 4).
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import os
@@ -48,6 +51,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import orjson
+import uvloop
 import websockets
 
 from server_process import SRC, free_port, start_server
@@ -172,9 +177,6 @@ async def _player(
     joined: asyncio.Event,
     think: tuple[float, float],
 ) -> None:
-    rng = random.Random(seed)
-    pending: float | None = None  # when our last turn action was sent
-    dealt_in = False
     # no pings of its own: a browser's WebSocket never sends one (the server's keepalive pings,
     # which a browser answers, still go out and are answered by the library)
     async with websockets.connect(ws_url, max_size=1 << 20, ping_interval=None) as ws:
@@ -182,56 +184,73 @@ async def _player(
         await ws.send(json.dumps({"type": "join", "code": code}))
         await ws.send(json.dumps({"type": "ready"}))
         joined.set()
-        seat: int | None = None
-        while True:
-            remaining = stop_at - time.monotonic()
-            if remaining <= 0:
-                return
-            try:
-                raw = await asyncio.wait_for(ws.recv(), remaining)
-            except TimeoutError:
-                return
-            stats.messages += 1
-            message = json.loads(raw)
-            kind = message["type"]
-            stats.kinds[kind] += 1
-            if kind == "snapshot" and not dealt_in:
-                dealt_in = True
-                stats.dealt_times.append(time.monotonic())
-            if kind == "table" and message["table"] is not None:
-                seat = message["table"]["you"]
-            elif kind == "error":
-                if message["code"] == "too_late":  # a claim answer after its window closed
-                    stats.late += 1
-                else:
-                    stats.errors.append(f"{message['code']}: {message['message']}")
-            elif kind == "events" and pending is not None:
-                first = message["events"][0]
-                if first["type"] == "act" and first.get("seat") == seat:
-                    stats.round_trips.append(time.monotonic() - pending)
-                    stats.round_trip_starts.append(pending)
-                    pending = None
-            elif kind == "prompt":
-                legal = message["legal"]
-                wins = [a for a in legal if a["action"] == "hu"]
-                action = wins[0] if wins else rng.choice(legal)
-                if think[1] > 0:  # people take a moment; it also keeps tables out of lockstep
-                    await asyncio.sleep(rng.uniform(*think))
-                if message["kind"] == "turn":
-                    pending = time.monotonic()
-                    stats.actions += 1
-                else:
-                    stats.claim_answers += 1
-                stats.decision_times.append(time.monotonic())
-                await ws.send(json.dumps({"type": "act", "prompt": message["id"], **action}))
-            elif kind == "hand_end":
-                if seat == 0:
-                    stats.hands += 1
-                    stats.reviewable.append((http_url, token, message["hand_id"]))
-            elif kind == "match_end":
-                if seat == 0:
-                    stats.matches += 1
-                return
+        # one deadline for the whole run: a timer and a task for every message (`wait_for`)
+        # cost this load generator more than reading the message did
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout_at(_loop_time_of(stop_at)):
+                await _play(ws, http_url, token, random.Random(seed), stats, think)
+
+
+async def _play(
+    ws: websockets.ClientConnection,
+    http_url: str,
+    token: str,
+    rng: random.Random,
+    stats: Stats,
+    think: tuple[float, float],
+) -> None:
+    """A seated player's part: answer every prompt, until its match ends."""
+    pending: float | None = None  # when our last turn action was sent
+    dealt_in = False
+    seat: int | None = None
+    while True:
+        raw = await ws.recv()
+        stats.messages += 1
+        message = orjson.loads(raw)
+        kind = message["type"]
+        stats.kinds[kind] += 1
+        if kind == "snapshot" and not dealt_in:
+            dealt_in = True
+            stats.dealt_times.append(time.monotonic())
+        if kind == "table" and message["table"] is not None:
+            seat = message["table"]["you"]
+        elif kind == "error":
+            if message["code"] == "too_late":  # a claim answer after its window closed
+                stats.late += 1
+            else:
+                stats.errors.append(f"{message['code']}: {message['message']}")
+        elif kind == "events" and pending is not None:
+            first = message["events"][0]
+            if first["type"] == "act" and first.get("seat") == seat:
+                stats.round_trips.append(time.monotonic() - pending)
+                stats.round_trip_starts.append(pending)
+                pending = None
+        elif kind == "prompt":
+            legal = message["legal"]
+            wins = [a for a in legal if a["action"] == "hu"]
+            action = wins[0] if wins else rng.choice(legal)
+            if think[1] > 0:  # people take a moment; it also keeps tables out of lockstep
+                await asyncio.sleep(rng.uniform(*think))
+            if message["kind"] == "turn":
+                pending = time.monotonic()
+                stats.actions += 1
+            else:
+                stats.claim_answers += 1
+            stats.decision_times.append(time.monotonic())
+            await ws.send(json.dumps({"type": "act", "prompt": message["id"], **action}))
+        elif kind == "hand_end":
+            if seat == 0:
+                stats.hands += 1
+                stats.reviewable.append((http_url, token, message["hand_id"]))
+        elif kind == "match_end":
+            if seat == 0:
+                stats.matches += 1
+            return
+
+
+def _loop_time_of(monotonic: float) -> float:
+    """``monotonic`` on the running loop's clock (``asyncio.timeout_at`` takes that clock)."""
+    return asyncio.get_running_loop().time() + (monotonic - time.monotonic())
 
 
 @dataclass(frozen=True)
@@ -351,7 +370,10 @@ def _client_process(jobs: list[TableJob], stop_at: float, think: tuple[float, fl
     ``stop_at`` (the machine's monotonic clock, shared by its processes)."""
     _raise_open_files(len(jobs) * 4 + 256)
     stats = Stats(players=len(jobs) * 4)
-    asyncio.run(_play_tables(jobs, stats, stop_at, think))
+    # uvloop: the players' side of thousands of sockets costs about a third less on libuv's
+    # loop (the servers keep asyncio's, docs/deploy.md). CPU the load generator spends is CPU
+    # the servers beside it on this machine do not get
+    uvloop.run(_play_tables(jobs, stats, stop_at, think))
     stats.client_cpu = time.process_time()
     return stats
 
@@ -518,7 +540,7 @@ def main(argv: list[str] | None = None) -> int:
                     urls.append(url)
             started = time.monotonic()
             client_cpu = time.process_time()
-            stats = asyncio.run(_run(args, urls, processes))
+            stats = uvloop.run(_run(args, urls, processes))
             client_cpu = time.process_time() - client_cpu + stats.client_cpu
             elapsed = time.monotonic() - started
             played = time.monotonic() - stats.play_started
