@@ -28,7 +28,7 @@ from sqlalchemy.orm import InstrumentedAttribute, Session, sessionmaker
 
 from duyun.server.store import auth
 from duyun.server.store.database import Checkpointer, is_file_sqlite, single_read_options
-from duyun.server.store.models import AccountRow, CoinRowModel, HandRow, MatchRow
+from duyun.server.store.models import MATCHES, AccountRow, CoinRowModel, HandRow, MatchRow
 from duyun.server.store.types import (
     Account,
     AccountKind,
@@ -274,19 +274,36 @@ class StoreCore:
                     .execution_options(synchronize_session=False)
                 )
 
-    @classmethod
-    def _get_live_match(
-        cls, session: Session, match_id: int, lock: bool = False, lease: Lease | None = None
-    ) -> MatchRow:
-        """:meth:`_get_match`, :class:`ConflictError` when the match is over and
-        :class:`LeaseLostError` when ``lease`` is no longer the match's. A fenced read locks
-        the row (PostgreSQL; SQLite holds the write lock already), so no adoption can commit
-        between the check and the write."""
-        match = cls._get_match(session, match_id, lock or lease is not None)
-        fence(match_id, lease, match.lease_owner, match.lease_epoch)
-        if match.status not in LIVE_STATUSES:
+    @staticmethod
+    def _fence_live_match(
+        session: Session, match_id: int, lock: bool = False, lease: Lease | None = None
+    ) -> int:
+        """The match's number of hands; :class:`NotFoundError` when there is no such match,
+        :class:`ConflictError` when it is over and :class:`LeaseLostError` when ``lease`` is no
+        longer the match's. A fenced read locks the row (PostgreSQL; SQLite holds the write
+        lock already), so no adoption can commit between the check and the write.
+
+        It reads the four columns a write checks, not the row as an object: a match's start
+        came here for every table a crowd opened, and loading the row (its rules and options
+        parsed from JSON into an identity-mapped object) was most of that statement's cost
+        (docs/deploy.md, the ninth round)."""
+        check_int("match id", match_id, 1)
+        if match_id > MAX_ID:  # no row has it; PostgreSQL would refuse to compare it
+            raise NotFoundError(f"no match with id {match_id}")
+        columns = MATCHES.c
+        query = select(
+            columns.hands, columns.status, columns.lease_owner, columns.lease_epoch
+        ).where(columns.id == match_id)
+        if (lock or lease is not None) and session.get_bind().dialect.name == "postgresql":
+            query = query.with_for_update()
+        row = session.execute(query).one_or_none()
+        if row is None:
+            raise NotFoundError(f"no match with id {match_id}")
+        fence(match_id, lease, row.lease_owner, row.lease_epoch)
+        if row.status not in LIVE_STATUSES:
             raise ConflictError(f"match {match_id} is over")
-        return match
+        hands: int = row.hands
+        return hands
 
     @staticmethod
     def _locked_rows(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -30,10 +30,12 @@ from duyun.server.store.base import (
     utcnow,
 )
 from duyun.server.store.models import (
+    HANDS,
+    MATCH_SEATS,
+    MATCHES,
     AccountRow,
     CoinRowModel,
     HandRow,
-    MatchRow,
     MatchSeatRow,
 )
 from duyun.server.store.ratings import rate_match
@@ -83,54 +85,58 @@ class MatchStore(StoreCore):
         check_int("first dealer", spec.first_dealer, 0, SEATS - 1)
         with self._session() as session:
             self._check_seats(session, spec.seats)
-            row = MatchRow(
-                kind=spec.kind,
-                room=clip_text(spec.room, 64),
-                code=spec.code,
-                stake=spec.stake,
-                hands=spec.hands,
-                seed=spec.seed,
-                first_dealer=spec.first_dealer,
-                rules=dict(spec.rules),
-                options=dict(spec.options),
-                status="playing",
-                created=utcnow(),
-                lease_owner=owner,
-                lease_expires=self.clock() + lease_seconds if owner else None,
-            )
-            session.add(row)
-            session.flush()
-            for seat, seat_spec in enumerate(spec.seats):
-                session.add(
-                    MatchSeatRow(
-                        match_id=row.id,
-                        seat=seat,
-                        account_id=seat_spec.account_id,
-                        bot=seat_spec.bot,
-                    )
+            # statements rather than objects to flush: a crowd's tables start together, and the
+            # unit of work's bookkeeping cost more than the statements (docs/deploy.md, the
+            # ninth round)
+            match_id: int = session.scalars(
+                insert(MATCHES)
+                .values(
+                    kind=spec.kind,
+                    room=clip_text(spec.room, 64),
+                    code=spec.code,
+                    stake=spec.stake,
+                    hands=spec.hands,
+                    seed=spec.seed,
+                    first_dealer=spec.first_dealer,
+                    rules=dict(spec.rules),
+                    options=dict(spec.options),
+                    status="playing",
+                    created=utcnow(),
+                    lease_owner=owner,
+                    lease_expires=self.clock() + lease_seconds if owner else None,
                 )
-            return row.id
+                .returning(MATCHES.c.id)
+            ).one()
+            self._insert_seats(session, match_id, spec.seats)
+            return match_id
+
+    @staticmethod
+    def _insert_seats(session: Session, match_id: int, seats: Sequence[SeatSpec]) -> None:
+        """The four seat rows, in one statement."""
+        session.execute(
+            insert(MATCH_SEATS),
+            [
+                {
+                    "match_id": match_id,
+                    "seat": seat,
+                    "account_id": seat_spec.account_id,
+                    "bot": seat_spec.bot,
+                }
+                for seat, seat_spec in enumerate(seats)
+            ],
+        )
 
     def update_seats(
         self, match_id: int, seats: Sequence[SeatSpec], lease: Lease | None = None
     ) -> None:
         """Replace the seats of a match that has not started a hand yet."""
         with self._session() as session:
-            self._get_live_match(session, match_id, lease=lease)
+            self._fence_live_match(session, match_id, lease=lease)
             if session.scalar(select(HandRow.id).where(HandRow.match_id == match_id).limit(1)):
                 raise ConflictError(f"match {match_id} has started; its seats are fixed")
             self._check_seats(session, seats)
             session.execute(delete(MatchSeatRow).where(MatchSeatRow.match_id == match_id))
-            session.flush()
-            for seat, seat_spec in enumerate(seats):
-                session.add(
-                    MatchSeatRow(
-                        match_id=match_id,
-                        seat=seat,
-                        account_id=seat_spec.account_id,
-                        bot=seat_spec.bot,
-                    )
-                )
+            self._insert_seats(session, match_id, seats)
 
     def mark_forced_tuoguan(
         self, match_id: int, seat: int, lease: Lease | None = None, on: bool = True
@@ -143,7 +149,7 @@ class MatchStore(StoreCore):
         if seat >= SEATS:
             raise StoreError(f"seat must be 0-{SEATS - 1}, not {seat}")
         with self._session() as session:
-            self._get_live_match(session, match_id, lease=lease)
+            self._fence_live_match(session, match_id, lease=lease)
             row = session.get(MatchSeatRow, (match_id, seat))
             if row is None or row.account_id is None:
                 raise StoreError(f"seat {seat} of match {match_id} is not a player's seat")
@@ -159,7 +165,7 @@ class MatchStore(StoreCore):
         if not isinstance(on, bool):
             raise StoreError(f"on must be true or false, not {on!r}")
         with self._session() as session:
-            self._get_live_match(session, match_id, lease=lease)
+            self._fence_live_match(session, match_id, lease=lease)
             row = session.get(MatchSeatRow, (match_id, seat))
             if row is None or row.account_id is None:
                 raise StoreError(f"seat {seat} of match {match_id} is not a player's seat")
@@ -182,9 +188,9 @@ class MatchStore(StoreCore):
         check_int("hand index", index, 0)
         try:
             with self._session() as session:
-                match = self._get_live_match(session, match_id, lock=True, lease=lease)
-                if index >= match.hands:
-                    raise ConflictError(f"match {match_id} has only {match.hands} hands")
+                hands = self._fence_live_match(session, match_id, lock=True, lease=lease)
+                if index >= hands:
+                    raise ConflictError(f"match {match_id} has only {hands} hands")
                 playing = session.scalar(
                     select(HandRow.id).where(
                         HandRow.match_id == match_id, HandRow.status == "playing"
@@ -192,18 +198,22 @@ class MatchStore(StoreCore):
                 )
                 if playing is not None:
                     raise ConflictError(f"hand {playing} of match {match_id} is still playing")
-                row = HandRow(
-                    match_id=match_id,
-                    index=index,
-                    seed=seed,
-                    dealer=dealer,
-                    streak=streak,
-                    status="playing",
-                    created=utcnow(),
-                )
-                session.add(row)
-                session.flush()
-                return row.id
+                # an INSERT ... RETURNING rather than an object to flush: the unit of work's
+                # bookkeeping cost more than the statement (docs/deploy.md, the ninth round)
+                hand_id: int = session.scalars(
+                    insert(HANDS)
+                    .values(
+                        match_id=match_id,
+                        index=index,
+                        seed=seed,
+                        dealer=dealer,
+                        streak=streak,
+                        status="playing",
+                        created=utcnow(),
+                    )
+                    .returning(HANDS.c.id)
+                ).one()
+                return hand_id
         except IntegrityError as exc:
             raise ConflictError(f"match {match_id} already has hand {index}") from exc
 

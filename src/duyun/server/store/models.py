@@ -9,7 +9,7 @@ column) so SQLite and PostgreSQL compare them the same way; other times are time
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -22,6 +22,7 @@ from sqlalchemy import (
     Index,
     Integer,
     String,
+    Table,
     Text,
     UniqueConstraint,
     false,
@@ -332,3 +333,11 @@ class HandReviewRow(Base):
     #: the CPU seconds its computation took (the operator's measure of what reviews cost)
     cpu_seconds: Mapped[float] = mapped_column(Double, nullable=False)
     created: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+
+#: the Core tables behind the rows that a crowd's tables write as they start: their INSERTs and
+#: the fencing read of a match go to these rather than through the ORM, whose unit of work and
+#: bulk-insert path cost more than the statements themselves (docs/deploy.md, the ninth round)
+MATCHES = cast(Table, MatchRow.__table__)
+MATCH_SEATS = cast(Table, MatchSeatRow.__table__)
+HANDS = cast(Table, HandRow.__table__)

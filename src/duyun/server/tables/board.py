@@ -303,14 +303,27 @@ class Board:
         return (seat.client,) if seat is not None and seat.client is not None else ()
 
     def _broadcast(self) -> list[Effect]:
-        """Everyone gets the ``table`` message anew (each seat its own ``you``)."""
-        out: list[Effect] = [
-            Send(seat.client, {"type": "table", "table": self.table_json(index)})
+        """Everyone gets the ``table`` message anew (each seat its own ``you``).
+
+        The table is described once and each seat's message is a shallow copy with its own
+        ``you``: the four share the rest, which nothing changes after it is built (a queued
+        ``table`` message is encoded only when written). A crowd being seated broadcasts at
+        every arrival, so four descriptions per broadcast were a measured part of the seating.
+        """
+        clients = [
+            (index, seat.client)
             for index, seat in enumerate(self.seats)
             if seat is not None and seat.client is not None
         ]
+        if not clients and not self.spectators:
+            return []
+        shared = self.table_json(None)
+        out: list[Effect] = [
+            Send(client, {"type": "table", "table": {**shared, "you": index}})
+            for index, client in clients
+        ]
         if self.spectators:
-            text = dumps({"type": "table", "table": self.table_json(None)})
+            text = dumps({"type": "table", "table": shared})
             out.append(SendText(tuple(self.spectators), text))
         return out
 
