@@ -788,6 +788,29 @@ def test_a_spectator_sees_the_table_and_moves_to_another() -> None:
     assert ann not in shell.state.spectators and ann.spectating is None
 
 
+def test_a_broadcast_gives_each_seat_its_own_you_and_everyone_the_same_table() -> None:
+    """The table is described once per broadcast and each seat's message copies it with its
+    own ``you`` (board.py ``_broadcast``): no seat's ``you`` leaks into another's message,
+    and a spectator's says None."""
+    ann, bob, cat, eve = Person("ann"), Person("bob"), Person("cat"), Person("eve")
+    shell = Shell(private(2, ann))
+    shell.join(ann)
+    shell.join(bob, seat=2)
+    shell.post_now(Spectate(eve))
+    shell.join(cat, seat=1)  # a broadcast to three seats and a spectator
+    people = {"ann": ann, "bob": bob, "cat": cat, "eve": eve}
+    tables = {name: person.last("table")["table"] for name, person in people.items()}
+    assert {name: table["you"] for name, table in tables.items()} == {
+        "ann": 0,
+        "bob": 2,
+        "cat": 1,
+        "eve": None,
+    }
+    rest = [{k: v for k, v in table.items() if k != "you"} for table in tables.values()]
+    assert all(table == rest[0] for table in rest)
+    assert [seat and seat["name"] for seat in rest[0]["seats"]] == ["ann", "cat", "bob", None]
+
+
 # ---------------------------------------------------------------------------- the status machine
 
 
