@@ -20,9 +20,10 @@ them and each table's players talk to its process, as the proxy of docs/deploy.m
 milliseconds: what a machine holds at that pace is its capacity in tables.
 ``--client-processes K`` drives the players from K processes (the tables dealt out among
 them): one event loop reading thousands of sockets is late, and its lateness counts in the
-round trip; its own figures are summed, the load generator's CPU included. The players run on
-uvloop, read with orjson and keep one deadline each: on this 2-core machine the load generator
-took as much CPU as the server it measured, CPU the servers beside it did not get.
+round trip; its own figures are summed, the load generator's CPU included. The players read
+with orjson and keep one deadline each: on this 2-core machine the load generator took as much
+CPU as the server it measured, CPU the servers beside it did not get. (They stay on asyncio's
+loop: uvloop installed beside the servers would be picked up by them too, docs/deploy.md.)
 ``--reviews N`` keeps N reviews (牌譜解析, docs/protocol.md "Reviews") of hands just played
 asked for and polled during the run, as players opening 解析 would: the tables' round trip
 beside a run without it shows what reviews cost them (issue 36 item 4).
@@ -52,7 +53,6 @@ from pathlib import Path
 
 import httpx
 import orjson
-import uvloop
 import websockets
 
 from server_process import SRC, free_port, start_server
@@ -370,10 +370,7 @@ def _client_process(jobs: list[TableJob], stop_at: float, think: tuple[float, fl
     ``stop_at`` (the machine's monotonic clock, shared by its processes)."""
     _raise_open_files(len(jobs) * 4 + 256)
     stats = Stats(players=len(jobs) * 4)
-    # uvloop: the players' side of thousands of sockets costs about a third less on libuv's
-    # loop (the servers keep asyncio's, docs/deploy.md). CPU the load generator spends is CPU
-    # the servers beside it on this machine do not get
-    uvloop.run(_play_tables(jobs, stats, stop_at, think))
+    asyncio.run(_play_tables(jobs, stats, stop_at, think))
     stats.client_cpu = time.process_time()
     return stats
 
@@ -540,7 +537,7 @@ def main(argv: list[str] | None = None) -> int:
                     urls.append(url)
             started = time.monotonic()
             client_cpu = time.process_time()
-            stats = uvloop.run(_run(args, urls, processes))
+            stats = asyncio.run(_run(args, urls, processes))
             client_cpu = time.process_time() - client_cpu + stats.client_cpu
             elapsed = time.monotonic() - started
             played = time.monotonic() - stats.play_started
