@@ -139,12 +139,18 @@ def fence(match_id: int, lease: Lease | None, owner: str | None, epoch: int) -> 
         )
 
 
+def check_row_id(what: str, row_id: int) -> None:
+    """:class:`StoreError` unless ``row_id`` is a positive int; :class:`NotFoundError` naming
+    ``what`` when it is past every id (PostgreSQL would refuse to compare it with an INTEGER)."""
+    check_int(f"{what} id", row_id, 1)
+    if row_id > MAX_ID:
+        raise NotFoundError(f"no {what} with id {row_id}")
+
+
 def get_row(session: Session, model: type[_Row], what: str, row_id: int, lock: bool) -> _Row:
     """The row of ``model`` with id ``row_id`` (locked for this transaction on PostgreSQL when
     ``lock``); :class:`NotFoundError` naming ``what`` when there is none."""
-    check_int(f"{what} id", row_id, 1)
-    if row_id > MAX_ID:  # no row has it; PostgreSQL would refuse to compare it with an INTEGER
-        raise NotFoundError(f"no {what} with id {row_id}")
+    check_row_id(what, row_id)
     query = select(model).where(model.id == row_id)
     if lock and session.get_bind().dialect.name == "postgresql":
         query = query.with_for_update()
@@ -287,9 +293,7 @@ class StoreCore:
         came here for every table a crowd opened, and loading the row (its rules and options
         parsed from JSON into an identity-mapped object) was most of that statement's cost
         (docs/deploy.md, the ninth round)."""
-        check_int("match id", match_id, 1)
-        if match_id > MAX_ID:  # no row has it; PostgreSQL would refuse to compare it
-            raise NotFoundError(f"no match with id {match_id}")
+        check_row_id("match", match_id)
         columns = MATCHES.c
         query = select(
             columns.hands, columns.status, columns.lease_owner, columns.lease_epoch
