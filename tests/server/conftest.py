@@ -27,9 +27,8 @@ import websockets
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from duyun.server.app import WS_MAX_FRAME, create_app
+from duyun.server.app import WS_MAX_FRAME, create_app, uvicorn_config
 from duyun.server.config import ServerConfig
-from duyun.server.keepalive import PingWhenQuietProtocol
 from duyun.server.store import Store, StoreConfig
 from duyun.server.store.database import normalize_url
 from duyun.server.tables import TableManager
@@ -226,18 +225,7 @@ def start_live_server(database_url: str, **overrides: Any) -> LiveServer:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app,
-            log_level="warning",
-            ws_max_size=WS_MAX_FRAME,
-            ws=PingWhenQuietProtocol,
-            ws_per_message_deflate=False,
-            lifespan="on",
-            proxy_headers=True,
-            forwarded_allow_ips=config.forwarded_allow_ips,
-        )
-    )
+    server = uvicorn.Server(uvicorn_config(app, config, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{port}"

@@ -260,3 +260,53 @@ def test_duyun_serve_runs_on_the_protocol_that_pings_the_quiet(
     assert result.exit_code == 0, result.output
     assert serve_configs[-1].ws is PingWhenQuietProtocol
     assert (serve_configs[-1].ws_ping_interval, serve_configs[-1].ws_ping_timeout) == (20, 20)
+
+
+#: what ``uvicorn_config`` sets for every caller: the players' protocol, limits and proxy handling
+SHARED_OPTIONS = (
+    "ws",
+    "ws_max_size",
+    "limit_concurrency",
+    "ws_per_message_deflate",
+    "ws_ping_interval",
+    "ws_ping_timeout",
+    "proxy_headers",
+    "forwarded_allow_ips",
+)
+
+
+def shared_options(config: Any) -> list[Any]:
+    return [getattr(config, option) for option in SHARED_OPTIONS]
+
+
+def test_duyun_serve_runs_on_the_shared_uvicorn_configuration(
+    serve_configs: list[Any], tmp_path: Any
+) -> None:
+    from fastapi import FastAPI
+    from typer.testing import CliRunner
+
+    from duyun.cli.main import app
+    from duyun.server.app import HTTP_HEADROOM, WS_MAX_FRAME, uvicorn_config
+    from duyun.server.config import ServerConfig
+
+    result = CliRunner().invoke(
+        app, ["serve", "--database-url", f"sqlite:///{tmp_path}/serve.db", "--port", "0"]
+    )
+    assert result.exit_code == 0, result.output
+    served = serve_configs[-1]
+    defaults = ServerConfig()
+    assert served.limit_concurrency == defaults.max_connections + HTTP_HEADROOM
+    assert (served.ws_max_size, served.ws_per_message_deflate) == (WS_MAX_FRAME, False)
+    assert shared_options(served) == shared_options(uvicorn_config(FastAPI(), defaults))
+
+
+def test_the_tests_servers_meet_the_protocol_and_limits_players_meet(live_server: Any) -> None:
+    """The tests' servers once had their own uvicorn options, and had drifted from
+    ``duyun serve``'s (no connection limit, other proxy handling)."""
+    from duyun.server.app import HTTP_HEADROOM, uvicorn_config
+
+    server = live_server(max_connections=30)
+    tested = server.server.config
+    assert tested.ws is PingWhenQuietProtocol
+    assert tested.limit_concurrency == 30 + HTTP_HEADROOM
+    assert shared_options(tested) == shared_options(uvicorn_config(server.app, server.config))

@@ -19,9 +19,8 @@ from typing import Any
 
 import uvicorn
 
-from duyun.server.app import WS_MAX_FRAME, create_app
+from duyun.server.app import create_app, uvicorn_config
 from duyun.server.config import ServerConfig
-from duyun.server.keepalive import PingWhenQuietProtocol
 from duyun.server.store import StoreConfig
 from readiness import wait_healthy
 
@@ -93,15 +92,7 @@ def start_web_server(database_url: str, **overrides: Any) -> WebServer:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(
-            app,
-            log_level="warning",
-            ws_max_size=WS_MAX_FRAME,
-            ws=PingWhenQuietProtocol,
-            lifespan="on",
-        )
-    )
+    server = uvicorn.Server(uvicorn_config(app, config, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{port}"

@@ -96,9 +96,8 @@ def serve(
     require_server_extra("serve")
     import uvicorn
 
-    from duyun.server.app import HTTP_HEADROOM, WS_MAX_FRAME, create_app
+    from duyun.server.app import create_app, uvicorn_config
     from duyun.server.config import ConfigError, load_config
-    from duyun.server.keepalive import PingWhenQuietProtocol
     from duyun.server.store import Store, StoreError
     from duyun.server.store.database import normalize_url
 
@@ -151,28 +150,14 @@ def serve(
         if owner is not None:
             typer.echo(f"duyun serve: owner {owner}")
         server = _server_class()(
-            uvicorn.Config(
+            uvicorn_config(
                 app,
+                settings,
                 host=host,
                 port=bound_port,
                 log_level=level,
                 # json: keep the handlers set above instead of uvicorn's text formatters
                 log_config=None if log_format == "json" else uvicorn.config.LOGGING_CONFIG,
-                ws_max_size=WS_MAX_FRAME,
-                # uvicorn's websocket protocol, pinging only connections quiet for a whole
-                # interval (duyun.server.keepalive; docs/deploy.md)
-                ws=PingWhenQuietProtocol,
-                # past every websocket the app allows, HTTP gets a quick 503 instead of holding
-                # descriptors until accept() fails for everyone (issue 20 item 10)
-                limit_concurrency=settings.max_connections + HTTP_HEADROOM,
-                # messages are small JSON; compressing each one costs more CPU than it saves
-                ws_per_message_deflate=False,
-                ws_ping_interval=20,
-                ws_ping_timeout=20,
-                # behind the documented proxy the client address (login and creation limits)
-                # comes from X-Forwarded-For, believed only from these peers (docs/deploy.md)
-                proxy_headers=True,
-                forwarded_allow_ips=settings.forwarded_allow_ips,
             )
         )
         server.run(sockets=[listener])

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import uvicorn
 from fastapi import APIRouter, FastAPI
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.routing import APIRoute, APIWebSocketRoute
@@ -33,6 +34,7 @@ from duyun.server.api.errors import ApiError, install_error_handlers
 from duyun.server.api.tables import CreateTable
 from duyun.server.cluster import Cluster
 from duyun.server.config import ServerConfig
+from duyun.server.keepalive import PingWhenQuietProtocol
 from duyun.server.limits import Limits
 from duyun.server.logs import install_log_safety
 from duyun.server.middleware import HttpGuard
@@ -276,6 +278,33 @@ def add_client_page(app: FastAPI) -> None:
         app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
 
+def uvicorn_config(app: FastAPI, config: ServerConfig, **options: Any) -> uvicorn.Config:
+    """How uvicorn runs the app. ``duyun serve`` and the tests' servers all take it from here,
+    so the tests meet the websocket protocol, limits and proxy handling that players meet
+    (each had its own copy, and they had drifted: the browser tests' server compressed its
+    frames and read no proxy headers). ``options`` are what differs per caller: where it
+    listens, its logging, its lifespan."""
+    return uvicorn.Config(
+        app,
+        ws_max_size=WS_MAX_FRAME,
+        # uvicorn's websocket protocol, pinging only connections quiet for a whole interval
+        # (duyun.server.keepalive; docs/deploy.md)
+        ws=PingWhenQuietProtocol,
+        # past every websocket the app allows, HTTP gets a quick 503 instead of holding
+        # descriptors until accept() fails for everyone (issue 20 item 10)
+        limit_concurrency=config.max_connections + HTTP_HEADROOM,
+        # messages are small JSON; compressing each one costs more CPU than it saves
+        ws_per_message_deflate=False,
+        ws_ping_interval=20,
+        ws_ping_timeout=20,
+        # behind the documented proxy the client address (login and creation limits) comes
+        # from X-Forwarded-For, believed only from these peers (docs/deploy.md)
+        proxy_headers=True,
+        forwarded_allow_ips=config.forwarded_allow_ips,
+        **options,
+    )
+
+
 def create_app(
     config: ServerConfig,
     database_url: str,
@@ -324,4 +353,5 @@ __all__ = [
     "live_gauges",
     "origin_allowed",
     "socket_origins",
+    "uvicorn_config",
 ]
