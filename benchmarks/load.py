@@ -123,7 +123,7 @@ class Stats:
         self.reviewable.extend(other.reviewable)
 
 
-def _start_server(
+def start_load_server(
     args: argparse.Namespace, workdir: Path, index: int = 0, log_dir: Path | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
@@ -306,7 +306,7 @@ async def _run(
     finally:
         for client in clients:
             await client.aclose()
-    stats.cpu_at_play = sum(_cpu_seconds(p) for p in processes)
+    stats.cpu_at_play = sum(cpu_seconds(p) for p in processes)
     stats.play_started = time.monotonic()
     stop_at = time.monotonic() + args.duration
     think = (1.0, 3.0) if args.human else (0.0, args.think)
@@ -368,7 +368,7 @@ async def _play_tables(
 def _client_process(jobs: list[TableJob], stop_at: float, think: tuple[float, float]) -> Stats:
     """A client process of ``--client-processes``: plays its share of the tables until
     ``stop_at`` (the machine's monotonic clock, shared by its processes)."""
-    _raise_open_files(len(jobs) * 4 + 256)
+    raise_open_files(len(jobs) * 4 + 256)
     stats = Stats(players=len(jobs) * 4)
     asyncio.run(_play_tables(jobs, stats, stop_at, think))
     stats.client_cpu = time.process_time()
@@ -381,7 +381,7 @@ async def _sample_cpu(
     """The servers' CPU time every quarter second: the steady figure starts at the first
     sample after the last player was dealt in."""
     while time.monotonic() < stop_at + 1.0:
-        samples.append((time.monotonic(), sum(_cpu_seconds(p) for p in processes)))
+        samples.append((time.monotonic(), sum(cpu_seconds(p) for p in processes)))
         await asyncio.sleep(0.25)
 
 
@@ -421,7 +421,7 @@ async def _watch_loop(stats: Stats, stop_at: float, period: float = 0.01) -> Non
         stats.loop_lags.append(max(0.0, time.monotonic() - asked))
 
 
-def _cpu_seconds(process: subprocess.Popen[bytes] | None) -> float:
+def cpu_seconds(process: subprocess.Popen[bytes] | None) -> float:
     """CPU time (user + system) the server process has used so far (Linux /proc)."""
     if process is None:
         return 0.0
@@ -433,7 +433,7 @@ def _cpu_seconds(process: subprocess.Popen[bytes] | None) -> float:
     return (int(fields[11]) + int(fields[12])) / ticks
 
 
-def _raise_open_files(wanted: int) -> None:
+def raise_open_files(wanted: int) -> None:
     """Thousands of client sockets need more descriptors than the usual soft limit of 1,024."""
     try:
         import resource
@@ -522,7 +522,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--reviews asks for hands as they end: use one client process")
     if args.human and "--claim-window" not in " ".join(argv if argv is not None else sys.argv):
         args.claim_window = 4.0
-    _raise_open_files(args.tables * 4 + 256)
+    raise_open_files(args.tables * 4 + 256)
 
     processes: list[subprocess.Popen[bytes]] = []
     with tempfile.TemporaryDirectory(prefix="duyun-load-") as tmp:
@@ -532,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 urls = []
                 for index in range(args.processes):
-                    process, url = _start_server(args, Path(tmp), index, args.log_dir)
+                    process, url = start_load_server(args, Path(tmp), index, args.log_dir)
                     processes.append(process)
                     urls.append(url)
             started = time.monotonic()
@@ -541,7 +541,7 @@ def main(argv: list[str] | None = None) -> int:
             client_cpu = time.process_time() - client_cpu + stats.client_cpu
             elapsed = time.monotonic() - started
             played = time.monotonic() - stats.play_started
-            server_cpu_now = sum(_cpu_seconds(p) for p in processes)
+            server_cpu_now = sum(cpu_seconds(p) for p in processes)
             server_cpu = server_cpu_now - stats.cpu_at_play
         finally:
             for process in processes:

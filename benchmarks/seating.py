@@ -29,7 +29,7 @@ from pathlib import Path
 import httpx
 import websockets
 
-from load import _cpu_seconds, _raise_open_files, _start_server
+from load import cpu_seconds, raise_open_files, start_load_server
 from server_process import SRC
 
 Socket = websockets.ClientConnection
@@ -99,12 +99,12 @@ async def _run(args: argparse.Namespace, url: str, server: subprocess.Popen[byte
                 code: str = answer.json()["code"]
                 return code
 
-        cpu = _cpu_seconds(server)
+        cpu = cpu_seconds(server)
         tokens = list(await asyncio.gather(*(guest() for _ in range(args.tables * 4))))
-        figures.guests = (_cpu_seconds(server) - cpu) / len(tokens)
-        cpu = _cpu_seconds(server)
+        figures.guests = (cpu_seconds(server) - cpu) / len(tokens)
+        cpu = cpu_seconds(server)
         codes = list(await asyncio.gather(*(table(tokens[i * 4]) for i in range(args.tables))))
-        figures.tables = (_cpu_seconds(server) - cpu) / args.tables
+        figures.tables = (cpu_seconds(server) - cpu) / args.tables
 
     ws_url = url.replace("http", "ws", 1) + "/ws"
     sockets: list[Socket] = []
@@ -118,9 +118,9 @@ async def _run(args: argparse.Namespace, url: str, server: subprocess.Popen[byte
             sockets.extend(four)
             await asyncio.gather(*(_until_dealt(ws, figures) for ws in four))
 
-    cpu, started = _cpu_seconds(server), time.monotonic()
+    cpu, started = cpu_seconds(server), time.monotonic()
     await asyncio.gather(*(seat_table(i) for i in range(args.tables)))
-    figures.seating = (_cpu_seconds(server) - cpu) / (args.tables * 4)
+    figures.seating = (cpu_seconds(server) - cpu) / (args.tables * 4)
     figures.seating_wall = time.monotonic() - started
     for ws in sockets:
         await ws.close()
@@ -134,7 +134,7 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=8, help="requests and tables at once")
     parser.add_argument("--commit-wait", type=float, default=0.01)
     args = parser.parse_args()
-    _raise_open_files(args.tables * 4 + 256)
+    raise_open_files(args.tables * 4 + 256)
     # the server's configuration is load.py's (limits off for one address, a long turn timer)
     load_args = argparse.Namespace(
         tables=args.tables,
@@ -146,7 +146,7 @@ def main() -> int:
         database_url=args.database_url,
     )
     with tempfile.TemporaryDirectory(prefix="duyun-seating-") as tmp:
-        server, url = _start_server(load_args, Path(tmp))
+        server, url = start_load_server(load_args, Path(tmp))
         try:
             figures = asyncio.run(_run(args, url, server))
         finally:
