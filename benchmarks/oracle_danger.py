@@ -15,8 +15,6 @@ usage: python benchmarks/oracle_danger.py --walls 600 --seed 35001 [--opponents 
 from __future__ import annotations
 
 import argparse
-import math
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
@@ -28,6 +26,7 @@ from duyun.learn.features import hidden_labels
 from duyun.learn.models import KINDS, OpponentModel, OpponentPrediction
 from duyun.rules import DUYUN
 from duyun.sim.runner import derive_seed, play_round, seating
+from paired_bots import paired_difference, play_walls
 
 
 class Truth:
@@ -84,25 +83,15 @@ def main() -> int:
     parser.add_argument("--opponents", default="efficient", choices=BOT_NAMES)
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
-    with ProcessPoolExecutor(args.workers) as pool:
-        points = {
-            spec: list(
-                pool.map(
-                    wall_points,
-                    [(spec, args.opponents, args.seed, unit) for unit in range(args.walls)],
-                    chunksize=10,
-                )
-            )
-            for spec in ("oracle", "strong")
-        }
-    diffs = [a - b for a, b in zip(points["oracle"], points["strong"], strict=True)]
-    n = len(diffs)
-    mean = sum(diffs) / n
-    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+    if args.walls < 2:
+        raise SystemExit("--walls must be at least 2 (the interval needs two walls)")
+    points = play_walls(wall_points, ("oracle", "strong"), args)
+    mean, half_width = paired_difference(points["oracle"], points["strong"])
+    n = args.walls
     print(
         f"oracle danger vs strong, three {args.opponents}, seed {args.seed}, {n} walls: "
         f"{sum(points['oracle']) / 4 / n:+.3f} against {sum(points['strong']) / 4 / n:+.3f} "
-        f"points per hand; difference {mean / 4:+.3f} ± {1.96 * sd / math.sqrt(n) / 4:.3f}"
+        f"points per hand; difference {mean:+.3f} ± {half_width:.3f}"
     )
     return 0
 

@@ -68,6 +68,37 @@ def wall_points(job: tuple[str, str, int, int]) -> int:
     return total
 
 
+def play_walls(
+    points_of: Callable[[tuple[str, str, int, int]], int],
+    specs: tuple[str, ...],
+    args: argparse.Namespace,
+) -> dict[str, list[int]]:
+    """Each spec's P1 points wall by wall (``points_of`` per wall, on ``args.workers``
+    processes), walls 0 .. ``args.walls`` - 1 of ``args.seed`` against ``args.opponents``.
+    ``benchmarks/oracle_danger.py`` plays its walls through this too."""
+    with ProcessPoolExecutor(args.workers) as pool:
+        return {
+            spec: list(
+                pool.map(
+                    points_of,
+                    [(spec, args.opponents, args.seed, unit) for unit in range(args.walls)],
+                    chunksize=10,
+                )
+            )
+            for spec in specs
+        }
+
+
+def paired_difference(variant: list[int], base: list[int]) -> tuple[float, float]:
+    """The mean per-hand difference of two bots' per-wall points (four hands a wall) and the
+    half-width of its 95 % interval (normal, over walls)."""
+    diffs = [v - b for v, b in zip(variant, base, strict=True)]
+    n = len(diffs)
+    mean = sum(diffs) / n
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+    return mean / 4, 1.96 * sd / math.sqrt(n) / 4
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("variant")
@@ -81,28 +112,17 @@ def main() -> int:
         raise SystemExit("--walls must be at least 2 (the interval needs two walls)")
     for spec in (args.variant, args.base):
         bot_factory(spec)  # a bad name fails here, not in every worker
-    with ProcessPoolExecutor(args.workers) as pool:
-        points = {
-            spec: list(
-                pool.map(
-                    wall_points,
-                    [(spec, args.opponents, args.seed, unit) for unit in range(args.walls)],
-                    chunksize=10,
-                )
-            )
-            for spec in (args.variant, args.base)
-        }
-    diffs = [v - b for v, b in zip(points[args.variant], points[args.base], strict=True)]
-    n = len(diffs)
-    mean = sum(diffs) / n
-    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+    points = play_walls(wall_points, (args.variant, args.base), args)
+    mean, half_width = paired_difference(points[args.variant], points[args.base])
+    n = args.walls
     hands = 4 * n
+    differ = sum(1 for v, b in zip(points[args.variant], points[args.base], strict=True) if v != b)
     print(
         f"{args.variant} vs {args.base}, three {args.opponents}, seed {args.seed}, {n} walls "
         f"({hands} hands each): {sum(points[args.variant]) / hands:+.3f} against "
         f"{sum(points[args.base]) / hands:+.3f} points per hand; difference "
-        f"{mean / 4:+.3f} ± {1.96 * sd / math.sqrt(n) / 4:.3f} per hand "
-        f"({sum(1 for d in diffs if d)} walls played differently)"
+        f"{mean:+.3f} ± {half_width:.3f} per hand "
+        f"({differ} walls played differently)"
     )
     return 0
 
