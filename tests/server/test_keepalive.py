@@ -247,21 +247,6 @@ def _opcodes(stream: bytes) -> list[int]:
     return opcodes
 
 
-def test_duyun_serve_runs_on_the_protocol_that_pings_the_quiet(
-    serve_configs: list[Any], tmp_path: Any
-) -> None:
-    from typer.testing import CliRunner
-
-    from duyun.cli.main import app
-
-    result = CliRunner().invoke(
-        app, ["serve", "--database-url", f"sqlite:///{tmp_path}/serve.db", "--port", "0"]
-    )
-    assert result.exit_code == 0, result.output
-    assert serve_configs[-1].ws is PingWhenQuietProtocol
-    assert (serve_configs[-1].ws_ping_interval, serve_configs[-1].ws_ping_timeout) == (20, 20)
-
-
 #: what ``uvicorn_config`` sets for every caller: the players' protocol, limits and proxy handling
 SHARED_OPTIONS = (
     "ws",
@@ -294,6 +279,8 @@ def test_duyun_serve_runs_on_the_shared_uvicorn_configuration(
     )
     assert result.exit_code == 0, result.output
     served = serve_configs[-1]
+    assert served.ws is PingWhenQuietProtocol  # pings only the quiet connections
+    assert (served.ws_ping_interval, served.ws_ping_timeout) == (20, 20)
     defaults = ServerConfig()
     assert served.limit_concurrency == defaults.max_connections + HTTP_HEADROOM
     assert (served.ws_max_size, served.ws_per_message_deflate) == (WS_MAX_FRAME, False)
