@@ -167,6 +167,15 @@ def evaluate_command(
     rollouts: Annotated[
         int, typer.Option("--rollouts", help="Rollouts per position for the value baseline")
     ] = 16,
+    bootstrap: Annotated[
+        int,
+        typer.Option(
+            "--bootstrap",
+            min=0,
+            max=10_000,
+            help="Resamples of the hands for the intervals of the model's lead (0: none)",
+        ),
+    ] = 500,
     bots: Annotated[
         str, typer.Option("--bots", help=_LINEUP_HELP)
     ] = "strong,efficient,efficient,efficient;strong,efficient,strong,efficient",
@@ -185,6 +194,7 @@ def evaluate_command(
         every=every,
         samples=samples,
         rollouts=rollouts,
+        bootstrap=bootstrap,
         lineups=_parse_lineups(bots),
     )
     report = evaluate(config, opponent, value, log=lambda line: typer.echo(line, err=True))

@@ -55,6 +55,8 @@ class EvalConfig:
     every: int = 3
     samples: int = 64
     rollouts: int = 16
+    #: resamples of the hands for the intervals of the model's lead (0: no intervals)
+    bootstrap: int = 500
     lineups: tuple[tuple[str, ...], ...] = DEFAULT_LINEUPS
     rules: RuleSet = field(default=DUYUN)
 
@@ -81,6 +83,7 @@ def evaluate(
     uni_waits: list[list[list[float]]] = []
     uni_deal: list[list[list[float]]] = []
     rollout_value: list[float] = []
+    hand_of: list[int] = []  # the hand of each position (the intervals resample hands)
     seconds = {"encode": 0.0, "strong": 0.0, "uniform": 0.0, "rollouts": 0.0}
     counter = 0
     for hand in range(config.hands):
@@ -96,6 +99,7 @@ def evaluate(
                 counter += 1
                 if counter % config.every == 0:
                     seats.append(seat)
+                    hand_of.append(hand)
                     clock = time.process_time()
                     feats.append(bytes(encode_view(view)))
                     seconds["encode"] += time.process_time() - clock
@@ -175,7 +179,57 @@ def evaluate(
         },
         "bots": list(BOT_NAMES),
     }
+    if config.bootstrap:
+        clock = time.process_time()
+        report["intervals"] = _model_against_baselines(
+            config,
+            np.array(hand_of),
+            (pred.ready, np.array(strong_ready), y_ready),
+            (pred.deal_in, s_deal, y_deal),
+            features[:, :KINDS] > 0,
+            (guess, np.array(rollout_value), np.array(final, dtype=np.float64)),
+        )
+        seconds["intervals"] = time.process_time() - clock
     return report
+
+
+def _model_against_baselines(
+    config: EvalConfig,
+    hand_of: Any,
+    ready: tuple[Any, Any, Any],
+    deal_in: tuple[Any, Any, Any],
+    held: Any,
+    value: tuple[Any, Any, Any],
+) -> dict[str, Any]:
+    """The model's lead over the strong bot's reading (readiness, deal-in per seat and kind,
+    deal-in of the discards the seat can choose) and over the rollouts (value R²), each with
+    its interval over resampled hands (:func:`metrics.paired_bootstrap`)."""
+    others = SEATS - 1
+
+    def lead(metric: Any, first: Any, second: Any, truth: Any, groups: Any) -> dict[str, float]:
+        return metrics.paired_bootstrap(
+            metric, first, second, truth, groups, reps=config.bootstrap, seed=config.seed
+        )
+
+    model_deal, strong_deal, truth_deal = deal_in
+
+    def any_seat(p: Any) -> Any:
+        return (1.0 - np.prod(1.0 - p, axis=1))[held]
+
+    held_hands = np.broadcast_to(hand_of[:, None], held.shape)[held]
+    out: dict[str, Any] = {"reps": config.bootstrap, "ready": {}, "deal_in": {}, "deal_in_held": {}}
+    for name, metric in (("log_loss", metrics.log_loss), ("auc", metrics.auc)):
+        out["ready"][name] = lead(metric, *ready, np.repeat(hand_of, others))
+        out["deal_in"][name] = lead(metric, *deal_in, np.repeat(hand_of, others * KINDS))
+        out["deal_in_held"][name] = lead(
+            metric,
+            any_seat(model_deal),
+            any_seat(strong_deal),
+            truth_deal.max(axis=1)[held],
+            held_hands,
+        )
+    out["value"] = {"r2": lead(metrics.r_squared, *value, hand_of)}
+    return out
 
 
 def _any_opponent(
@@ -290,6 +344,23 @@ def format_report(report: dict[str, Any]) -> str:
                 for row in report[head][name]["reliability"]
             ]
             lines.append(f"  {name:<8} " + "  ".join(cells))
+    intervals = report.get("intervals")
+    if intervals:
+        lines += [
+            "",
+            f"the model's lead, 95 % interval over {intervals['reps']} resamples of the hands",
+        ]
+        for head, against in (
+            ("ready", "strong"),
+            ("deal_in", "strong"),
+            ("deal_in_held", "strong"),
+            ("value", "rollouts"),
+        ):
+            for name, row in intervals[head].items():
+                lines.append(
+                    f"  {head} / {name}, model - {against}: {row['difference']:+.4f} "
+                    f"[{row['low']:+.4f}, {row['high']:+.4f}]"
+                )
     seconds = report["cpu_seconds"]
     lines += [
         "",
