@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import random
+import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -118,7 +119,22 @@ def bot_seat(name: str) -> Seat:
     return Seat(kind="bot", name=f"bot:{name}", bot_name=name, ready=True)
 
 
-_PROMPT_IDS = itertools.count(1)
+#: prompt ids start below this, at random, in each process (far inside the 2**53 that a JSON
+#: number, and so a browser, holds exactly)
+PROMPT_ID_SPAN = 2**40
+
+
+def first_prompt_id() -> int:
+    """Where this process's prompt ids start. Why not at 1: a client may send an ``act``
+    naming a prompt again after it reconnects (it cannot know whether the first one arrived),
+    and after a restart, or to the process that adopted its match, that id names nothing
+    current and is refused as ``too_late``; counted from 1 in every process, the same ids come
+    round again within minutes, and the old answer could land on a new prompt of its seat
+    that happens to have the old number. Random starts keep the processes' ids apart."""
+    return secrets.randbelow(PROMPT_ID_SPAN) + 1
+
+
+_PROMPT_IDS = itertools.count(first_prompt_id())
 
 
 @dataclass(slots=True)
