@@ -212,10 +212,6 @@ def _model_against_baselines(
         )
 
     model_deal, strong_deal, truth_deal = deal_in
-
-    def any_seat(p: Any) -> Any:
-        return (1.0 - np.prod(1.0 - p, axis=1))[held]
-
     held_hands = np.broadcast_to(hand_of[:, None], held.shape)[held]
     out: dict[str, Any] = {"reps": config.bootstrap, "ready": {}, "deal_in": {}, "deal_in_held": {}}
     for name, metric in (("log_loss", metrics.log_loss), ("auc", metrics.auc)):
@@ -223,8 +219,8 @@ def _model_against_baselines(
         out["deal_in"][name] = lead(metric, *deal_in, np.repeat(hand_of, others * KINDS))
         out["deal_in_held"][name] = lead(
             metric,
-            any_seat(model_deal),
-            any_seat(strong_deal),
+            _any_seat(model_deal)[held],
+            _any_seat(strong_deal)[held],
             truth_deal.max(axis=1)[held],
             held_hands,
         )
@@ -240,17 +236,18 @@ def _any_opponent(
     (positions × kinds), only the kinds the seat holds: the discards it can choose."""
     y = truth.max(axis=1)
     mask = np.ones_like(y, dtype=bool) if held is None else held
-
-    def combine(p: Any) -> Any:
-        return (1.0 - np.prod(1.0 - p, axis=1))[mask]
-
     y = y[mask]
-
     return {
-        "model": metrics.scores(combine(model), y, table=True),
-        "strong": metrics.scores(combine(strong), y, table=True),
-        "uniform": metrics.scores(combine(uniform), y, table=True),
+        "model": metrics.scores(_any_seat(model)[mask], y, table=True),
+        "strong": metrics.scores(_any_seat(strong)[mask], y, table=True),
+        "uniform": metrics.scores(_any_seat(uniform)[mask], y, table=True),
     }
+
+
+def _any_seat(deal_in: Any) -> Any:
+    """Per position and kind, the chance that at least one of the three others wins on a
+    discard of it (positions × others × kinds → positions × kinds), as a bot weighs it."""
+    return 1.0 - np.prod(1.0 - deal_in, axis=1)
 
 
 def _strong_reading(bot: StrongBot, view: Any) -> tuple[list[float], list[list[float]], Any]:
