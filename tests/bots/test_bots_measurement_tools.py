@@ -74,3 +74,31 @@ def test_calibration_prints_both_tables() -> None:
     assert result.returncode == 0, result.stderr
     assert "feeding: per opponent" in result.stdout
     assert "hazard: another player wins before the next turn" in result.stdout
+
+
+def test_oracle_search_samples_the_real_hands_with_only_the_wall_shuffled() -> None:
+    """benchmarks/oracle_search.py's ceiling (issue 35) is only a ceiling if its samples are
+    the real hand: every other seat's tiles as they are, the live wall's tiles in some order."""
+    load_tool("paired_bots")  # imported by the tool as a sibling script
+    tool = load_tool("oracle_search")
+    game = Round(deal_setup(35_002, dealer=0), DUYUN)
+    bots = [make_bot("efficient", seat) for seat in range(4)]
+    while game.wall_remaining > 40:  # well into the hand, melds and rivers in place
+        seat = game.to_act[0]
+        game.apply(bots[seat].choose(game.view(seat)))
+    seat = game.to_act[0]
+    view = game.view(seat)
+    real_wall = list(game.wall[game.front : game.back])
+    oracle = tool.OracleHandsSearch(3)
+    oracle.game = game
+    orders = set()
+    for _ in range(4):
+        world = oracle.sample_world(view, DUYUN, None)
+        assert world.counts == game.counts
+        assert world.melds == game.melds
+        live = list(world.wall[world.front : world.back])
+        assert sorted(live) == sorted(real_wall)
+        orders.add(tuple(live))
+        assert world.view(seat) == view
+    assert len(orders) > 1, "the wall was never shuffled"
+    assert list(game.wall[game.front : game.back]) == real_wall, "the real hand was changed"

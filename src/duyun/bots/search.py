@@ -204,7 +204,7 @@ class SearchBot:
                     out_of_time = True
                     self.cut += 1
                     break
-                world = sample_round(view, rng=self.rng, rules=rules, hand_model=model)
+                world = self.sample_world(view, rules, model)
                 if weigh is not None:
                     weigh.add(world)
                 for index in alive:
@@ -233,6 +233,13 @@ class SearchBot:
         self.rollouts += spent
         self.changed += best != 0
         return candidates[best]
+
+    def sample_world(self, view: SeatView, rules: RuleSet, model: HandModel | None) -> Round:
+        """One complete hand the seat cannot tell from the real one, dealt uniformly over what
+        it cannot see (``sample_round``). ``benchmarks/oracle_search.py`` replaces it by the
+        real hand with only the wall shuffled, to measure what knowing the other hands would
+        be worth to the search: a ceiling for any model of them."""
+        return sample_round(view, rng=self.rng, rules=rules, hand_model=model)
 
     def hand_model(self, view: SeatView) -> HandModel | None:
         """How the others' sampled hands are reshaped (None: left as dealt uniformly)."""
