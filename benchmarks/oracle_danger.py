@@ -21,12 +21,10 @@ import numpy as np
 from duyun.bots import BOT_NAMES, make_bot
 from duyun.bots.base import Bot
 from duyun.bots.learned import LearnedStrongBot
-from duyun.engine import Round, SeatView, deal_setup
+from duyun.engine import Round, SeatView
 from duyun.learn.features import hidden_labels
 from duyun.learn.models import KINDS, OpponentModel, OpponentPrediction
-from duyun.rules import DUYUN
-from duyun.sim.runner import derive_seed, play_round, seating
-from paired_bots import paired_difference, play_walls
+from paired_bots import p1_wall_points, paired_difference, play_walls
 
 
 class Truth:
@@ -54,26 +52,16 @@ class Truth:
 def wall_points(job: tuple[str, str, int, int]) -> int:
     """P1's points over the four rotations of one wall (``oracle`` or a bot name)."""
     spec, opponents, seed, unit = job
-    total = 0
-    for rotation in range(4):
-        seat_of = seating(rotation)
+
+    def make_p1(bot_seed: int, game: Round) -> Bot:
+        if spec != "oracle":
+            return make_bot(spec, bot_seed)
         truth = Truth()
-        by_seat: dict[int, Bot] = {}
-        for player in range(4):
-            bot_seed = derive_seed(seed, "bot", unit, rotation, player)
-            if player:
-                by_seat[seat_of[player]] = make_bot(opponents, bot_seed)
-            elif spec == "oracle":
-                model: OpponentModel = truth  # type: ignore[assignment]
-                by_seat[seat_of[player]] = LearnedStrongBot(bot_seed, model)
-            else:
-                by_seat[seat_of[player]] = make_bot(spec, bot_seed)
-        game = Round(deal_setup(derive_seed(seed, "wall", unit), dealer=unit % 4), DUYUN)
         truth.game = game
-        play_round(game, [by_seat[seat] for seat in range(4)])
-        assert game.result is not None
-        total += game.result.totals[seat_of[0]]
-    return total
+        model: OpponentModel = truth  # type: ignore[assignment]
+        return LearnedStrongBot(bot_seed, model)
+
+    return p1_wall_points(make_p1, opponents, seed, unit)
 
 
 def main() -> int:

@@ -42,30 +42,34 @@ def bot_factory(spec: str) -> Callable[[int], Bot]:
     return bot_class
 
 
-def wall_points(job: tuple[str, str, int, int]) -> int:
-    """P1's points over the four rotations of one wall for bot ``spec``."""
-    spec, opponents, seed, unit = job
-    factory = bot_factory(spec)
+def p1_wall_points(
+    make_p1: Callable[[int, Round], Bot], opponents: str, seed: int, unit: int
+) -> int:
+    """P1's points over the four rotations of wall ``unit`` of ``seed``: the duplicate deal
+    every paired tool plays, so that their rows for one wall pair up. ``make_p1(bot_seed,
+    game)`` makes P1's bot for each rotation; it is handed the real hand for the benchmarks
+    that peek at it (the oracles), and the other three are ``opponents``."""
     total = 0
     for rotation in range(4):
         seat_of = seating(rotation)
+        game = Round(deal_setup(derive_seed(seed, "wall", unit), dealer=unit % 4), DUYUN)
         by_seat: dict[int, Bot] = {}
         for player in range(4):
             bot_seed = derive_seed(seed, "bot", unit, rotation, player)
             by_seat[seat_of[player]] = (
-                factory(bot_seed) if player == 0 else make_bot(opponents, bot_seed)
+                make_p1(bot_seed, game) if player == 0 else make_bot(opponents, bot_seed)
             )
-        bots = [by_seat[seat] for seat in range(4)]
-        game = Round(deal_setup(derive_seed(seed, "wall", unit), dealer=unit % 4), DUYUN)
-        play_round(game, bots)
-        me = seat_of[0]
-        for event in game.events:
-            if event.get("type") == "payment":
-                if event["payee"] == me:
-                    total += int(event["points"])
-                if event["payer"] == me:
-                    total -= int(event["points"])
+        play_round(game, [by_seat[seat] for seat in range(4)])
+        assert game.result is not None
+        total += game.result.totals[seat_of[0]]
     return total
+
+
+def wall_points(job: tuple[str, str, int, int]) -> int:
+    """P1's points over the four rotations of one wall for bot ``spec``."""
+    spec, opponents, seed, unit = job
+    factory = bot_factory(spec)
+    return p1_wall_points(lambda bot_seed, _game: factory(bot_seed), opponents, seed, unit)
 
 
 def play_walls(

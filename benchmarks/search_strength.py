@@ -30,9 +30,8 @@ from typing import Any
 from duyun.bots import make_bot
 from duyun.bots.base import Bot
 from duyun.bots.search import SearchBot
-from duyun.engine import Action, Round, SeatView, deal_setup
-from duyun.rules import DUYUN
-from duyun.sim.runner import derive_seed, play_round, seating
+from duyun.engine import Action, Round, SeatView
+from paired_bots import p1_wall_points
 
 OPPONENTS = ("efficient", "strong")
 
@@ -86,26 +85,15 @@ def wall_points(
     settings: dict[str, float] | None = None,
 ) -> int:
     """P1's points over the four rotations of one wall (benchmarks/paired_bots.py's method)."""
-    total = 0
-    for rotation in range(4):
-        seat_of = seating(rotation)
-        by_seat: dict[int, Bot] = {}
-        for player in range(4):
-            bot_seed = derive_seed(seed, "bot", unit, rotation, player)
-            if player == 0:
-                made = make_bot(bot, bot_seed)
-                for name, value in (settings or {}).items():
-                    current = getattr(type(made), name)
-                    setattr(made, name, type(current)(value))
-                timed = isinstance(made, SearchBot)
-                by_seat[seat_of[player]] = _Timed(made, times) if timed else made
-            else:
-                by_seat[seat_of[player]] = make_bot(opponents, bot_seed)
-        game = Round(deal_setup(derive_seed(seed, "wall", unit), dealer=unit % 4), DUYUN)
-        play_round(game, [by_seat[seat] for seat in range(4)])
-        assert game.result is not None
-        total += game.result.totals[seat_of[0]]
-    return total
+
+    def make_p1(bot_seed: int, _game: Round) -> Bot:
+        made = make_bot(bot, bot_seed)
+        for name, value in (settings or {}).items():
+            current = getattr(type(made), name)
+            setattr(made, name, type(current)(value))
+        return _Timed(made, times) if isinstance(made, SearchBot) else made
+
+    return p1_wall_points(make_p1, opponents, seed, unit)
 
 
 def _interval(values: list[float]) -> tuple[float, float]:
