@@ -8,34 +8,47 @@ concealed kongs as they are) with only the live wall shuffled, which no model ca
 (the wall is dealt at random). Everything else -- candidates, race, budget, rollout policy --
 is the search bot's own. Not a bot anybody plays: it peeks at the hand.
 
+The "pooled" oracle knows less: the real multiset of the tiles in the other hands, dealt at
+random among them (each keeps its size; 報聽 hands and concealed kongs stay as they are), the
+wall shuffled. It knows exactly which tiles are still live -- in the wall, to be drawn -- and
+nothing about who holds the rest. The gap between the two says how much of the ceiling is
+knowing the live tiles (offence: which waits can still come) and how much is knowing whose
+hand holds what (defence, claims).
+
 Paired duplicate on the walls and seeds of ``benchmarks/paired_bots.py`` (four rotations a
-wall, P1 against three ``--opponents``): the oracle, the search bot and the strong bot each
-play P1 on every wall. Every wall's three results go to a JSON-lines file as it finishes
-(``--start`` resumes a stopped run; ``--summarise FILE`` prints the summary again); the
-summary gives each bot's points per hand and the paired differences with 95 % intervals.
+wall, P1 against three ``--opponents``): each of ``--bots`` (by default the oracle, the search
+bot and the strong bot) plays P1 on every wall. Every wall's results go to a JSON-lines file
+as it finishes (``--start`` resumes a stopped run; ``--summarise FILE`` prints the summary
+again); the summary gives each bot's points per hand and the paired differences with 95 % intervals.
 
 usage: python benchmarks/oracle_search.py --walls 500 --seed S --out oracle.jsonl
-       [--opponents efficient] [--workers 2] [--start 0]
+       [--opponents efficient] [--workers 2] [--start 0] [--bots oracle,pooled,search,strong]
+       python benchmarks/oracle_search.py --summarise a.jsonl [b.jsonl ...]
+(several files are merged wall by wall: runs of different bots on the same seed pair up)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from duyun.bots import BOT_NAMES, make_bot
 from duyun.bots.base import Bot
 from duyun.bots.search import SearchBot
-from duyun.engine import Round, SeatView, deal_setup
-from duyun.engine.determinize import HandModel
-from duyun.rules import DUYUN, RuleSet
-from duyun.sim.runner import derive_seed, play_round, seating
-from paired_bots import paired_difference
+from duyun.engine import Round, SeatView
+from duyun.engine.determinize import HandModel, _reopen_claims
+from duyun.engine.phases import Phase
+from duyun.rules import RuleSet
+from duyun.tiles import NUM_KINDS
+from paired_bots import p1_wall_points, paired_difference
 
-SPECS = ("oracle", "search", "strong")
+SPECS = ("oracle", "pooled", "search", "strong")
+ORACLES = ("oracle", "pooled")
 
 
 class OracleHandsSearch(SearchBot):
@@ -58,33 +71,59 @@ class OracleHandsSearch(SearchBot):
         return world
 
 
-def wall_points(job: tuple[int, str, int]) -> dict[str, int]:
-    """Each spec's P1 points over the four rotations of wall ``unit``."""
-    unit, opponents, seed = job
-    points = {}
-    for spec in SPECS:
-        total = 0
-        for rotation in range(4):
-            seat_of = seating(rotation)
-            by_seat: dict[int, Bot] = {}
-            oracle: OracleHandsSearch | None = None
-            for player in range(4):
-                bot_seed = derive_seed(seed, "bot", unit, rotation, player)
-                if player:
-                    by_seat[seat_of[player]] = make_bot(opponents, bot_seed)
-                elif spec == "oracle":
-                    oracle = OracleHandsSearch(bot_seed)
-                    by_seat[seat_of[player]] = oracle
-                else:
-                    by_seat[seat_of[player]] = make_bot(spec, bot_seed)
-            game = Round(deal_setup(derive_seed(seed, "wall", unit), dealer=unit % 4), DUYUN)
-            if oracle is not None:
-                oracle.game = game
-            play_round(game, [by_seat[seat] for seat in range(4)])
-            assert game.result is not None
-            total += game.result.totals[seat_of[0]]
-        points[spec] = total
-    return points
+class PooledHandsSearch(OracleHandsSearch):
+    """The oracle that knows which tiles are in the other hands but not whose they are: the
+    real hands' tiles pooled and dealt at random among those hands, the wall shuffled."""
+
+    name = "pooled-oracle-search"
+
+    def sample_world(self, view: SeatView, rules: RuleSet, model: HandModel | None) -> Round:
+        world = super().sample_world(view, rules, model)
+        redeal_pooled(world, view, self.rng)
+        return world
+
+
+def redeal_pooled(world: Round, view: SeatView, rng: random.Random) -> None:
+    """Deal the tiles of the other free hands (not 報聽: those are conditioned on being ready
+    in any sample, here kept as they are) at random among them, each keeping its size, and
+    clear what the round derived from the old hands, as the sampler does after a deal."""
+    seats = [s for s in range(4) if s != view.seat and not view.won[s] and not view.baoting[s]]
+    tiles = [kind for s in seats for kind in range(NUM_KINDS) for _ in range(world.counts[s][kind])]
+    rng.shuffle(tiles)
+    position = 0
+    for s in seats:
+        size = sum(world.counts[s])
+        counts = [0] * NUM_KINDS
+        for kind in tiles[position : position + size]:
+            counts[kind] += 1
+        position += size
+        world.counts[s] = counts
+        world.last_four_marks[s] = [0] * NUM_KINDS
+        world.ron_blocked[s] = False
+        world.refused_wins[s] = None
+    if world.phase is Phase.TURN and world.current in seats and world.drawn_tile is not None:
+        held = [kind for kind in range(NUM_KINDS) for _ in range(world.counts[world.current][kind])]
+        world.drawn_tile = rng.choice(held)
+    if world.phase is Phase.CLAIMS:
+        _reopen_claims(world, view)
+    world.forget_derived()
+
+
+def wall_points(job: tuple[int, str, int, tuple[str, ...]]) -> dict[str, int]:
+    """Each of ``bots``' P1 points over the four rotations of wall ``unit``."""
+    unit, opponents, seed, bots = job
+
+    def maker(spec: str) -> Callable[[int, Round], Bot]:
+        def make_p1(bot_seed: int, game: Round) -> Bot:
+            if spec not in ORACLES:
+                return make_bot(spec, bot_seed)
+            oracle = (OracleHandsSearch if spec == "oracle" else PooledHandsSearch)(bot_seed)
+            oracle.game = game
+            return oracle
+
+        return make_p1
+
+    return {spec: p1_wall_points(maker(spec), opponents, seed, unit) for spec in bots}
 
 
 def summarise(rows: list[dict[str, int]], label: str) -> str:
@@ -93,12 +132,45 @@ def summarise(rows: list[dict[str, int]], label: str) -> str:
     if n < 2:
         return f"{label}: {n} wall(s), too few for an interval"
     lines = [f"{label}, {n} walls ({4 * n} hands each):"]
-    for spec in SPECS:
+    played = [spec for spec in SPECS if all(spec in r for r in rows)]
+    for spec in played:
         lines.append(f"  {spec:7} {sum(r[spec] for r in rows) / (4 * n):+.3f} points per hand")
-    for variant, base in (("oracle", "strong"), ("search", "strong"), ("oracle", "search")):
+    for variant, base in (
+        ("oracle", "strong"),
+        ("pooled", "strong"),
+        ("search", "strong"),
+        ("oracle", "search"),
+        ("pooled", "search"),
+        ("oracle", "pooled"),
+    ):
+        if variant not in played or base not in played:
+            continue
         mean, half = paired_difference([r[variant] for r in rows], [r[base] for r in rows])
         lines.append(f"  {variant} - {base}: {mean:+.3f} ± {half:.3f} per hand")
     return "\n".join(lines)
+
+
+def merge_by_wall(files: list[Path]) -> list[dict[str, int]]:
+    """One row per wall with every bot any file played there; walls some file lacks are left
+    out (paired differences need every bot on the same walls), and a bot played twice on a
+    wall must agree, or the files are not of the same seed and opponents."""
+    by_file = []
+    for path in files:
+        rows = {}
+        for line in path.read_text().splitlines():
+            if line:
+                row = json.loads(line)
+                rows[row.pop("wall")] = row
+        by_file.append(rows)
+    merged = []
+    for wall in sorted(set.intersection(*(set(rows) for rows in by_file))):
+        row: dict[str, int] = {}
+        for rows in by_file:
+            for bot, points in rows[wall].items():
+                if row.setdefault(bot, points) != points:
+                    raise SystemExit(f"wall {wall}: {bot} scored {row[bot]} and {points}")
+        merged.append(row)
+    return merged
 
 
 def main() -> int:
@@ -109,19 +181,28 @@ def main() -> int:
     parser.add_argument("--opponents", default="efficient", choices=BOT_NAMES)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, help="JSON-lines file, one wall a line (appended)")
-    parser.add_argument("--summarise", type=Path, help="print the summary of a file and stop")
+    parser.add_argument(
+        "--bots", default="oracle,search,strong", help=f"P1 bots, comma-separated, of {SPECS}"
+    )
+    parser.add_argument(
+        "--summarise", type=Path, nargs="+", help="print the summary of files (merged by wall)"
+    )
     args = parser.parse_args()
     if args.summarise is not None:
-        rows = [json.loads(line) for line in args.summarise.read_text().splitlines() if line]
-        print(summarise(rows, str(args.summarise)))
+        rows = merge_by_wall(args.summarise)
+        print(summarise(rows, " + ".join(map(str, args.summarise))))
         return 0
+    bots = tuple(args.bots.split(","))
+    unknown = [bot for bot in bots if bot not in SPECS]
+    if unknown or not bots:
+        raise SystemExit(f"--bots: {', '.join(unknown) or 'none given'}: choose from {SPECS}")
     if not 0 <= args.start < args.walls:
         raise SystemExit("--start must be at least 0 and below --walls")
     if args.workers < 1:
         raise SystemExit("--workers must be at least 1")
     rows: list[dict[str, int]] = []
     units = range(args.start, args.walls)
-    jobs = [(unit, args.opponents, args.seed) for unit in units]
+    jobs = [(unit, args.opponents, args.seed, bots) for unit in units]
     with ProcessPoolExecutor(args.workers) as pool:
         for unit, points in zip(units, pool.map(wall_points, jobs), strict=True):
             rows.append(points)

@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from duyun.bots import make_bot
 from duyun.engine import Round, deal_setup
 from duyun.rules import DUYUN
@@ -102,3 +104,57 @@ def test_oracle_search_samples_the_real_hands_with_only_the_wall_shuffled() -> N
         assert world.view(seat) == view
     assert len(orders) > 1, "the wall was never shuffled"
     assert list(game.wall[game.front : game.back]) == real_wall, "the real hand was changed"
+
+
+def test_pooled_oracle_deals_the_real_hands_tiles_among_those_hands() -> None:
+    """The pooled oracle (issue 35) knows which tiles are live and nothing about who holds the
+    rest: the other hands' tiles together are the real ones, each hand keeps its size, the
+    seat's own view is unchanged, and the dealt hands differ from the real ones."""
+    load_tool("paired_bots")
+    tool = load_tool("oracle_search")
+    game = Round(deal_setup(35_003, dealer=1), DUYUN)
+    bots = [make_bot("efficient", seat) for seat in range(4)]
+    while game.wall_remaining > 45:
+        seat = game.to_act[0]
+        game.apply(bots[seat].choose(game.view(seat)))
+    seat = game.to_act[0]
+    view = game.view(seat)
+    others = [s for s in range(4) if s != seat and not view.won[s] and not view.baoting[s]]
+    real_pool = sorted(k for s in others for k in range(27) for _ in range(game.counts[s][k]))
+    real_wall = sorted(game.wall[game.front : game.back])
+    pooled = tool.PooledHandsSearch(5)
+    pooled.game = game
+    moved = 0
+    for _ in range(6):
+        world = pooled.sample_world(view, DUYUN, None)
+        pool = sorted(k for s in others for k in range(27) for _ in range(world.counts[s][k]))
+        assert pool == real_pool
+        assert [sum(world.counts[s]) for s in others] == [sum(game.counts[s]) for s in others]
+        assert sorted(world.wall[world.front : world.back]) == real_wall
+        assert world.counts[seat] == game.counts[seat]
+        assert world.view(seat) == view
+        moved += any(world.counts[s] != game.counts[s] for s in others)
+        while world.result is None:  # a dealt hand plays to its end
+            actor = world.to_act[0]
+            world.apply(bots[actor].choose(world.view(actor)))
+    assert moved, "the other hands' tiles were never dealt anew"
+    assert sorted(game.wall[game.front : game.back]) == real_wall, "the real hand was changed"
+
+
+def test_oracle_search_merges_runs_of_one_seed_wall_by_wall(tmp_path: Path) -> None:
+    """Runs of different bots on the same walls pair up in the summary; a bot whose points
+    on a wall differ between two files means the files are not of the same seed."""
+    load_tool("paired_bots")
+    tool = load_tool("oracle_search")
+    first = tmp_path / "a.jsonl"
+    second = tmp_path / "b.jsonl"
+    first.write_text(
+        '{"wall": 0, "oracle": 5, "strong": 1}\n{"wall": 1, "oracle": 2, "strong": 0}\n'
+    )
+    second.write_text(
+        '{"wall": 1, "pooled": 3, "strong": 0}\n{"wall": 2, "pooled": 9, "strong": 4}\n'
+    )
+    assert tool.merge_by_wall([first, second]) == [{"oracle": 2, "strong": 0, "pooled": 3}]
+    second.write_text('{"wall": 1, "pooled": 3, "strong": 7}\n')
+    with pytest.raises(SystemExit, match="wall 1: strong scored 0 and 7"):
+        tool.merge_by_wall([first, second])
