@@ -151,26 +151,23 @@ def summarise(rows: list[dict[str, int]], label: str) -> str:
 
 
 def merge_by_wall(files: list[Path]) -> list[dict[str, int]]:
-    """One row per wall with every bot any file played there; walls some file lacks are left
-    out (paired differences need every bot on the same walls), and a bot played twice on a
-    wall must agree, or the files are not of the same seed and opponents."""
-    by_file = []
+    """One row per wall with every bot the files played there (files of one seed: other
+    walls, other bots, or both), kept where every bot any file played was played, so that
+    the differences are paired; a bot played twice on a wall must agree, or the files are
+    not of the same seed and opponents."""
+    merged: dict[int, dict[str, int]] = {}
     for path in files:
-        rows = {}
         for line in path.read_text().splitlines():
-            if line:
-                row = json.loads(line)
-                rows[row.pop("wall")] = row
-        by_file.append(rows)
-    merged = []
-    for wall in sorted(set.intersection(*(set(rows) for rows in by_file))):
-        row: dict[str, int] = {}
-        for rows in by_file:
-            for bot, points in rows[wall].items():
-                if row.setdefault(bot, points) != points:
-                    raise SystemExit(f"wall {wall}: {bot} scored {row[bot]} and {points}")
-        merged.append(row)
-    return merged
+            if not line:
+                continue
+            row = json.loads(line)
+            wall = row.pop("wall")
+            known = merged.setdefault(wall, {})
+            for bot, points in row.items():
+                if known.setdefault(bot, points) != points:
+                    raise SystemExit(f"wall {wall}: {bot} scored {known[bot]} and {points}")
+    bots = set().union(*merged.values()) if merged else set()
+    return [merged[wall] for wall in sorted(merged) if set(merged[wall]) == bots]
 
 
 def main() -> int:

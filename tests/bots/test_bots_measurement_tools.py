@@ -142,19 +142,25 @@ def test_pooled_oracle_deals_the_real_hands_tiles_among_those_hands() -> None:
 
 
 def test_oracle_search_merges_runs_of_one_seed_wall_by_wall(tmp_path: Path) -> None:
-    """Runs of different bots on the same walls pair up in the summary; a bot whose points
-    on a wall differ between two files means the files are not of the same seed."""
+    """Runs of other bots or other walls of one seed pair up in the summary on the walls where
+    every bot was played; a bot whose points on a wall differ between two files means the
+    files are not of the same seed."""
     load_tool("paired_bots")
     tool = load_tool("oracle_search")
     first = tmp_path / "a.jsonl"
     second = tmp_path / "b.jsonl"
-    first.write_text(
-        '{"wall": 0, "oracle": 5, "strong": 1}\n{"wall": 1, "oracle": 2, "strong": 0}\n'
-    )
+    third = tmp_path / "c.jsonl"
+    first.write_text('{"wall": 0, "oracle": 5, "strong": 1}\n{"wall": 1, "oracle": 2, "strong": 0}')
     second.write_text(
-        '{"wall": 1, "pooled": 3, "strong": 0}\n{"wall": 2, "pooled": 9, "strong": 4}\n'
+        '{"wall": 1, "pooled": 3, "strong": 0}\n{"wall": 2, "pooled": 9, "strong": 4}'
     )
+    third.write_text('{"wall": 7, "pooled": 1, "strong": 2}')
     assert tool.merge_by_wall([first, second]) == [{"oracle": 2, "strong": 0, "pooled": 3}]
+    assert tool.merge_by_wall([second, third]) == [
+        {"pooled": 3, "strong": 0},
+        {"pooled": 9, "strong": 4},
+        {"pooled": 1, "strong": 2},
+    ]
     second.write_text('{"wall": 1, "pooled": 3, "strong": 7}\n')
     with pytest.raises(SystemExit, match="wall 1: strong scored 0 and 7"):
         tool.merge_by_wall([first, second])
