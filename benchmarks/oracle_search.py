@@ -35,12 +35,14 @@ import random
 import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from duyun.bots import BOT_NAMES, make_bot
 from duyun.bots.base import Bot
 from duyun.bots.search import SearchBot
-from duyun.engine import Round, SeatView
+from duyun.engine import Round, SeatView, WinKind
 from duyun.engine.determinize import HandModel, _reopen_claims
 from duyun.engine.phases import Phase
 from duyun.rules import RuleSet
@@ -109,8 +111,9 @@ def redeal_pooled(world: Round, view: SeatView, rng: random.Random) -> None:
     world.forget_derived()
 
 
-def wall_points(job: tuple[int, str, int, tuple[str, ...]]) -> dict[str, int]:
-    """Each of ``bots``' P1 points over the four rotations of wall ``unit``."""
+def wall_points(job: tuple[int, str, int, tuple[str, ...]]) -> dict[str, Any]:
+    """Each of ``bots``' P1 points over the four rotations of wall ``unit``, and under
+    ``detail`` where they came from (:func:`tally`)."""
     unit, opponents, seed, bots = job
 
     def maker(spec: str) -> Callable[[int, Round], Bot]:
@@ -123,11 +126,38 @@ def wall_points(job: tuple[int, str, int, tuple[str, ...]]) -> dict[str, int]:
 
         return make_p1
 
-    return {spec: p1_wall_points(maker(spec), opponents, seed, unit) for spec in bots}
+    row: dict[str, Any] = {}
+    detail: dict[str, dict[str, int]] = {}
+    for spec in bots:
+        counts = detail[spec] = {}
+        on_hand = partial(tally, counts=counts)
+        row[spec] = p1_wall_points(maker(spec), opponents, seed, unit, on_hand)
+    row["detail"] = detail
+    return row
 
 
-def summarise(rows: list[dict[str, int]], label: str) -> str:
-    """Points per hand of each bot and the paired differences, 95 % intervals."""
+def tally(game: Round, seat: int, counts: dict[str, int]) -> None:
+    """Add one finished hand to ``seat``'s counts: its wins (all, self-drawn), the wins on
+    its discards (deal-ins), and its net points by the rule that paid them (R12 beans, R28 a
+    win on a discard, R29 a self-drawn win, R30 查叫, ...)."""
+    result = game.result
+    assert result is not None
+    for win in result.wins:
+        if seat in win.seats:
+            counts["wins"] = counts.get("wins", 0) + 1
+            if win.kind is WinKind.SELF_DRAW:
+                counts["self_draws"] = counts.get("self_draws", 0) + 1
+        elif win.from_seat == seat:
+            counts["deal_ins"] = counts.get("deal_ins", 0) + 1
+    for payment in result.payments:
+        net = (payment.payee == seat) * payment.points - (payment.payer == seat) * payment.points
+        if net:
+            counts[payment.rule] = counts.get(payment.rule, 0) + net
+
+
+def summarise(rows: list[dict[str, Any]], label: str) -> str:
+    """Points per hand of each bot and the paired differences, 95 % intervals; then, on the
+    walls whose rows say where the points came from, the breakdown per hand."""
     n = len(rows)
     if n < 2:
         return f"{label}: {n} wall(s), too few for an interval"
@@ -147,27 +177,55 @@ def summarise(rows: list[dict[str, int]], label: str) -> str:
             continue
         mean, half = paired_difference([r[variant] for r in rows], [r[base] for r in rows])
         lines.append(f"  {variant} - {base}: {mean:+.3f} ± {half:.3f} per hand")
+    detailed = [r["detail"] for r in rows if all(b in r.get("detail", {}) for b in played)]
+    if detailed:
+        hands = 4 * len(detailed)
+        lines.append(f"  where the points came from, {len(detailed)} walls ({hands} hands each):")
+        keys = sorted({key for d in detailed for b in played for key in d[b]})
+        for key in keys:
+            cells = "  ".join(
+                f"{b} {sum(d[b].get(key, 0) for d in detailed) / hands:+.3f}" for b in played
+            )
+            lines.append(f"    {TALLY_NAMES.get(key, key + ' points'):28} {cells}")
     return "\n".join(lines)
 
 
-def merge_by_wall(files: list[Path]) -> list[dict[str, int]]:
+TALLY_NAMES = {
+    "wins": "wins",
+    "self_draws": "of them self-drawn (R16)",
+    "deal_ins": "deal-ins (a win on P1's discard)",
+    "R12": "bean points (R12)",
+    "R28": "points of wins on a discard (R28)",
+    "R29": "points of self-drawn wins (R29)",
+    "R30": "查叫 points (R30)",
+}
+
+
+def merge_by_wall(files: list[Path]) -> list[dict[str, Any]]:
     """One row per wall with every bot the files played there (files of one seed: other
     walls, other bots, or both), kept where every bot any file played was played, so that
     the differences are paired; a bot played twice on a wall must agree, or the files are
-    not of the same seed and opponents."""
-    merged: dict[int, dict[str, int]] = {}
+    not of the same seed and opponents. Breakdowns (``detail``) are merged alike."""
+    merged: dict[int, dict[str, Any]] = {}
     for path in files:
         for line in path.read_text().splitlines():
             if not line:
                 continue
             row = json.loads(line)
             wall = row.pop("wall")
+            detail = row.pop("detail", {})
             known = merged.setdefault(wall, {})
             for bot, points in row.items():
                 if known.setdefault(bot, points) != points:
                     raise SystemExit(f"wall {wall}: {bot} scored {known[bot]} and {points}")
-    bots = set().union(*merged.values()) if merged else set()
-    return [merged[wall] for wall in sorted(merged) if set(merged[wall]) == bots]
+            for bot, counts in detail.items():
+                known.setdefault("detail", {}).setdefault(bot, counts)
+    bots = {bot for row in merged.values() for bot in row if bot != "detail"}
+    return [
+        merged[wall]
+        for wall in sorted(merged)
+        if {bot for bot in merged[wall] if bot != "detail"} == bots
+    ]
 
 
 def main() -> int:
@@ -197,7 +255,7 @@ def main() -> int:
         raise SystemExit("--start must be at least 0 and below --walls")
     if args.workers < 1:
         raise SystemExit("--workers must be at least 1")
-    rows: list[dict[str, int]] = []
+    rows: list[dict[str, Any]] = []
     units = range(args.start, args.walls)
     jobs = [(unit, args.opponents, args.seed, bots) for unit in units]
     with ProcessPoolExecutor(args.workers) as pool:

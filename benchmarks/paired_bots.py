@@ -43,12 +43,18 @@ def bot_factory(spec: str) -> Callable[[int], Bot]:
 
 
 def p1_wall_points(
-    make_p1: Callable[[int, Round], Bot], opponents: str, seed: int, unit: int
+    make_p1: Callable[[int, Round], Bot],
+    opponents: str,
+    seed: int,
+    unit: int,
+    on_hand: Callable[[Round, int], None] | None = None,
 ) -> int:
     """P1's points over the four rotations of wall ``unit`` of ``seed``: the duplicate deal
     every paired tool plays, so that their rows for one wall pair up. ``make_p1(bot_seed,
     game)`` makes P1's bot for each rotation; it is handed the real hand for the benchmarks
-    that peek at it (the oracles), and the other three are ``opponents``."""
+    that peek at it (the oracles), and the other three are ``opponents``. ``on_hand(game,
+    seat)`` sees each finished hand and P1's seat in it, for a tool that breaks the points
+    down."""
     total = 0
     for rotation in range(4):
         seat_of = seating(rotation)
@@ -62,6 +68,8 @@ def p1_wall_points(
         play_round(game, [by_seat[seat] for seat in range(4)])
         assert game.result is not None
         total += game.result.totals[seat_of[0]]
+        if on_hand is not None:
+            on_hand(game, seat_of[0])
     return total
 
 

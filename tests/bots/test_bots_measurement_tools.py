@@ -164,3 +164,16 @@ def test_oracle_search_merges_runs_of_one_seed_wall_by_wall(tmp_path: Path) -> N
     second.write_text('{"wall": 1, "pooled": 3, "strong": 7}\n')
     with pytest.raises(SystemExit, match="wall 1: strong scored 0 and 7"):
         tool.merge_by_wall([first, second])
+
+
+def test_oracle_search_breaks_each_bots_points_down_by_rule() -> None:
+    """The breakdown of a wall's points (wins, self-draws, deal-ins, points by the rule that
+    paid them) adds up to the points themselves, for every bot on the wall."""
+    load_tool("paired_bots")
+    tool = load_tool("oracle_search")
+    row = tool.wall_points((3, "efficient", 20261206, ("strong",)))
+    counts = row["detail"]["strong"]
+    assert sum(value for key, value in counts.items() if key.startswith("R")) == row["strong"]
+    assert counts.get("self_draws", 0) <= counts.get("wins", 0) <= 4
+    text = tool.summarise([{**row, "wall": 0}, {**row, "wall": 1}], "two walls")
+    assert "where the points came from, 2 walls (8 hands each)" in text
