@@ -181,12 +181,14 @@ def summarise(rows: list[dict[str, Any]], label: str) -> str:
     if detailed:
         hands = 4 * len(detailed)
         lines.append(f"  where the points came from, {len(detailed)} walls ({hands} hands each):")
-        keys = sorted({key for d in detailed for b in played for key in d[b]})
+        seen = {key for d in detailed for b in played for key in d[b]}
+        keys = [key for key in TALLY_NAMES if key in seen] + sorted(seen - set(TALLY_NAMES))
+        lines.append(f"    {'per hand':36}" + "".join(f"{b:>9}" for b in played))
         for key in keys:
-            cells = "  ".join(
-                f"{b} {sum(d[b].get(key, 0) for d in detailed) / hands:+.3f}" for b in played
+            cells = "".join(
+                f"{sum(d[b].get(key, 0) for d in detailed) / hands:>9.3f}" for b in played
             )
-            lines.append(f"    {TALLY_NAMES.get(key, key + ' points'):28} {cells}")
+            lines.append(f"    {TALLY_NAMES.get(key, key + ' points'):36}{cells}")
     return "\n".join(lines)
 
 
@@ -198,6 +200,7 @@ TALLY_NAMES = {
     "R28": "points of wins on a discard (R28)",
     "R29": "points of self-drawn wins (R29)",
     "R30": "查叫 points (R30)",
+    "R14": "beans returned at a draw (R14)",
 }
 
 
