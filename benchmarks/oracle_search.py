@@ -33,7 +33,6 @@ import argparse
 import json
 import random
 import sys
-from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -116,30 +115,30 @@ def wall_points(job: tuple[int, str, int, tuple[str, ...]]) -> dict[str, Any]:
     ``detail`` where they came from (:func:`tally`)."""
     unit, opponents, seed, bots = job
 
-    def maker(spec: str) -> Callable[[int, Round], Bot]:
-        def make_p1(bot_seed: int, game: Round) -> Bot:
-            if spec not in ORACLES:
-                return make_bot(spec, bot_seed)
-            oracle = (OracleHandsSearch if spec == "oracle" else PooledHandsSearch)(bot_seed)
-            oracle.game = game
-            return oracle
-
-        return make_p1
-
     row: dict[str, Any] = {}
     detail: dict[str, dict[str, int]] = {}
     for spec in bots:
         counts = detail[spec] = {}
         on_hand = partial(tally, counts=counts)
-        row[spec] = p1_wall_points(maker(spec), opponents, seed, unit, on_hand)
+        row[spec] = p1_wall_points(partial(make_p1, spec), opponents, seed, unit, on_hand)
     row["detail"] = detail
     return row
 
 
+def make_p1(spec: str, bot_seed: int, game: Round) -> Bot:
+    """P1's bot ``spec`` for one rotation; an oracle is handed the real hand."""
+    if spec not in ORACLES:
+        return make_bot(spec, bot_seed)
+    oracle = (OracleHandsSearch if spec == "oracle" else PooledHandsSearch)(bot_seed)
+    oracle.game = game
+    return oracle
+
+
 def tally(game: Round, seat: int, counts: dict[str, int]) -> None:
     """Add one finished hand to ``seat``'s counts: its wins (all, self-drawn), the wins on
-    its discards (deal-ins), and its net points by the rule that paid them (R12 beans, R28 a
-    win on a discard, R29 a self-drawn win, R30 查叫, ...)."""
+    its discards or on its kong robbed (搶槓, settled as a discard: R29) -- the deal-ins --
+    and its net points by the rule that paid them (R12 beans, R28 a win on a discard, R29 a
+    self-drawn win or a 搶槓, R30 查叫, ...)."""
     result = game.result
     assert result is not None
     for win in result.wins:
@@ -195,10 +194,10 @@ def summarise(rows: list[dict[str, Any]], label: str) -> str:
 TALLY_NAMES = {
     "wins": "wins",
     "self_draws": "of them self-drawn (R16)",
-    "deal_ins": "deal-ins (a win on P1's discard)",
+    "deal_ins": "deal-ins (on P1's discard or kong)",
     "R12": "bean points (R12)",
     "R28": "points of wins on a discard (R28)",
-    "R29": "points of self-drawn wins (R29)",
+    "R29": "self-drawn wins and 搶槓 (R29)",
     "R30": "查叫 points (R30)",
     "R14": "beans returned at a draw (R14)",
 }
