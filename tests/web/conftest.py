@@ -7,9 +7,41 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from web_helpers import CHROMIUM, SCREENSHOTS, SKIP_REASON, WebServer, start_web_server
+from web_helpers import (
+    CHROMIUM,
+    OPEN_TABS,
+    SCREENSHOTS,
+    SKIP_REASON,
+    WebServer,
+    start_web_server,
+)
 
 from message_checks import server_messages_fit_the_schema  # noqa: F401 (autouse)
+
+
+@pytest.fixture(autouse=True)
+def _pages_of_this_test() -> Iterator[None]:
+    """Each test's report tells only its own pages' stories."""
+    OPEN_TABS.clear()
+    yield
+    OPEN_TABS.clear()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A failed browser test's report carries every page's story (test_web_client.Tab): the
+    messages each way, the REST answers, the toasts, the console and the page's state when it
+    failed. A wait that times out says only what it waited for; this says why it never came."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if report.when != "call" or not report.failed:
+        return
+    for number, tab in enumerate(OPEN_TABS, 1):
+        try:
+            story = tab.diagnosis()
+        except Exception as error:  # the report must not fail for the story
+            story = f"(no story: {type(error).__name__}: {error})"
+        report.sections.append((f"page {number} of {len(OPEN_TABS)}", story))
 
 
 @pytest.fixture(scope="module")

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections import Counter
+from collections import Counter, deque
 from pathlib import Path
 from typing import Any
 
 import pytest
-from web_helpers import DESKTOP, PHONE, SKIP_REASON, WebServer
+from web_helpers import DESKTOP, OPEN_TABS, PHONE, SKIP_REASON, WebServer
 
 from stacked_deals import slow
 
@@ -45,6 +45,50 @@ REFUSED_WIN = """() => {
 #: a hand played by clicking, with the claim window after every discard, takes seconds; this is
 #: only the point at which a stuck test gives up
 HAND_DEADLINE = 150.0
+
+#: how many lines of a page's story a failure's report keeps (the last ones)
+STORY_LINES = 160
+
+#: a toast is gone seconds after it was shown, long before a wait times out: each one is also
+#: told to the console, where the page's story (Tab.diagnosis) keeps it
+TOAST_WATCH = """
+document.addEventListener("DOMContentLoaded", () => {
+    const box = document.getElementById("toasts");
+    if (!box) return;
+    new MutationObserver((changes) => {
+        for (const change of changes)
+            for (const node of change.addedNodes) console.info("[toast] " + node.textContent);
+    }).observe(box, {childList: true});
+});
+"""
+
+#: what the page knows, for a failure's report
+PAGE_STATE = """() => { const app = window.__duyun; if (!app) return "no app (not booted)";
+    return JSON.stringify({route: app.route, status: app.status,
+        ready: !!(app.session && app.session.ready), account: app.account && app.account.id,
+        table: app.table && {code: app.table.code, status: app.table.status, you: app.table.you},
+        seat: app.seat, handId: app.handId, events: app.eventCount,
+        prompt: app.prompt && app.prompt.kind, handEnd: !!app.handEnd, matchEnd: !!app.matchEnd,
+        lobbyLoads: app.lobbyLoads, lobbyDrawn: app.lobbyDrawn,
+        focus: document.activeElement && (document.activeElement.id
+            || document.activeElement.dataset.do || document.activeElement.tagName)}); }"""
+
+
+def _message_gist(payload: str | bytes) -> str:
+    """A websocket frame in a few words: its type and request id, or its start."""
+    if not isinstance(payload, str):
+        return f"{len(payload)} bytes"
+    try:
+        message = json.loads(payload)
+    except ValueError:
+        return payload[:80]
+    if not isinstance(message, dict):
+        return payload[:80]
+    keys = ("type", "rid", "code", "hand_id", "seq", "kind", "seat")
+    gist = {key: message[key] for key in keys if key in message}
+    if isinstance(message.get("events"), list):
+        gist["events"] = [event.get("type") for event in message["events"][:6]]
+    return json.dumps(gist, ensure_ascii=False)
 
 
 class Tab:
@@ -84,17 +128,50 @@ class Tab:
         #: what the page's websockets went through (closes, error messages): a failure says
         self.socket_log: list[str] = []
         self.page.on("websocket", self._watch_socket)
+        #: the page's story for a failure's report (conftest prints it under the failure):
+        #: the messages each way, the REST answers, the toasts and the console, timed from here
+        self.born = time.monotonic()
+        self.story: deque[str] = deque(maxlen=STORY_LINES)
+        self.page.on(
+            "console", lambda message: self._tell(f"console.{message.type} {message.text}")
+        )
+        self.page.on("pageerror", lambda error: self._tell(f"page error {error}"))
+        self.page.on("response", self._watch_response)
+        self.page.on("requestfailed", lambda request: self._tell(f"failed {request.url}"))
+        self.context.add_init_script(TOAST_WATCH)
+        OPEN_TABS.append(self)
+
+    def _tell(self, line: str) -> None:
+        self.story.append(f"{time.monotonic() - self.born:7.2f} {line[:240]}")
+
+    def _watch_response(self, response: Any) -> None:
+        if "/api/" in response.url or response.status >= 400:
+            self._tell(f"{response.request.method} {response.url} -> {response.status}")
 
     def _watch_socket(self, ws: Any) -> None:
         opened = time.monotonic()
         self.socket_log.append(f"{opened:.1f} open {ws.url}")
+        self._tell(f"socket open {ws.url}")
 
         def received(payload: str | bytes) -> None:
             if isinstance(payload, str) and '"type":"error"' in payload.replace(" ", ""):
                 self.socket_log.append(f"{time.monotonic():.1f} error {payload[:200]}")
+            self._tell(f"socket <- {_message_gist(payload)}")
 
         ws.on("framereceived", received)
+        ws.on("framesent", lambda payload: self._tell(f"socket -> {_message_gist(payload)}"))
         ws.on("close", lambda _ws: self.socket_log.append(f"{time.monotonic():.1f} closed"))
+        ws.on("close", lambda _ws: self._tell("socket closed"))
+
+    def diagnosis(self) -> str:
+        """What this page went through and what it knows now, for the report of a failed
+        test: a flake that cannot be reproduced at will is explained from this or not at all.
+        The state is read with a timeout (a hung page must not hang the report)."""
+        try:
+            known = self.page.locator("html").evaluate(PAGE_STATE, timeout=3_000)
+        except Exception as error:  # the page may be closed or hung: the story still helps
+            known = f"(the page's state could not be read: {type(error).__name__})"
+        return f"page state now: {known}\n" + "\n".join(self.story)
 
     def state(self) -> str:
         """What the page knows now and what its sockets went through, for a failure message."""
@@ -126,16 +203,17 @@ class Tab:
         return self.page.evaluate(f"() => {{ const app = window.__duyun; return {expression}; }}")
 
     def guest(self) -> None:
-        """Sign in as a guest and wait until the sign-in's own lobby load has been drawn: it
-        replaces the lobby's parts whose markup changed, and a click landing on a node being
-        replaced is lost."""
+        """Sign in as a guest and wait until the sign-in's own lobby load has been drawn and the
+        session has been welcomed: each replaces the lobby's parts whose markup it changed, and
+        a click landing on a node being replaced is lost."""
         before = self.app("app.lobbyDrawn")
         self.page.click("#guest-btn")
         self.page.wait_for_function(
-            "n => { const app = window.__duyun;"
-            " return !!app.account && app.lobbyLoads === 0 && app.lobbyDrawn > n; }",
+            "n => { const app = window.__duyun; return !!app.account && app.status === 'open'"
+            " && app.lobbyLoads === 0 && app.lobbyDrawn > n; }",
             arg=before,
         )
+        self.page.evaluate(NEXT_FRAMES)  # the welcome's redraw, if it came last, is on screen
 
     def add_bots(self) -> None:
         """As the host of a waiting table, fill its free seats with bots by clicking 加機器人.

@@ -39,6 +39,10 @@ else:
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 
 PHONE = {"width": 390, "height": 844}
+
+#: the pages (test_web_client.Tab) opened by the test now running: a failed test's report tells
+#: each one's story (conftest), which is how a flake seen once in CI gets explained
+OPEN_TABS: list[Any] = []
 DESKTOP = {"width": 1440, "height": 900}
 
 #: small timers: a claim window after every discard (the protocol's fixed window) is the
