@@ -40,7 +40,7 @@ function head() {
   const acc = app.account;
   const langBtn = `<button class="icon-btn" data-do="rules" id="rules-btn">${t("rules_page")}</button>${langSwitch()}`;
   const accountBox = acc
-    ? `<span class="conn ${app.status}" title="${app.status === "open" ? t("connected") : t("reconnecting")}"></span>
+    ? `<span class="conn" role="img"></span>
        <button class="icon-btn name-btn" data-do="profile" id="account-name" title="${t("profile")}">${esc(acc.name)}${acc.rating != null ? ` <span class="rating-chip">${acc.rating}</span>` : ""}</button>
        <span class="coin-pill" id="balance" title="${t("balance")}"><span class="coin"></span>${coinsText(acc.balance)}</span>
        <button class="icon-btn" data-do="logout">${t("logout")}</button>`
@@ -292,7 +292,24 @@ function historyCard() {
   return `<section class="card" id="history-card"><h2>${t("history")}</h2><div class="list">${body}</div></section>`;
 }
 
-const LOBBY_PARTS = ["lobby-top", "lobby-invite", "lobby-welcome", "lobby-left", "lobby-right", "lobby-help"];
+/** The lobby's parts, each one card (or the head, the welcome, the help): a part is replaced
+ * only when its own markup changed. One card's update (the session's welcome brings the free
+ * coins' rule into the bonus card, a room fills up, a balance moves) must not rebuild another
+ * card's button being pressed, which would lose the click between press and release, nor its
+ * form being typed in. The columns' parts are `display: contents`: an empty one leaves no gap. */
+const LOBBY_PARTS = [
+  "lobby-top",
+  "lobby-invite",
+  "lobby-welcome",
+  "lobby-in-play",
+  "lobby-bonus",
+  "lobby-rooms",
+  "lobby-private",
+  "lobby-open",
+  "lobby-boards",
+  "lobby-history",
+  "lobby-help",
+];
 
 export function renderLobby(root, appState) {
   const signed = !!appState.account;
@@ -300,20 +317,22 @@ export function renderLobby(root, appState) {
     "lobby-top": head(),
     "lobby-invite": inviteCard(appState, render),
     "lobby-welcome": signed ? "" : welcome(),
-    "lobby-left": `${signed ? inPlayCard() : ""}${bonusCard()}${rooms()}${signed ? privateTables() : ""}`,
-    "lobby-right": `${openTables()}${boardsCard()}${historyCard()}`,
+    "lobby-in-play": signed ? inPlayCard() : "",
+    "lobby-bonus": bonusCard(),
+    "lobby-rooms": rooms(),
+    "lobby-private": signed ? privateTables() : "",
+    "lobby-open": openTables(),
+    "lobby-boards": boardsCard(),
+    "lobby-history": historyCard(),
     "lobby-help": `<p class="kbd-help">${t("keyboard_help")}</p>`,
   };
-  // Each part is replaced only when its markup changed (as on the table screen): a lobby
-  // update (a table filling up, a balance) must not rebuild the button being pressed, which
-  // would lose the click, nor the form being typed in.
   let lobby = root.querySelector(":scope > .lobby[data-screen='lobby']");
   if (!lobby) {
     root.innerHTML = `<div class="lobby" data-screen="lobby">
       <div id="lobby-top"></div><div id="lobby-invite"></div><div id="lobby-welcome"></div>
       <div class="grid">
-        <div class="list" style="gap:14px" id="lobby-left"></div>
-        <div class="list" style="gap:14px" id="lobby-right"></div>
+        <div class="list" style="gap:14px" id="lobby-left"><div class="part" id="lobby-in-play"></div><div class="part" id="lobby-bonus"></div><div class="part" id="lobby-rooms"></div><div class="part" id="lobby-private"></div></div>
+        <div class="list" style="gap:14px" id="lobby-right"><div class="part" id="lobby-open"></div><div class="part" id="lobby-boards"></div><div class="part" id="lobby-history"></div></div>
       </div><div id="lobby-help"></div></div>`;
     lobby = root.querySelector(":scope > .lobby");
   }

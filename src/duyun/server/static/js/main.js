@@ -43,7 +43,20 @@ export function renderNow() {
   }
   else if (app.route === "replay") renderReplay(root, app);
   else renderLobby(root, app);
+  showConnection();
   updateTimers();
+}
+
+/** The connection's dot in the lobby's head and the table's top bar is set in place, outside
+ * their markup: a reconnect (or the first welcome after signing in) must not rebuild the bar
+ * whose button is being pressed, which would lose the click between press and release. */
+function showConnection() {
+  const words = app.status === "open" ? t("connected") : t("reconnecting");
+  document.querySelectorAll(".conn").forEach((dot) => {
+    dot.className = `conn ${app.status}`;
+    dot.title = words;
+    dot.setAttribute("aria-label", words);
+  });
 }
 
 /** Timers count down between renders: every element with data-timer (a deadline). */
