@@ -126,6 +126,18 @@ def test_the_rules_are_a_dialog_that_keeps_and_gives_back_the_focus(
     tab.close()
 
 
+#: the control with the keyboard's focus: what it does, its words, whether it is in the settlement
+FOCUSED_CONTROL = """() => { const el = document.activeElement;
+    return {does: el.dataset.do || null, id: el.id || null, text: el.textContent.trim(),
+        inSheet: !!el.closest('#settlement .sheet')}; }"""
+#: the settlement's part drawn anew at once, as any change of its markup does: the part is told
+#: its markup is stale, the panel is marked, and a table message (as a bot's 下一局 brings) renders
+REDRAW_THE_OVERLAY = """() => { const app = window.__duyun;
+    document.querySelector('#settlement').dataset.drawnBefore = 'yes';
+    document.getElementById('part-overlay').dataset.html = '';
+    app.session.onMessage({type: 'table', table: app.table}); }"""
+
+
 def test_a_whole_hand_with_the_keyboard_alone_and_the_settlement_takes_the_focus(
     browser: Any, web_server: WebServer
 ) -> None:
@@ -192,6 +204,18 @@ def test_a_whole_hand_with_the_keyboard_alone_and_the_settlement_takes_the_focus
     assert not page.query_selector("#settle-countdown.paused")  # the page's own focus: runs
     page.keyboard.press("Tab")
     page.wait_for_selector("#settle-countdown.paused")
+    # a message that draws the panel anew (a bot's 下一局 changes who is ready) keeps the
+    # reader's focus on the same control, ids or none (申請解散 and 返回大廳 have none), and
+    # the reader still holds the countdown: once a flake, the focus fell to the page's body
+    for _ in range(2):  # 申請解散, then 返回大廳 (the next Tab leaves the panel)
+        before = page.evaluate(FOCUSED_CONTROL)
+        assert before["inSheet"] and before["does"], before
+        page.evaluate(REDRAW_THE_OVERLAY)
+        page.evaluate(NEXT_FRAMES)
+        assert page.evaluate(FOCUSED_CONTROL) == before
+        assert page.evaluate("() => !document.querySelector('#settlement').dataset.drawnBefore")
+        assert page.query_selector("#settle-countdown.paused")
+        page.keyboard.press("Tab")
     tab.close()
 
 

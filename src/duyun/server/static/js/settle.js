@@ -17,12 +17,16 @@ import { COIN, coinsText, esc, meldHTML, seatName, signed, tile } from "./ui.js"
 // pressed, the panel stays over the new hand until the reader lets go of it, closes it, or is
 // asked to act.
 
-const reading = { inside: false, until: 0 };
+// Three ways of reading, kept apart: the mouse resting over the panel (`pointer`), the
+// keyboard's focus taken onto it by its reader (`focus`), a touch or scroll a moment ago
+// (`until`). One must not end another: a redraw under a resting mouse makes the browser tell
+// the mouse where it now is, which ends the mouse's reading, not the keyboard's.
+const reading = { pointer: false, focus: false, until: 0 };
 const READ_AFTER_TOUCH_MS = 6000;
 
 /** The person is reading the settlement (hover, or a touch or scroll a moment ago). */
 export function isReading() {
-  return reading.inside || performance.now() < reading.until;
+  return reading.pointer || reading.focus || performance.now() < reading.until;
 }
 
 function inSheet(target) {
@@ -37,7 +41,7 @@ function overSheet(e) {
   return !!box && e.clientX >= box.left && e.clientX <= box.right && e.clientY >= box.top && e.clientY <= box.bottom;
 }
 document.addEventListener("pointerover", (e) => {
-  if (e.pointerType === "mouse") reading.inside = overSheet(e);
+  if (e.pointerType === "mouse") reading.pointer = overSheet(e);
   else if (inSheet(e.target)) reading.until = performance.now() + READ_AFTER_TOUCH_MS;
 });
 document.addEventListener("pointerdown", (e) => {
@@ -51,12 +55,12 @@ document.addEventListener(
   },
   true,
 );
-document.addEventListener("mouseleave", () => (reading.inside = false));
+document.addEventListener("mouseleave", () => (reading.pointer = false));
 // the keyboard's focus on the panel (a reader going through it with Tab) holds it like hover;
 // the focus the page itself moves onto the panel when it appears does not
 let quiet = false;
 document.addEventListener("focusin", (e) => {
-  if (!quiet && inSheet(e.target)) reading.inside = true;
+  if (!quiet && inSheet(e.target)) reading.focus = true;
 });
 
 /** Move the focus onto a control of the panel without taking it for a reader's. */
@@ -69,8 +73,17 @@ export function focusQuietly(el) {
   }
 }
 document.addEventListener("focusout", (e) => {
-  if (inSheet(e.target) && !inSheet(e.relatedTarget)) reading.inside = false;
+  if (inSheet(e.target) && !inSheet(e.relatedTarget)) reading.focus = false;
 });
+
+/** Draw the panel anew without its reader letting go: the control under the keyboard's focus
+ * is replaced (the browser may tell that as the focus leaving the panel) and then focused again
+ * quietly; a reader who was holding the panel still holds it. */
+export function keepReading(draw) {
+  const held = reading.focus;
+  draw();
+  if (held && inSheet(document.activeElement)) reading.focus = true;
+}
 
 /** Keep the last settlement over a new hand (a snapshot arrived): only while it is being read
  * and its reader has not pressed 下一局. */
@@ -99,16 +112,22 @@ setInterval(() => {
     return;
   }
   if (!shown || end.pressed || end.autoLeft == null) return;
-  const paused = isReading();
-  if (!paused) end.autoLeft -= dt;
-  const pill = document.getElementById("settle-countdown");
-  if (pill) {
-    pill.textContent = paused ? t("reading_paused") : String(Math.max(0, Math.ceil(end.autoLeft / 1000)));
-    pill.classList.toggle("paused", paused);
-    pill.classList.toggle("urgent", !paused && end.autoLeft <= 3000);
-  }
+  if (!isReading()) end.autoLeft -= dt;
+  paintCountdown(end);
   if (end.autoLeft <= 0) pressNext(end);
 }, 250);
+
+/** The countdown's pill as it stands: seconds left, or paused while read. Called on every tick
+ * and whenever the panel is drawn anew, whose markup has only the seconds: a redraw under a
+ * reader must not show the countdown running until the next tick. */
+export function paintCountdown(end) {
+  const pill = document.getElementById("settle-countdown");
+  if (!pill || !end || end.pressed || end.autoLeft == null) return;
+  const paused = isReading();
+  pill.textContent = paused ? t("reading_paused") : String(Math.max(0, Math.ceil(end.autoLeft / 1000)));
+  pill.classList.toggle("paused", paused);
+  pill.classList.toggle("urgent", !paused && end.autoLeft <= 3000);
+}
 
 function pressNext(end) {
   end.pressed = true;

@@ -7,7 +7,7 @@ import { getLang, langSwitch, ordinalSuffix, patternName, roomName, t, tz, zhTex
 import { app, backToLobby, render, send, sendWhenReady } from "./core.js";
 import { closeRules, leaveWarning, openRules, refusedExplanation } from "./rules.js";
 import { confirmDialog } from "./dialog.js";
-import { focusQuietly, renderSettlement, renderMatchSummary, settleHandlers } from "./settle.js";
+import { focusQuietly, keepReading, paintCountdown, renderSettlement, renderMatchSummary, settleHandlers } from "./settle.js";
 import { isMuted, setMuted } from "./sound.js";
 import { seatMenuButton } from "./reactions.js";
 import { tingpaiFor } from "./tingpai.js";
@@ -55,7 +55,7 @@ function topbar(appState, tb, st) {
         ${bloody}<span class="info">${esc(room)} · ${t("stake")} ${tb.stake} · ${handNo}${st.streak ? ` · ${t("streak", { n: st.streak })}` : ""}</span>
       </div>
       <div class="right">
-        <span class="conn ${appState.status}" title="${appState.status}"></span>
+        <span class="conn" role="img"></span>
         ${inHand ? `<button class="icon-btn ${tg ? "on" : ""}" data-do="tuoguan" id="tuoguan-btn" aria-pressed="${tg}">${tg ? t("tuoguan_on") : t("tuoguan")}</button>` : ""}
         ${appState.seat != null ? `<button class="icon-btn" data-do="reactions" id="reactions-btn" aria-label="${t("reactions")}">☺</button>` : ""}
         <button class="icon-btn ${isMuted() ? "muted" : ""}" data-do="mute" id="mute-btn" aria-pressed="${isMuted()}" title="${isMuted() ? t("muted") : t("mute")}" aria-label="${t("mute")}">♪</button>
@@ -543,21 +543,41 @@ export function renderTable(root, appState) {
     const el = document.getElementById(id);
     if (el && el.dataset.html !== html) {
       // a part drawn again under the keyboard's focus keeps it: on the same control (by its
-      // id), or in the hand on the tile that takes the keyboard now
+      // id, else by what it does and its place among the part's controls doing the same: the
+      // settlement's 申請解散 and 返回大廳 have no id), or in the hand on the tile that takes
+      // the keyboard now
       const active = document.activeElement;
       const inside = !!active && active !== document.body && el.contains(active);
       const handFocused = inside && !!active.closest("#hand");
-      const sameId = inside && active.id ? active.id : null;
-      el.innerHTML = html;
-      el.dataset.html = html;
-      // (quietly: a settlement drawn again is not a reader's new look at it)
-      const again = handFocused ? el.querySelector('#hand .tile[tabindex="0"]') : sameId ? document.getElementById(sameId) : null;
-      if (again) focusQuietly(again);
+      const key = inside && !handFocused ? controlKey(el, active) : null;
+      keepReading(() => {
+        el.innerHTML = html;
+        el.dataset.html = html;
+        // (quietly: a settlement drawn again is not a reader's new look at it, nor does its
+        // reader stop reading because the control under the focus was drawn anew)
+        const again = handFocused ? el.querySelector('#hand .tile[tabindex="0"]') : key ? findControl(el, key) : null;
+        if (again) focusQuietly(again);
+      });
     }
   }
   focusNewDialog(appState);
+  paintCountdown(appState.handEnd);
   const log = document.getElementById("hand-log");
   if (log) log.scrollTop = log.scrollHeight;
+}
+
+/** How to find a focused control again once its part is drawn anew. */
+function controlKey(part, active) {
+  if (active.id) return { id: active.id };
+  const does = active.dataset?.do;
+  if (!does) return null;
+  const alike = [...part.querySelectorAll(`[data-do="${CSS.escape(does)}"]`)];
+  return { does, index: alike.indexOf(active) };
+}
+
+function findControl(part, key) {
+  if (key.id) return document.getElementById(key.id);
+  return part.querySelectorAll(`[data-do="${CSS.escape(key.does)}"]`)[key.index] ?? null;
 }
 
 let dialogShown = null;
