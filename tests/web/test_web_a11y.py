@@ -207,7 +207,7 @@ def test_a_whole_hand_with_the_keyboard_alone_and_the_settlement_takes_the_focus
     # a message that draws the panel anew (a bot's 下一局 changes who is ready) keeps the
     # reader's focus on the same control, ids or none (申請解散 and 返回大廳 have none), and
     # the reader still holds the countdown: once a flake, the focus fell to the page's body
-    for _ in range(2):  # 申請解散, then 返回大廳 (the next Tab leaves the panel)
+    for _ in range(4):  # 申請解散, 返回大廳, then round again: the dialog keeps the keyboard
         before = page.evaluate(FOCUSED_CONTROL)
         assert before["inSheet"] and before["does"], before
         page.evaluate(REDRAW_THE_OVERLAY)

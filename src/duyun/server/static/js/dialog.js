@@ -9,7 +9,7 @@ import { esc } from "./ui.js";
 
 let open = null;
 
-const FOCUSABLE = "button:not([disabled]), [href], input, select, textarea, [tabindex]:not([tabindex='-1'])";
+export const FOCUSABLE = "button:not([disabled]), [href], input, select, textarea, [tabindex]:not([tabindex='-1'])";
 
 /** Keep the keyboard inside `container` (a dialog): Tab and Shift+Tab cycle through its
  * controls, Escape calls `onEscape`; the page's own keys do not act behind it. Returns the

@@ -7,6 +7,7 @@ import { app as appState, render, send } from "./core.js";
 import { explainPayment, ruleLink } from "./rules.js";
 import { parseHand, sortTiles } from "./tiles.js";
 import { COIN, coinsText, esc, meldHTML, seatName, signed, tile } from "./ui.js";
+import { FOCUSABLE } from "./dialog.js";
 
 // ------------------------------------------------------------------ reading (issue 21 item 4)
 //
@@ -74,6 +75,22 @@ export function focusQuietly(el) {
 }
 document.addEventListener("focusout", (e) => {
   if (inSheet(e.target) && !inSheet(e.relatedTarget)) reading.focus = false;
+});
+
+// The settlement and the match summary are modal dialogs (aria-modal): Tab and Shift+Tab go
+// round their controls and never leave them for the table underneath, where a screen reader
+// would be told of a board the dialog covers. (A dialog over them, the rules or a question,
+// holds the keyboard itself and has already taken the key.)
+document.addEventListener("keydown", (e) => {
+  if (e.key !== "Tab" || e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
+  const sheet = document.querySelector("#part-overlay .sheet[role=dialog]");
+  if (!sheet) return;
+  const items = [...sheet.querySelectorAll(FOCUSABLE)].filter((el) => el.getClientRects().length);
+  if (!items.length) return;
+  const at = items.indexOf(document.activeElement);
+  const next = at < 0 ? (e.shiftKey ? items.length - 1 : 0) : (at + (e.shiftKey ? items.length - 1 : 1)) % items.length;
+  e.preventDefault();
+  items[next].focus();
 });
 
 /** Draw the panel anew without its reader letting go: the control under the keyboard's focus
