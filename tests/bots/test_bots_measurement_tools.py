@@ -8,10 +8,12 @@ not change a single decision.
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -177,3 +179,51 @@ def test_oracle_search_breaks_each_bots_points_down_by_rule() -> None:
     assert counts.get("self_draws", 0) <= counts.get("wins", 0) <= 4
     text = tool.summarise([{**row, "wall": 0}, {**row, "wall": 1}], "two walls")
     assert "where the points came from, 2 walls (8 hands each)" in text
+
+
+def test_oracle_choices_probes_change_no_move_and_count_every_searched_decision(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """benchmarks/oracle_choices.py (issue 35) asks a twin search and the oracle every
+    question P1's search is asked, and only records their answers: the hand is played exactly
+    as the search alone plays it, every searched decision is counted once under its kind, and
+    the counts it derives stay within the decisions they come from."""
+    load_tool("paired_bots")
+    load_tool("oracle_search")
+    tool = load_tool("oracle_choices")
+    from duyun.bots.search import SearchBot
+
+    monkeypatch.setattr(SearchBot, "BUDGET", 24)  # small searches: the same code, quickly
+
+    def play(p1_of: Any) -> tuple[Round, Any, list[Any]]:
+        game = Round(deal_setup(35_004, dealer=2), DUYUN)
+        p1 = p1_of(game)
+        bots = [p1] + [make_bot("efficient", seat) for seat in (1, 2, 3)]
+        moves = []
+        while not game.is_over:
+            seat = game.to_act[0]
+            moves.append(bots[seat].choose(game.view(seat)))
+            game.apply(moves[-1])
+        return game, p1, moves
+
+    alone, search, alone_moves = play(lambda game: SearchBot(11))
+    counts: dict[str, Any] = {}
+    probed, probe, probed_moves = play(lambda game: tool.ChoiceProbe(11, game, counts))
+    assert probed_moves == alone_moves
+    assert probed.result is not None and alone.result is not None
+    assert probed.result.totals == alone.result.totals
+    assert search.searched > 0
+    assert sum(c["decisions"] for c in counts.values()) == probe.search.searched
+    assert set(counts) <= set(tool.KINDS)
+    for kind, c in counts.items():
+        for field in ("twin differs", "oracle differs", "discards compared"):
+            assert 0 <= c.get(field, 0) <= c["decisions"], (kind, field)
+        for field in ("search deals in", "oracle deals in"):
+            assert 0 <= c.get(field, 0) <= c.get("discards compared", 0), (kind, field)
+    row = {"wall": 0, "points": 4, "counts": counts}
+    text = tool.summarise([row])
+    assert all(kind in text for kind in tool.KINDS)
+    out = tmp_path / "choices.jsonl"
+    out.write_text(json.dumps(row) + "\n" + json.dumps(row) + "\n")
+    with pytest.raises(SystemExit, match="wall 0 is already"):
+        tool.read_rows([out])
