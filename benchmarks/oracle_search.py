@@ -46,7 +46,7 @@ from duyun.engine.determinize import HandModel, _reopen_claims
 from duyun.engine.phases import Phase
 from duyun.rules import RuleSet
 from duyun.tiles import NUM_KINDS
-from paired_bots import p1_wall_points, paired_difference
+from paired_bots import bot_factory, p1_wall_points, paired_difference
 
 SPECS = ("oracle", "pooled", "search", "strong")
 ORACLES = ("oracle", "pooled")
@@ -127,6 +127,8 @@ def wall_points(job: tuple[int, str, int, tuple[str, ...]]) -> dict[str, Any]:
 
 def make_p1(spec: str, bot_seed: int, game: Round) -> Bot:
     """P1's bot ``spec`` for one rotation; an oracle is handed the real hand."""
+    if ":" in spec:  # module:Class, an experiment (search_variants.py)
+        return bot_factory(spec)(bot_seed)
     if spec not in ORACLES:
         return make_bot(spec, bot_seed)
     oracle = (OracleHandsSearch if spec == "oracle" else PooledHandsSearch)(bot_seed)
@@ -161,7 +163,8 @@ def summarise(rows: list[dict[str, Any]], label: str) -> str:
     if n < 2:
         return f"{label}: {n} wall(s), too few for an interval"
     lines = [f"{label}, {n} walls ({4 * n} hands each):"]
-    played = [spec for spec in SPECS if all(spec in r for r in rows)]
+    variants = sorted({key for r in rows for key in r if key not in SPECS and key != "detail"})
+    played = [spec for spec in (*SPECS, *variants) if all(spec in r for r in rows)]
     for spec in played:
         lines.append(f"  {spec:7} {sum(r[spec] for r in rows) / (4 * n):+.3f} points per hand")
     for variant, base in (
@@ -171,6 +174,7 @@ def summarise(rows: list[dict[str, Any]], label: str) -> str:
         ("oracle", "search"),
         ("pooled", "search"),
         ("oracle", "pooled"),
+        *((variant, base) for variant in variants for base in ("search", "strong")),
     ):
         if variant not in played or base not in played:
             continue
@@ -239,7 +243,9 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, help="JSON-lines file, one wall a line (appended)")
     parser.add_argument(
-        "--bots", default="oracle,search,strong", help=f"P1 bots, comma-separated, of {SPECS}"
+        "--bots",
+        default="oracle,search,strong",
+        help=f"P1 bots, comma-separated, of {SPECS} or module:Class (search_variants.py)",
     )
     parser.add_argument(
         "--summarise", type=Path, nargs="+", help="print the summary of files (merged by wall)"
@@ -250,9 +256,11 @@ def main() -> int:
         print(summarise(rows, " + ".join(map(str, args.summarise))))
         return 0
     bots = tuple(args.bots.split(","))
-    unknown = [bot for bot in bots if bot not in SPECS]
+    unknown = [bot for bot in bots if bot not in SPECS and ":" not in bot]
     if unknown or not bots:
-        raise SystemExit(f"--bots: {', '.join(unknown) or 'none given'}: choose from {SPECS}")
+        raise SystemExit(
+            f"--bots: {', '.join(unknown) or 'none given'}: choose from {SPECS} or module:Class"
+        )
     if not 0 <= args.start < args.walls:
         raise SystemExit("--start must be at least 0 and below --walls")
     if args.workers < 1:
