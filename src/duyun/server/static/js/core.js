@@ -48,6 +48,7 @@ export const app = {
   lastMoveAt: 0,
   replay: null,
   pendingJoin: null,
+  outbox: [], // lobby requests waiting for the connection (outbox.js)
   queueing: null,
   showReactions: false,
   session: null,
@@ -101,8 +102,8 @@ export function send(msg) {
 
 // ------------------------------------------------------------------ the controller's actions
 
-/** Lobby requests (join, quick match) wait for the connection instead of failing. */
-export const sendWhenReady = (msg, tries) => hooks.sendWhenReady(msg, tries);
+/** Lobby requests (join, quick match) wait for the connection instead of failing (outbox.js). */
+export const sendWhenReady = (msg) => hooks.sendWhenReady(msg);
 export const signedIn = (data) => hooks.signedIn(data);
 export const refreshLobby = () => hooks.refreshLobby();
 export const logout = () => hooks.logout();

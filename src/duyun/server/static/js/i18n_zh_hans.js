@@ -274,6 +274,7 @@ export const HANS = {
   step_of: "第 {i}/{n} 步",
   close: "关闭",
   reconnecting: "连接中断，正在重连…",
+  request_not_sent: "连接中断，未能送出，请再试一次",
   connected: "已连接",
   error: "错误",
   server_error: "服务器错误：{msg}",

@@ -5,6 +5,7 @@
 import { getLocale, setLang, t } from "./i18n.js";
 import { api, getToken, Session, setToken } from "./net.js";
 import { followRedirect } from "./cluster.js";
+import { dropExpired, queueRequest, takeDue } from "./outbox.js";
 import { applyEvent, emptyHand, foldEvents } from "./state.js";
 import { TILE_DEFS } from "./tiles.js";
 import { app, provide, render, send } from "./core.js";
@@ -187,6 +188,7 @@ function onMessage(msg) {
           app.pendingJoin = null;
         }
       }
+      flushOutbox(msg.table ?? null);
       render();
       break;
     }
@@ -351,18 +353,41 @@ export function stopSession() {
   app.status = "idle";
 }
 
-/** Lobby requests (join, quick match) wait for the connection instead of failing. */
-export function sendWhenReady(msg, tries = 100) {
+/** Lobby requests (join, quick match) wait for the connection instead of failing: sent now
+ *  when the session is welcomed and nothing waits before them, else queued for the next
+ *  welcome (outbox.js says why, and for how long). */
+export function sendWhenReady(msg) {
   startSession();
-  if (app.session.ready) {
+  if (app.session.ready && app.outbox.length === 0) {
     app.session.send(msg);
     return;
   }
-  if (tries <= 0) {
-    toast(t("reconnecting"));
-    return;
-  }
-  setTimeout(() => sendWhenReady(msg, tries - 1), 100);
+  queueRequest(app, msg);
+  watchOutbox();
+}
+
+/** At a welcome: what waited goes out, in order (`restored`: the live table it seated us at). */
+function flushOutbox(restored) {
+  for (const msg of takeDue(app, restored)) app.session?.send(msg);
+}
+
+let outboxWatch = null;
+
+/** While requests wait, drop those too old and say so once for them. */
+function watchOutbox() {
+  if (outboxWatch != null) return;
+  outboxWatch = setInterval(() => {
+    const expired = dropExpired(app);
+    if (expired.length) {
+      if (expired.some((msg) => msg.type === "quick_match")) app.queueing = null;
+      toast(t("request_not_sent"));
+      render();
+    }
+    if (app.outbox.length === 0) {
+      clearInterval(outboxWatch);
+      outboxWatch = null;
+    }
+  }, 1000);
 }
 
 // ------------------------------------------------------------------ account
