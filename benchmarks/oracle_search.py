@@ -163,7 +163,9 @@ def summarise(rows: list[dict[str, Any]], label: str) -> str:
     if n < 2:
         return f"{label}: {n} wall(s), too few for an interval"
     lines = [f"{label}, {n} walls ({4 * n} hands each):"]
-    variants = sorted({key for r in rows for key in r if key not in SPECS and key != "detail"})
+    variants = sorted(
+        {key for r in rows for key in r if key not in SPECS and key not in ("wall", "detail")}
+    )
     played = [spec for spec in (*SPECS, *variants) if all(spec in r for r in rows)]
     for spec in played:
         lines.append(f"  {spec:7} {sum(r[spec] for r in rows) / (4 * n):+.3f} points per hand")

@@ -181,6 +181,49 @@ def test_oracle_search_breaks_each_bots_points_down_by_rule() -> None:
     assert "where the points came from, 2 walls (8 hands each)" in text
 
 
+def test_oracle_search_plays_a_variant_class_and_pairs_it_with_the_search_bot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--bots module:Class`` plays an experiment's class (benchmarks/search_variants.py) as
+    P1, and the summary pairs it with the search and strong bots' rows of the same walls."""
+    pytest.importorskip("numpy")
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    load_tool("paired_bots")
+    tool = load_tool("oracle_search")
+    spec = "search_variants:LearnedHandsSearch"
+    game = Round(deal_setup(5), DUYUN)
+    bot = tool.make_p1(spec, 7, game)
+    assert type(bot).__name__ == "LearnedHandsSearch" and bot.LEARNED_HANDS
+    rows = [
+        {"wall": 0, "search": 6, "strong": 0, spec: 12},
+        {"wall": 1, "search": -6, "strong": 6, spec: -6},
+    ]
+    text = tool.summarise(rows, "two walls")
+    assert f"{spec} - search: +0.750" in text and f"{spec} - strong: +0.000" in text
+
+
+def test_the_learned_hands_variant_takes_the_strong_bots_own_advice() -> None:
+    """Only its samples differ from the search bot's: its advisor, the learned strong bot
+    with the model's danger and readiness switched off, plays as the strong bot does."""
+    pytest.importorskip("numpy")
+    variants = load_tool("search_variants")
+    advisor = variants.LearnedHandsSearch(3).strong
+    results = []
+    for players in ([type(advisor)] * 4, [None] * 4):
+        bots = []
+        for seat in range(4):
+            if players[seat] is None:
+                bots.append(make_bot("strong", 100 + seat))
+            else:
+                twin = variants.LearnedHandsSearch(100 + seat).strong
+                bots.append(twin)
+        game = Round(deal_setup(11), DUYUN)
+        play_round(game, bots)
+        assert game.result is not None
+        results.append((game.result.totals, len(game.events)))
+    assert results[0] == results[1]
+
+
 def test_oracle_choices_probes_change_no_move_and_count_every_searched_decision(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
