@@ -84,20 +84,23 @@ LATE_WELCOME = """() => {
     app.session.onMessage({type: 'welcome', account: app.account,
         config: {...app.config, topup_below: 17, topup_to: 4321, topups_per_day: 3}});
 }"""
-#: the private-table form's create button and the first room's quick match, kept as objects
+#: the private-table form's create button, the first room's quick match and the bonus card's
+#: claim button, kept as objects
 MARK_BUTTONS = f"""() => {{
     window.__create = document.querySelector('#create-btn');
     window.__quick = document.querySelector('{QUICK}');
+    window.__bonus = document.querySelector('#bonus-btn');
 }}"""
 
 
-def test_a_late_welcome_redraws_the_bonus_card_alone_and_keeps_the_create_button(
+def test_a_late_welcome_redraws_the_bonus_rule_alone_and_keeps_every_button(
     web_server: WebServer, browser: object
 ) -> None:
     """A flake in CI: a table never came after clicking 建立房間. The session's welcome may be
     answered after the sign-in's lobby load has been drawn (a loaded machine); it changes the
     bonus card, which once shared its part with the rooms and the private-table form, so the
-    button being pressed was rebuilt and the click lost. Each card is its own part now."""
+    button being pressed was rebuilt and the click lost. Each card is its own part now, and
+    the bonus card's rule line a part of its own, so its claim button is kept too."""
     tab = Tab(browser, web_server, DESKTOP)
     try:
         tab.goto()
@@ -117,6 +120,8 @@ def test_a_late_welcome_redraws_the_bonus_card_alone_and_keeps_the_create_button
         page.evaluate(NEXT_FRAMES)  # type: ignore[attr-defined]
         assert page.evaluate("() => document.querySelector('#create-btn') === window.__create")  # type: ignore[attr-defined]
         assert page.evaluate(f"() => document.querySelector('{QUICK}') === window.__quick")  # type: ignore[attr-defined]
+        assert page.evaluate("() => window.__bonus !== null")  # type: ignore[attr-defined]
+        assert page.evaluate("() => document.querySelector('#bonus-btn') === window.__bonus")  # type: ignore[attr-defined]
         assert page.input_value("#create-hands") == "3"  # type: ignore[attr-defined]
         page.mouse.up()  # type: ignore[attr-defined]
         # the click counted: the table of three hands is made and joined

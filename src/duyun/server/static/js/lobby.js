@@ -69,10 +69,13 @@ function bloodyChip(rules) {
   return rules?.bloody_battle ? ` <span class="chip bloody" title="${t("bloody_room")}">${t("bloody")}</span> ` : "";
 }
 
-/** The daily gift or the top-up: one button with the amount, else when to come back. */
+/** The daily gift or the top-up: one button with the amount, else when to come back; under
+ * it the top-up's rule. The card is a shell whose offer and rule are parts of their own
+ * (`bonus-offer`, `bonus-rule`): the session's welcome, which may come after the lobby load,
+ * brings the rule, and must not rebuild the button being pressed. */
 function bonusCard() {
   const offers = app.bonus;
-  if (!app.account || !offers) return "";
+  if (!app.account || !offers) return { card: "", offer: "", rule: "" };
   const gift = offers.find((b) => b.kind === "gift");
   const topup = offers.find((b) => b.kind === "topup");
   const offer = [gift, topup].find((b) => b?.available);
@@ -91,7 +94,8 @@ function bonusCard() {
   const rule = app.config?.topup_to
     ? `<div class="muted small">${t("bonus_rule", { below: app.config.topup_below, to: app.config.topup_to, n: app.config.topups_per_day })}</div>`
     : "";
-  return `<section class="card bonus-card" id="bonus-card"><h2>${t("bonus_title")}</h2>${body}${rule}</section>`;
+  const card = `<section class="card bonus-card" id="bonus-card"><h2>${t("bonus_title")}</h2><div class="part" id="bonus-offer"></div><div class="part" id="bonus-rule"></div></section>`;
+  return { card, offer: body, rule };
 }
 
 /** 排行榜: by rating or coins won this week, top 50 and the player's own place. */
@@ -296,13 +300,17 @@ function historyCard() {
  * only when its own markup changed. One card's update (the session's welcome brings the free
  * coins' rule into the bonus card, a room fills up, a balance moves) must not rebuild another
  * card's button being pressed, which would lose the click between press and release, nor its
- * form being typed in. The columns' parts are `display: contents`: an empty one leaves no gap. */
+ * form being typed in. The columns' parts are `display: contents`: an empty one leaves no gap.
+ * A part may hold parts (the bonus card's offer and rule): listed after it, they are found in
+ * the markup it has just drawn and filled, or kept when it was not redrawn. */
 const LOBBY_PARTS = [
   "lobby-top",
   "lobby-invite",
   "lobby-welcome",
   "lobby-in-play",
   "lobby-bonus",
+  "bonus-offer", // inside lobby-bonus's card: drawn after it
+  "bonus-rule",
   "lobby-rooms",
   "lobby-private",
   "lobby-open",
@@ -313,12 +321,15 @@ const LOBBY_PARTS = [
 
 export function renderLobby(root, appState) {
   const signed = !!appState.account;
+  const bonus = bonusCard();
   const parts = {
     "lobby-top": head(),
     "lobby-invite": inviteCard(appState, render),
     "lobby-welcome": signed ? "" : welcome(),
     "lobby-in-play": signed ? inPlayCard() : "",
-    "lobby-bonus": bonusCard(),
+    "lobby-bonus": bonus.card,
+    "bonus-offer": bonus.offer,
+    "bonus-rule": bonus.rule,
     "lobby-rooms": rooms(),
     "lobby-private": signed ? privateTables() : "",
     "lobby-open": openTables(),
