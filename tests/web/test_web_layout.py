@@ -35,6 +35,8 @@ from duyun.tiles import tile_to_str
 if SKIP_REASON:
     pytest.skip(SKIP_REASON, allow_module_level=True)
 
+from test_web_client import NEXT_FRAMES
+
 pytestmark = pytest.mark.slow
 
 SIZES = {
@@ -546,6 +548,13 @@ def _check_lobby(page: Any, size: str, url: str) -> None:
     page.click("#guest-btn")
     page.wait_for_selector("#balance")
     page.wait_for_selector("#create-btn")
+    # the session welcomed (the connection's dot green) and the lobby's loads drawn: the
+    # picture shows the lobby a player looks at, not the moment before it settles
+    page.wait_for_function(
+        "() => { const app = window.__duyun; return app.status === 'open'"
+        " && app.lobbyLoads === 0; }"
+    )
+    page.evaluate(NEXT_FRAMES)
     # (the viewport only: a whole-page picture is taken without the touch screen's media)
     page.screenshot(path=str(SCREENSHOTS / f"lobby-{size}.png"))
     assert not _small_controls(page), _small_controls(page)
