@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -270,3 +271,18 @@ def test_oracle_choices_probes_change_no_move_and_count_every_searched_decision(
     out.write_text(json.dumps(row) + "\n" + json.dumps(row) + "\n")
     with pytest.raises(SystemExit, match="wall 0 is already"):
         tool.read_rows([out])
+
+
+def test_wait_reading_scores_the_model_within_ready_hands() -> None:
+    """benchmarks/wait_reading.py (issue 35): on a few hands it finds ready opponents and
+    prints shares between 0 and 1, the same on a second run of the seed."""
+    pytest.importorskip("numpy")
+    args = ("benchmarks/wait_reading.py", "--hands", "12", "--seed", "35100", "--samples", "2")
+    first = run_tool(*args)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == run_tool(*args).stdout
+    lines = first.stdout.splitlines()
+    count = int(lines[1].rsplit(":", 1)[1])
+    assert count > 0, first.stdout
+    shares = [float(x) for x in re.findall(r"\b[01]\.\d{3}\b", "\n".join(lines[2:]))]
+    assert shares and all(0.0 <= share <= 1.0 for share in shares), first.stdout
