@@ -31,7 +31,7 @@ from duyun.bots import make_bot
 from duyun.bots.base import Bot
 from duyun.bots.search import SearchBot
 from duyun.engine import Action, Round, SeatView
-from paired_bots import p1_wall_points
+from paired_bots import bot_factory, p1_wall_points
 
 OPPONENTS = ("efficient", "strong")
 
@@ -60,11 +60,16 @@ class _Timed:
         return action
 
 
+def make_player(bot: str, seed: int) -> Bot:
+    """A bot by name, or ``module:Class`` for an experiment (benchmarks/search_variants.py)."""
+    return bot_factory(bot)(seed) if ":" in bot else make_bot(bot, seed)
+
+
 def parse_settings(pairs: list[str], bot: str = "search") -> dict[str, float]:
     """``NAME=VALUE`` pairs as settings of ``bot``'s class; a name it does not have is an
     error."""
     settings: dict[str, float] = {}
-    kind = type(make_bot(bot, 0))
+    kind = type(make_player(bot, 0))
     for pair in pairs:
         name, _, value = pair.partition("=")
         if not value or not hasattr(kind, name) or not name.isupper():
@@ -87,7 +92,7 @@ def wall_points(
     """P1's points over the four rotations of one wall (benchmarks/paired_bots.py's method)."""
 
     def make_p1(bot_seed: int, _game: Round) -> Bot:
-        made = make_bot(bot, bot_seed)
+        made = make_player(bot, bot_seed)
         for name, value in (settings or {}).items():
             current = getattr(type(made), name)
             setattr(made, name, type(current)(value))
@@ -186,7 +191,8 @@ def main() -> int:
     parser.add_argument(
         "--bot",
         default="search",
-        help='the bot measured (its rows stay under "search"): search, search-learned, ...',
+        help='the bot measured (its rows stay under "search"): search, search-learned, ..., '
+        "or module:Class (search_variants.py)",
     )
     parser.add_argument(
         "--base",
