@@ -33,6 +33,7 @@ import argparse
 import json
 import random
 import sys
+import unicodedata
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -188,13 +189,24 @@ def summarise(rows: list[dict[str, Any]], label: str) -> str:
         lines.append(f"  where the points came from, {len(detailed)} walls ({hands} hands each):")
         seen = {key for d in detailed for b in played for key in d[b]}
         keys = [key for key in TALLY_NAMES if key in seen] + sorted(seen - set(TALLY_NAMES))
-        lines.append(f"    {'per hand':36}" + "".join(f"{b:>9}" for b in played))
+        widths = [max(9, len(b) + 2) for b in played]
+        lines.append(
+            f"    {'per hand':36}"
+            + "".join(f"{b:>{w}}" for b, w in zip(played, widths, strict=True))
+        )
         for key in keys:
             cells = "".join(
-                f"{sum(d[b].get(key, 0) for d in detailed) / hands:>9.3f}" for b in played
+                f"{sum(d[b].get(key, 0) for d in detailed) / hands:>{w}.3f}"
+                for b, w in zip(played, widths, strict=True)
             )
-            lines.append(f"    {TALLY_NAMES.get(key, key + ' points'):36}{cells}")
+            lines.append(f"    {_pad(TALLY_NAMES.get(key, key + ' points'), 36)}{cells}")
     return "\n".join(lines)
+
+
+def _pad(text: str, width: int) -> str:
+    """``text`` padded to ``width`` columns of a terminal, where a CJK character takes two."""
+    columns = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return text + " " * max(0, width - columns)
 
 
 TALLY_NAMES = {
