@@ -15,6 +15,7 @@ import pytest
 
 from duyun.analysis.shanten import shanten
 from duyun.bots import BOT_NAMES, LEARNED_BOT_NAMES, make_bot
+from duyun.bots import search as search_module
 from duyun.bots.learned import (
     LearnedSearchBot,
     LearnedStrongBot,
@@ -24,7 +25,7 @@ from duyun.bots.learned import (
     shipped_value_model,
     truncated_play_out,
 )
-from duyun.bots.search import _paired, play_out
+from duyun.bots.search import SearchBot, _paired, play_out
 from duyun.bots.strong import Threat
 from duyun.engine import SeatView, new_round, sample_round
 from duyun.learn.models import KINDS, OpponentPrediction
@@ -182,6 +183,32 @@ def test_the_learned_search_weights_its_samples_only_when_asked() -> None:
     assert isinstance(bot.sample_weigher(view), ModelWeigher)
     bot.LEARNED_HANDS = True
     assert bot.hand_model(view) is not None
+
+
+def test_the_search_bot_samples_opponents_as_ready_as_the_model_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """大師 (``search``): with NumPy, the sampled hands of the other seats are developed by
+    the shipped model's reading of the view (``learned_hands``: docs/simulate.md measured it);
+    with LEARNED_HANDS off, or where the models cannot run (NumPy missing: the core
+    install), the samples stay uniform."""
+    view = own_turn_view(5, 6)
+    bot = SearchBot(1)
+    assert SearchBot.LEARNED_HANDS is True
+    model = bot.hand_model(view)
+    assert model is not None
+    expected = learned_hands(view, shipped_opponent_model().predict_view(view))
+    for seed in range(4):
+        worlds = [
+            sample_round(view, rng=random.Random(seed), hand_model=shaper)
+            for shaper in (model, expected)
+        ]
+        assert [w.counts for w in worlds[:1]] == [w.counts for w in worlds[1:]]
+        assert worlds[0].view(view.seat) == view
+    bot.LEARNED_HANDS = False
+    assert bot.hand_model(view) is None
+    monkeypatch.setattr(search_module, "_READER", [None])
+    assert SearchBot(1).hand_model(view) is None
 
 
 def test_a_rollout_cut_beyond_the_hands_end_is_the_full_rollout() -> None:

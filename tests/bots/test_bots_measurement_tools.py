@@ -273,6 +273,22 @@ def test_oracle_choices_probes_change_no_move_and_count_every_searched_decision(
         tool.read_rows([out])
 
 
+def test_the_search_bot_is_the_measured_learned_hands_variant() -> None:
+    """大師's samples are those ``search_variants.LearnedHandsSearch`` was measured with
+    (docs/simulate.md): the two play the same moves, hand after hand."""
+    pytest.importorskip("numpy")
+    variants = load_tool("search_variants")
+    for seed in (4, 9):
+        played = []
+        for bot in (make_bot("search", 21), variants.LearnedHandsSearch(21)):
+            game = Round(deal_setup(seed), DUYUN)
+            players = [bot, *(make_bot("efficient", seat) for seat in (1, 2, 3))]
+            play_round(game, players)
+            assert game.result is not None and bot.searched > 0
+            played.append((game.result.totals, [str(event) for event in game.events]))
+        assert played[0] == played[1]
+
+
 def test_wait_reading_scores_the_model_within_ready_hands() -> None:
     """benchmarks/wait_reading.py (issue 35): on a few hands it finds ready opponents and
     prints shares between 0 and 1, the same on a second run of the seed."""

@@ -126,7 +126,8 @@ def test_the_search_bot_samples_with_the_model_and_can_do_without(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """MODEL_OPPONENTS hands the model to every sample of a search; off (the default: it
-    measured no gain, docs/simulate.md), the samples are uniform."""
+    measured no gain, docs/simulate.md) and with the learned hands off too, the samples are
+    uniform."""
     models: list[object] = []
 
     def recording(view: SeatView, **options: Any) -> Round:
@@ -140,6 +141,7 @@ def test_the_search_bot_samples_with_the_model_and_can_do_without(
         game = new_round(11)
         bot = SearchBot(1)
         bot.MODEL_OPPONENTS = modelled
+        bot.LEARNED_HANDS = False
         others = [make_bot("efficient", seat) for seat in range(SEATS)]
         while not game.is_over and bot.searched < 3:
             seat = game.to_act[0]

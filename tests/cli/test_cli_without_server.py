@@ -139,3 +139,37 @@ def test_core_bots_sim_rl_and_cli_import_no_web_module(
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []
+
+
+# Blocks NumPy, then plays a hand with 大師 and prints what its samples were shaped by.
+SEARCH_WITHOUT_NUMPY = """
+import sys
+sys.modules["numpy"] = None
+from duyun.bots import make_bot
+from duyun.engine import new_round
+game = new_round(4)
+bots = [make_bot("search" if seat == 0 else "efficient", seat) for seat in range(4)]
+shapes = set()
+while not game.is_over:
+    seat = game.to_act[0]
+    view = game.view(seat)
+    if seat == 0:
+        shapes.add(bots[0].hand_model(view) is None)
+    game.apply(bots[seat].choose(view))
+loaded = {name.split(".")[0] for name, module in sys.modules.items() if module is not None}
+print(sorted(shapes), bots[0].searched > 0, "numpy" in loaded)
+"""
+
+
+def test_the_search_bot_plays_without_numpy_on_uniform_samples() -> None:
+    """The core install has no NumPy: 大師 still plays, its samples uniform (the learned
+    model's readiness needs NumPy: the server, rl and train extras install it)."""
+    done = subprocess.run(
+        [sys.executable, "-c", SEARCH_WITHOUT_NUMPY],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["[True]", "True", "False"], done.stdout

@@ -26,6 +26,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.routing import APIRoute, APIWebSocketRoute
 from fastapi.staticfiles import StaticFiles
 
+from duyun.bots.search import load_learned_hands
 from duyun.server import webapp, ws
 from duyun.server.api import ROUTERS
 from duyun.server.api.accounts import Credentials, Logout
@@ -156,6 +157,10 @@ async def _open(
         }
     )
     tables.bot_ratings.update(await tables.store_call(opened.bot_ratings))
+    if await asyncio.to_thread(load_learned_hands):
+        log.info("大師 samples with the learned opponent model")
+    else:
+        log.warning("NumPy is missing: 大師 samples uniformly (pip install 'duyun[server]')")
     restored = await tables.restore()
     log.info("restored %d live match(es)", restored)
     return opened, tables
