@@ -257,11 +257,7 @@ class SearchBot:
         """How the others' sampled hands are reshaped (None: left as dealt uniformly)."""
         if self.MODEL_OPPONENTS:
             return developed_hands(view)
-        if self.LEARNED_HANDS:
-            reader = _learned_hands_reader()
-            if reader is not None:
-                return reader(view)
-        return None
+        return learned_hand_model(view) if self.LEARNED_HANDS else None
 
     def sample_weigher(self, view: SeatView) -> SampleWeigher | None:
         """What weights the sampled hands of one search (None: all weigh the same, as the
@@ -289,6 +285,14 @@ def _learned_hands_reader() -> Callable[[SeatView], HandModel] | None:
             model = shipped_opponent_model()
             _READER.append(lambda view: learned_hands(view, model.predict_view(view)))
     return _READER[0]
+
+
+def learned_hand_model(view: SeatView) -> HandModel | None:
+    """The samples' shaping 大師 uses for ``view`` (``SearchBot.LEARNED_HANDS``): each other
+    free hand made ready with the learned opponent model's chance that it is, else developed
+    to a shanten of the self-play prior; None (uniform samples) where NumPy is missing."""
+    reader = _learned_hands_reader()
+    return None if reader is None else reader(view)
 
 
 def load_learned_hands() -> bool:
