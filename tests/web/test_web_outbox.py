@@ -13,6 +13,8 @@ The network is the test's: the page's websocket is routed through it, and while 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -72,16 +74,25 @@ class Line:
         return [str(message.get("type")) for message in self.sent[start:]]
 
 
-def test_a_table_made_while_the_connection_is_down_is_joined_when_it_comes_back(
-    web_server: WebServer, browser: object
-) -> None:
-    """建立房間 during an outage longer than the old client's 10 s: the table is made over
-    REST, its join waits, and goes out with the next welcome."""
+@contextmanager
+def guest_on_a_line(browser: object, web_server: WebServer) -> Iterator[tuple[Tab, Line]]:
+    """A guest in the lobby, its websocket routed through a :class:`Line`; closed after."""
     tab = Tab(browser, web_server, DESKTOP)
     try:
         line = Line(tab.page)
         tab.goto()
         tab.guest()
+        yield tab, line
+    finally:
+        tab.close()
+
+
+def test_a_table_made_while_the_connection_is_down_is_joined_when_it_comes_back(
+    web_server: WebServer, browser: object
+) -> None:
+    """建立房間 during an outage longer than the old client's 10 s: the table is made over
+    REST, its join waits, and goes out with the next welcome."""
+    with guest_on_a_line(browser, web_server) as (tab, line):
         page = tab.page
         line.cut()
         page.fill("#create-hands", "3")
@@ -99,8 +110,6 @@ def test_a_table_made_while_the_connection_is_down_is_joined_when_it_comes_back(
         assert tab.app("app.table.hands") == 3
         assert line.types_since(start).count("join") == 1
         assert tab.app("app.outbox.length") == 0
-    finally:
-        tab.close()
 
 
 def test_a_request_that_waited_too_long_is_dropped_and_the_player_is_told(
@@ -108,11 +117,7 @@ def test_a_request_that_waited_too_long_is_dropped_and_the_player_is_told(
 ) -> None:
     """A quick match asked for 25 s ago must not seat a player who may have walked away: it
     is dropped, the page says it was not sent, and the button is free again."""
-    tab = Tab(browser, web_server, DESKTOP)
-    try:
-        line = Line(tab.page)
-        tab.goto()
-        tab.guest()
+    with guest_on_a_line(browser, web_server) as (tab, line):
         page = tab.page
         line.cut()
         page.click(".room:first-child [data-do=quick]")
@@ -129,8 +134,6 @@ def test_a_request_that_waited_too_long_is_dropped_and_the_player_is_told(
         assert "quick_match" not in line.types_since(start)
         assert tab.app("app.route") == "lobby"
         assert page.is_enabled(".room:first-child [data-do=quick]")
-    finally:
-        tab.close()
 
 
 def test_a_welcome_that_restores_the_table_sends_only_what_concerns_it(
@@ -139,11 +142,7 @@ def test_a_welcome_that_restores_the_table_sends_only_what_concerns_it(
     """Playing a match when the network went: the welcome puts the seat back at it, so a
     quick match queued meanwhile is dropped (the server would refuse it: already seated),
     while a join of the same table goes out, in the order made."""
-    tab = Tab(browser, web_server, DESKTOP)
-    try:
-        line = Line(tab.page)
-        tab.goto()
-        tab.guest()
+    with guest_on_a_line(browser, web_server) as (tab, line):
         page = tab.page
         room = page.get_attribute(".room:first-child [data-do=quick]", "data-room")
         page.click("#create-btn")
@@ -172,5 +171,3 @@ def test_a_welcome_that_restores_the_table_sends_only_what_concerns_it(
         assert "join" in sent and "quick_match" not in sent, sent
         assert tab.app("app.table.code") == code
         assert page.query_selector("#toasts .toast.error") is None
-    finally:
-        tab.close()
