@@ -46,14 +46,13 @@ clear error when NumPy is missing, and are not among the server's difficulty lev
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 
 from duyun.bots.evaluation import HandEvaluator
-from duyun.bots.opponent_model import SHANTEN_PRIOR, cell, develop
+from duyun.bots.opponent_model import ready_hands
 from duyun.bots.rollout import fast_action
 from duyun.bots.search import SampleWeigher, SearchBot, _offered
 from duyun.bots.strong import StrongBot, Threat
@@ -62,28 +61,18 @@ from duyun.engine.determinize import HandModel, unseen_pool
 from duyun.engine.phases import Phase
 from duyun.engine.round import Round
 from duyun.engine.view import SeatView
-from duyun.learn.models import OpponentModel, OpponentPrediction, ValueModel, load_models
+from duyun.learn.models import OpponentModel, OpponentPrediction, ValueModel, shipped_models
 from duyun.rules import RuleSet
-from duyun.tiles import from_counts, to_counts
-
-_MODELS: tuple[OpponentModel, ValueModel] | None = None
-
-
-def _shipped() -> tuple[OpponentModel, ValueModel]:
-    global _MODELS
-    if _MODELS is None:
-        _MODELS = load_models()
-    return _MODELS
 
 
 def shipped_opponent_model() -> OpponentModel:
     """The package's trained opponent model, loaded once per process (0.7 MB of weights)."""
-    return _shipped()[0]
+    return shipped_models()[0]
 
 
 def shipped_value_model() -> ValueModel:
     """The package's trained value model, loaded once per process."""
-    return _shipped()[1]
+    return shipped_models()[1]
 
 
 class LearnedStrongBot(StrongBot):
@@ -212,31 +201,9 @@ def learned_hands(view: SeatView, prediction: OpponentPrediction) -> HandModel:
     """A :data:`~duyun.engine.determinize.HandModel` that develops each free hand (not 報聽:
     the sampler conditions those, R25) towards ready with the model's chance that it is, and
     otherwise to a shanten of one or more drawn from the self-play prior for what anybody
-    sees of it (:mod:`duyun.bots.opponent_model`): uniform samples' hands are almost never
-    ready where a third of the real ones are (docs/research/learned-models.md)."""
-    ready = prediction.ready[0]
-
-    def model(seat: int, hand: list[int], wall: list[int], rng: random.Random) -> None:
-        if len(hand) % 3 != 1 or not wall:  # a hand mid-turn, or nothing left to draw
-            return
-        if rng.random() < float(ready[_rel(view, seat)]):
-            target = 0
-        else:
-            prior = SHANTEN_PRIOR.get(cell(len(view.rivers[seat]), len(view.melds[seat])))
-            if prior is None:
-                return
-            pick = rng.random() * sum(prior[1:])
-            target = len(prior) - 1
-            for value in range(1, len(prior)):
-                pick -= prior[value]
-                if pick < 0:
-                    target = value
-                    break
-        counts = to_counts(hand)
-        develop(counts, wall, target, rng)
-        hand[:] = from_counts(counts)
-
-    return model
+    sees of it (:func:`duyun.bots.opponent_model.ready_hands`): uniform samples' hands are
+    almost never ready where a third of the real ones are (docs/research/learned-models.md)."""
+    return ready_hands(view, [float(chance) for chance in prediction.ready[0]])
 
 
 class ModelWeigher:

@@ -27,6 +27,7 @@ search bot plays no better with it (on 1,000 fresh walls against three strong bo
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from duyun.analysis import shanten
 from duyun.bots.evaluation import HandEvaluator
@@ -158,3 +159,34 @@ def develop(counts: list[int], wall: list[int], target: int, rng: random.Random)
         wall[place] = chosen
         current = min(MAX_SHANTEN, best)
     return current
+
+
+def ready_hands(view: SeatView, ready: Sequence[float]) -> HandModel:
+    """The :data:`~duyun.engine.determinize.HandModel` that makes each free hand (not 報聽:
+    the sampler conditions those, R25) ready with ``ready[i]``, the chance that the seat
+    ``i + 1`` places after ``view.seat`` is ready (a learned model's reading of the view:
+    duyun.bots.learned), and otherwise develops it to a shanten of one or more drawn from
+    :data:`SHANTEN_PRIOR` for what anybody sees of that seat. It needs no model itself, so
+    the search bot can use it with whatever reads the readiness."""
+
+    def model(seat: int, hand: list[int], wall: list[int], rng: random.Random) -> None:
+        if len(hand) % 3 != 1 or not wall:  # a hand mid-turn, or nothing left to draw
+            return
+        if rng.random() < ready[(seat - view.seat) % 4 - 1]:
+            target = 0
+        else:
+            prior = SHANTEN_PRIOR.get(cell(len(view.rivers[seat]), len(view.melds[seat])))
+            if prior is None:
+                return
+            pick = rng.random() * sum(prior[1:])
+            target = len(prior) - 1
+            for value in range(1, len(prior)):
+                pick -= prior[value]
+                if pick < 0:
+                    target = value
+                    break
+        counts = to_counts(hand)
+        develop(counts, wall, target, rng)
+        hand[:] = from_counts(counts)
+
+    return model

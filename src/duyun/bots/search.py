@@ -54,7 +54,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from duyun.bots.evaluation import HandEvaluator, unseen_counts
-from duyun.bots.opponent_model import developed_hands
+from duyun.bots.opponent_model import developed_hands, ready_hands
 from duyun.bots.rollout import rollout
 from duyun.bots.strong import StrongBot
 from duyun.engine.actions import Action, ActionKind
@@ -273,17 +273,23 @@ _READER: list[Callable[[SeatView], HandModel] | None] = []
 
 
 def _learned_hands_reader() -> Callable[[SeatView], HandModel] | None:
-    """``view -> learned_hands(view, the shipped model's reading of it)``, or None when the
-    learned models cannot run here (NumPy missing: the core install). Looked up once: the
-    models module imports this one, and NumPy is not the core's to require."""
+    """``view ->`` the samples' shaping by the shipped opponent model's readiness for it
+    (:func:`~duyun.bots.opponent_model.ready_hands`), or None when the model cannot run here
+    (NumPy missing: the core install). Looked up once, and imported only here: NumPy is not
+    the core's to require."""
     if not _READER:
         try:
-            from duyun.bots.learned import learned_hands, shipped_opponent_model
+            from duyun.learn.models import shipped_models
         except ImportError:
             _READER.append(None)
         else:
-            model = shipped_opponent_model()
-            _READER.append(lambda view: learned_hands(view, model.predict_view(view)))
+            model = shipped_models()[0]
+
+            def reader(view: SeatView) -> HandModel:
+                ready = [float(chance) for chance in model.predict_view(view).ready[0]]
+                return ready_hands(view, ready)
+
+            _READER.append(reader)
     return _READER[0]
 
 

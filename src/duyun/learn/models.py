@@ -298,6 +298,17 @@ def shipped_dir() -> Path:
     return Path(str(resources.files("duyun.learn").joinpath("weights")))
 
 
+_SHIPPED: list[tuple[OpponentModel, ValueModel]] = []
+
+
+def shipped_models() -> tuple[OpponentModel, ValueModel]:
+    """The package's trained models, loaded once per process (0.7 MB of weights): every bot
+    that reads them (大師's samples, the learned bots) shares one copy."""
+    if not _SHIPPED:
+        _SHIPPED.append(load_models())
+    return _SHIPPED[0]
+
+
 def load_models(directory: Path | None = None) -> tuple[OpponentModel, ValueModel]:
     """The opponent and value models in ``directory`` (default: the shipped ones)."""
     where = shipped_dir() if directory is None else directory
