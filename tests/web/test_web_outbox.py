@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from web_helpers import DESKTOP, SKIP_REASON, WebServer
+from web_helpers import DESKTOP, SCREENSHOTS, SKIP_REASON, WebServer
 
 if SKIP_REASON:
     pytest.skip(SKIP_REASON, allow_module_level=True)
@@ -129,6 +129,7 @@ def test_a_request_that_waited_too_long_is_dropped_and_the_player_is_told(
         )
         toast = page.wait_for_selector("#toasts .toast:has-text('未能送出')")
         assert toast is not None and "R" not in (toast.text_content() or "")
+        page.screenshot(path=str(SCREENSHOTS / "outbox-not-sent.png"))
         start = line.restore()
         page.evaluate(NEXT_FRAMES)
         assert "quick_match" not in line.types_since(start)
