@@ -27,7 +27,7 @@ search bot plays no better with it (on 1,000 fresh walls against three strong bo
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from duyun.analysis import shanten
 from duyun.bots.evaluation import HandEvaluator
@@ -110,14 +110,15 @@ def cell(discards: int, melds: int) -> tuple[int, int]:
     return min(discards, MAX_DISCARDS), min(melds, 4)
 
 
-def target_shanten(view: SeatView, seat: int, rng: random.Random) -> int | None:
-    """A shanten drawn from the prior for ``seat`` as ``view`` sees it (None: no data)."""
+def target_shanten(view: SeatView, seat: int, rng: random.Random, lowest: int = 0) -> int | None:
+    """A shanten of at least ``lowest`` drawn from the prior for ``seat`` as ``view`` sees it,
+    the prior's shares below ``lowest`` left out (None: no data)."""
     shares = SHANTEN_PRIOR.get(cell(len(view.rivers[seat]), len(view.melds[seat])))
     if shares is None:
         return None
-    pick = rng.random()
-    for value, share in enumerate(shares):
-        pick -= share
+    pick = rng.random() * (sum(shares[lowest:]) if lowest else 1.0)
+    for value in range(lowest, len(shares)):
+        pick -= shares[value]
         if pick < 0:
             return value
     return len(shares) - 1
@@ -126,15 +127,37 @@ def target_shanten(view: SeatView, seat: int, rng: random.Random) -> int | None:
 def developed_hands(view: SeatView) -> HandModel:
     """The :data:`~duyun.engine.determinize.HandModel` for samples of ``view`` (module
     docstring): each free hand developed to a shanten drawn from the prior."""
+    return _developing(lambda seat, rng: target_shanten(view, seat, rng))
+
+
+def ready_hands(view: SeatView, ready: Sequence[float]) -> HandModel:
+    """The :data:`~duyun.engine.determinize.HandModel` that makes each free hand (not 報聽:
+    the sampler conditions those, R25) ready with ``ready[i]``, the chance that the seat
+    ``i + 1`` places after ``view.seat`` is ready (a learned model's reading of the view:
+    duyun.bots.learned), and otherwise develops it to a shanten of one or more drawn from
+    :data:`SHANTEN_PRIOR` for what anybody sees of that seat. It needs no model itself, so
+    the search bot can use it with whatever reads the readiness."""
+
+    def target(seat: int, rng: random.Random) -> int | None:
+        if rng.random() < ready[(seat - view.seat) % 4 - 1]:
+            return 0
+        return target_shanten(view, seat, rng, lowest=1)
+
+    return _developing(target)
+
+
+def _developing(target: Callable[[int, random.Random], int | None]) -> HandModel:
+    """The hand model that develops each seat's 3k + 1 hand to ``target(seat, rng)`` (left as
+    dealt for None, a hand mid-turn or an empty wall)."""
 
     def model(seat: int, hand: list[int], wall: list[int], rng: random.Random) -> None:
         if len(hand) % 3 != 1 or not wall:  # a hand mid-turn, or nothing left to draw
             return
-        target = target_shanten(view, seat, rng)
-        if target is None:
+        goal = target(seat, rng)
+        if goal is None:
             return
         counts = to_counts(hand)
-        develop(counts, wall, target, rng)
+        develop(counts, wall, goal, rng)
         hand[:] = from_counts(counts)
 
     return model
@@ -159,34 +182,3 @@ def develop(counts: list[int], wall: list[int], target: int, rng: random.Random)
         wall[place] = chosen
         current = min(MAX_SHANTEN, best)
     return current
-
-
-def ready_hands(view: SeatView, ready: Sequence[float]) -> HandModel:
-    """The :data:`~duyun.engine.determinize.HandModel` that makes each free hand (not 報聽:
-    the sampler conditions those, R25) ready with ``ready[i]``, the chance that the seat
-    ``i + 1`` places after ``view.seat`` is ready (a learned model's reading of the view:
-    duyun.bots.learned), and otherwise develops it to a shanten of one or more drawn from
-    :data:`SHANTEN_PRIOR` for what anybody sees of that seat. It needs no model itself, so
-    the search bot can use it with whatever reads the readiness."""
-
-    def model(seat: int, hand: list[int], wall: list[int], rng: random.Random) -> None:
-        if len(hand) % 3 != 1 or not wall:  # a hand mid-turn, or nothing left to draw
-            return
-        if rng.random() < ready[(seat - view.seat) % 4 - 1]:
-            target = 0
-        else:
-            prior = SHANTEN_PRIOR.get(cell(len(view.rivers[seat]), len(view.melds[seat])))
-            if prior is None:
-                return
-            pick = rng.random() * sum(prior[1:])
-            target = len(prior) - 1
-            for value in range(1, len(prior)):
-                pick -= prior[value]
-                if pick < 0:
-                    target = value
-                    break
-        counts = to_counts(hand)
-        develop(counts, wall, target, rng)
-        hand[:] = from_counts(counts)
-
-    return model
