@@ -157,7 +157,9 @@ while not game.is_over:
         shapes.add(bots[0].hand_model(view) is None)
     game.apply(bots[seat].choose(view))
 loaded = {name.split(".")[0] for name, module in sys.modules.items() if module is not None}
-print(sorted(shapes), bots[0].searched > 0, "numpy" in loaded)
+from duyun.cli.play import uniform_master_notice
+notice = uniform_master_notice()
+print(sorted(shapes), bots[0].searched > 0, "numpy" in loaded, "NumPy" in (notice or ""))
 """
 
 
@@ -172,4 +174,12 @@ def test_the_search_bot_plays_without_numpy_on_uniform_samples() -> None:
         cwd=ROOT,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["[True]", "True", "False"], done.stdout
+    # and `duyun play` tells the player that this 大師 is the weaker one
+    assert done.stdout.split() == ["[True]", "True", "False", "True"], done.stdout
+
+
+def test_duyun_play_says_nothing_of_the_model_where_numpy_runs_it() -> None:
+    """With NumPy 大師 plays as the online game's does: no notice at the start of a match."""
+    from duyun.cli.play import uniform_master_notice
+
+    assert uniform_master_notice() is None

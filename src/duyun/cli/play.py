@@ -6,9 +6,9 @@ import contextlib
 import secrets
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -16,11 +16,14 @@ from rich.text import Text
 
 from duyun.cli.common import check_writable_dir, cut, fail
 
+if TYPE_CHECKING:
+    from duyun.bots import Difficulty
+
 
 def _parse_bots(
     text: str, known: tuple[str, ...], levels: Mapping[str, str]
 ) -> tuple[str, str, str]:
-    """Bot names or difficulty levels (easy/normal/hard/expert), one for all or one per seat."""
+    """Bot names or difficulty levels (``master`` or 大師), one for all or one per seat."""
     names = [name.strip().lower() for name in text.split(",") if name.strip()]
     if len(names) == 1:
         names *= 3
@@ -36,14 +39,21 @@ def _parse_bots(
     return names[0], names[1], names[2]
 
 
+def level_names(levels: Sequence[Difficulty]) -> dict[str, str]:
+    """Each difficulty's key and its Chinese label (as the web lobby shows it) -> its bot."""
+    names = {level.key: level.bot for level in levels}
+    names.update({level.label_zh: level.bot for level in levels})
+    return names
+
+
 def play_command(
     bots: Annotated[
         str,
         typer.Option(
             "--bots",
             help="Bots of the three other seats (in seat order), or one for all: random, "
-            "efficient, heuristic, strong, or a level easy/normal/hard/expert "
-            "(簡單/普通/困難/大師)",
+            "efficient, heuristic, strong, search, or a level easy/normal/hard/expert/master "
+            "(簡單/普通/困難/高手/大師)",
         ),
     ] = "strong,strong,strong",
     hands: Annotated[int, typer.Option("--hands", min=1, help="Hands in the match")] = 8,
@@ -82,13 +92,13 @@ def play_command(
 ) -> None:
     """Play a match in the terminal against bots; the replay is written after every hand."""
     # Imported here so that `duyun --help` and the other commands start without the bots.
-    from duyun.bots import BOT_NAMES, DIFFICULTIES, make_bot
+    from duyun.bots import BOT_NAMES, DIFFICULTY_LEVELS, make_bot
     from duyun.rules import RuleSet
     from duyun.tui.session import PlayOptions, Session
 
     check_writable_dir(replay_dir, "--replay-dir")
     options = PlayOptions(
-        bots=_parse_bots(bots, BOT_NAMES, DIFFICULTIES),
+        bots=_parse_bots(bots, BOT_NAMES, level_names(DIFFICULTY_LEVELS)),
         hands=hands,
         seed=secrets.randbelow(1 << 31) if seed is None else seed,
         stake=stake,
@@ -100,6 +110,9 @@ def play_command(
         rules=RuleSet(bloody_battle=bloody_battle),
     )
     console = Console(highlight=False)
+    notice = uniform_master_notice() if "search" in options.bots else None
+    if notice is not None:
+        console.print(Text(notice, style="yellow"))
     # The prompt is plain text, never markup: "[y/N]" must print as typed.
     interactive = sys.stdin.isatty() and console.is_terminal
     session = Session(
@@ -111,6 +124,24 @@ def play_command(
         screen_size=(lambda: (console.size.width, console.size.height)) if interactive else None,
     )
     raise typer.Exit(session.run())
+
+
+def uniform_master_notice() -> str | None:
+    """The line that tells a player 大師 plays its weaker self here, or None where it does not.
+
+    大師 deals the hands it cannot see as ready as the learned opponent model reads them, and
+    the model runs on NumPy, which the core install does not bring: there its samples stay
+    uniform, a measurably weaker bot (docs/simulate.md). Said once at the start, so that
+    nobody takes that bot for the one the online game seats. Loading the model here also keeps
+    its quarter-second import out of 大師's first move."""
+    from duyun.bots.search import load_learned_hands
+
+    if load_learned_hands():
+        return None
+    return (
+        "大師 (search) plays its weaker version here: NumPy is not installed, so it cannot "
+        "read the learned opponent model (pip install numpy, or 'duyun[server]')."
+    )
 
 
 def command_as_typed() -> str:
