@@ -82,3 +82,12 @@ def test_paired_bootstrap_refuses_arrays_of_different_lengths() -> None:
         metrics.paired_bootstrap(
             metrics.auc, np.ones(4), np.ones(4), np.ones(3), np.arange(4), reps=1
         )
+
+
+def test_r_squared_is_regression_scores_r2() -> None:
+    """The bootstrap's cheap R² is the same number the report's full scores give."""
+    rng = np.random.default_rng(11)
+    truth = rng.standard_normal(200)
+    guess = truth + 0.5 * rng.standard_normal(200)
+    assert metrics.r_squared(guess, truth) == metrics.regression_scores(guess, truth)["r2"]
+    assert np.isnan(metrics.r_squared(guess, np.ones(200)))  # no spread: no R²

@@ -136,6 +136,7 @@ def evaluate(
     y_waits = np.array(truth_waits, dtype=np.float64)
     y_deal = np.array(truth_deal, dtype=np.float64)
     s_deal = np.array(strong_deal, dtype=np.float64)
+    s_ready = np.array(strong_ready)
     report: dict[str, Any] = {
         "config": {
             "hands": config.hands,
@@ -149,7 +150,7 @@ def evaluate(
         "cpu_seconds": seconds,
         "ready": {
             "model": metrics.scores(pred.ready, y_ready, table=True),
-            "strong": metrics.scores(np.array(strong_ready), y_ready, table=True),
+            "strong": metrics.scores(s_ready, y_ready, table=True),
             "uniform": metrics.scores(np.array(uni_ready), y_ready, table=True),
             "base_rate": metrics.scores(np.full_like(y_ready, y_ready.mean()), y_ready),
         },
@@ -184,7 +185,7 @@ def evaluate(
         report["intervals"] = _model_against_baselines(
             config,
             np.array(hand_of),
-            (pred.ready, np.array(strong_ready), y_ready),
+            (pred.ready, s_ready, y_ready),
             (pred.deal_in, s_deal, y_deal),
             features[:, :KINDS] > 0,
             (guess, np.array(rollout_value), np.array(final, dtype=np.float64)),
