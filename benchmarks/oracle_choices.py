@@ -32,6 +32,7 @@ import argparse
 import json
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,7 @@ from duyun.bots import BOT_NAMES
 from duyun.bots.search import SearchBot
 from duyun.engine import ActionKind, Round, SeatView
 from duyun.engine.actions import Action
-from duyun.learn.features import hidden_labels
+from duyun.learn.features import OpponentTruth, hidden_labels
 from oracle_search import OracleHandsSearch
 from paired_bots import p1_wall_points
 
@@ -87,14 +88,7 @@ class ChoiceProbe:
 
     def count(self, view: SeatView, played: Action, twin: Action, oracle: Action) -> None:
         truth = hidden_labels(self.game, view.seat)
-        if view.claim_tile is not None:
-            kind = "claim"
-        elif any(a.kind is ActionKind.BAOTING for a in view.legal):
-            kind = "baoting offered"
-        elif any(t.ready for t in truth):
-            kind = "turn, an opponent ready"
-        else:
-            kind = "turn, none ready"
+        kind = decision_kind(view, truth)
         tally = self.counts.setdefault(kind, Counter())
         tally["decisions"] += 1
         tally["twin differs"] += twin != played
@@ -112,6 +106,18 @@ class ChoiceProbe:
             tally["discards compared"] += 1
             tally["search deals in"] += (danger >> played.tile) & 1
             tally["oracle deals in"] += (danger >> oracle.tile) & 1
+
+
+def decision_kind(view: SeatView, truth: Sequence[OpponentTruth]) -> str:
+    """Which of :data:`KINDS` the decision of ``view`` is; ``truth``: the other seats' hidden
+    truth (``learn.features.hidden_labels``), which says whether one is ready."""
+    if view.claim_tile is not None:
+        return "claim"
+    if any(a.kind is ActionKind.BAOTING for a in view.legal):
+        return "baoting offered"
+    if any(t.ready for t in truth):
+        return "turn, an opponent ready"
+    return "turn, none ready"
 
 
 def wall_counts(job: tuple[int, str, int]) -> dict[str, Any]:

@@ -302,3 +302,51 @@ def test_wait_reading_scores_the_model_within_ready_hands() -> None:
     assert count > 0, first.stdout
     shares = [float(x) for x in re.findall(r"\b[01]\.\d{3}\b", "\n".join(lines[2:]))]
     assert shares and all(0.0 <= share <= 1.0 for share in shares), first.stdout
+
+
+def test_change_judge_records_every_searched_decision_without_changing_a_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """benchmarks/change_judge.py (issue 35) reads the search's race after each decision and
+    judges its best alternative on the real hand: the hand is played exactly as the search
+    alone plays it, every searched decision gets one record, the changes it records are the
+    changes the search made, and at the bot's own thresholds the judged points are exactly
+    those of its changes."""
+    load_tool("paired_bots")
+    load_tool("oracle_search")
+    load_tool("oracle_choices")
+    tool = load_tool("change_judge")
+    from duyun.bots.search import SearchBot
+
+    monkeypatch.setattr(SearchBot, "BUDGET", 48)  # small searches: the same code, quickly
+    monkeypatch.setattr(SearchBot, "LEARNED_HANDS", False)  # no NumPy needed for the test
+
+    def play(p1_of: Any) -> tuple[Round, Any, list[Any]]:
+        game = Round(deal_setup(35_004, dealer=2), DUYUN)
+        p1 = p1_of(game)
+        bots = [p1] + [make_bot("efficient", seat) for seat in (1, 2, 3)]
+        moves = []
+        while not game.is_over:
+            seat = game.to_act[0]
+            moves.append(bots[seat].choose(game.view(seat)))
+            game.apply(moves[-1])
+        return game, p1, moves
+
+    alone, search, alone_moves = play(lambda game: SearchBot(11))
+    records: list[list[Any]] = []
+    judged, probe, judged_moves = play(
+        lambda game: tool.JudgedSearch("search", 11, game, 4, records)
+    )
+    assert judged_moves == alone_moves
+    assert judged.result is not None and alone.result is not None
+    assert judged.result.totals == alone.result.totals
+    assert search.searched > 0 and len(records) == probe.bot.searched
+    assert sum(record[4] for record in records) == probe.bot.changed
+    for record in records:
+        assert record[0] in range(len(tool.KINDS)) and record[3] >= 2
+        assert (len(record) == 7) == (record[1] > 0)  # judged exactly when it looked better
+    changes = sum(record[5] for record in records if record[4])
+    own, _ = tool.threshold_points(records, SearchBot.MARGIN, SearchBot.Z)
+    assert own == pytest.approx(changes)
+    text = tool.summarise([{"wall": 0, "bot": "search", "points": 4, "records": records}], 0.5, 1.5)
+    assert all(kind in text for kind in tool.KINDS) and "margin 0.25" in text
