@@ -30,12 +30,20 @@ The summary says, per kind of decision (``oracle_choices.decision_kind``):
   the rest of the hand by the efficient rules -- so a threshold it favours is a candidate for
   a duplicate run, not a result.
 
+``--versus module:Class`` puts a rival search bot beside P1: it is asked every question P1
+is asked (it only answers; P1 plays), and where P1 searched, the rival's answer is judged on
+the same deals as P1's. The difference of their judged points, decision by decision, compares
+two versions of the search on the same positions (another budget, other thresholds) with a
+small fraction of the noise of two duplicate runs; it ignores that their games would go on
+differently, and it shares the judge's blind spot above.
+
 Walls and seeds are those of ``benchmarks/paired_bots.py`` (four rotations a wall, P1 against
 three ``--opponents``). Each wall's records go to a JSON-lines file as it finishes
 (``--start`` resumes; ``--summarise FILE ...`` prints the summary of files).
 
 usage: PYTHONPATH=benchmarks python benchmarks/change_judge.py --walls 200 --seed S \\
-           --out judged.jsonl [--bot search] [--judge 32] [--opponents efficient] [--workers 2]
+           --out judged.jsonl [--bot search] [--versus module:Class] [--judge 32]
+           [--opponents efficient] [--workers 2]
        python benchmarks/change_judge.py --summarise judged.jsonl [more.jsonl ...]
 """
 
@@ -63,6 +71,8 @@ from paired_bots import bot_factory, p1_wall_points
 
 #: the judge's seed is P1's, moved by this (its deals must not be the search's own)
 JUDGE_SEED_OFFSET = 104_729
+#: the rival's seed is P1's, moved by this (its samples must not be P1's)
+RIVAL_SEED_OFFSET = 7_919
 #: the thresholds the summary's grid tries: margins in points, and standard errors
 MARGINS = (0.0, 0.25, 0.5, 1.0)
 ZS = (0.5, 1.0, 1.5, 2.0)
@@ -97,16 +107,24 @@ def judged_class(base: type[SearchBot]) -> type[SearchBot]:
 
 class JudgedSearch:
     """P1: the search bot whose every searched decision is recorded and judged (module
-    docstring); ``records`` gets one list per searched decision."""
+    docstring); ``records`` gets one per searched decision. With ``versus``, a rival search
+    bot is asked every question P1 is asked (it sees every view, so that its strong bot's
+    memory of the hand is P1's) and its answer at P1's searched decisions is judged on the
+    same deals as P1's."""
 
     def __init__(
-        self, spec: str, bot_seed: int, game: Round, judge: int, records: list[list[Any]]
+        self,
+        spec: str,
+        bot_seed: int,
+        game: Round,
+        judge: int,
+        records: list[dict[str, Any]],
+        versus: str | None = None,
     ) -> None:
-        bot = bot_factory(spec)(bot_seed)
-        if not isinstance(bot, SearchBot):
-            raise SystemExit(f"--bot {spec}: not a search bot, nothing to judge")
+        bot = search_bot(spec, bot_seed)
         bot.__class__ = judged_class(type(bot))
         self.bot: Any = bot  # a Recorded search bot: its race is read after each search
+        self.rival = None if versus is None else search_bot(versus, bot_seed + RIVAL_SEED_OFFSET)
         self.name = bot.name
         self.judge = OracleHandsSearch(bot_seed + JUDGE_SEED_OFFSET)
         self.judge.game = game
@@ -117,11 +135,31 @@ class JudgedSearch:
     def choose(self, view: SeatView) -> Action:
         asked = self.bot.searched
         played: Action = self.bot.choose(view)
+        rival = None if self.rival is None else self.rival.choose(view)
         if self.bot.searched > asked and hasattr(self.bot, "race_result"):
-            self.record(view, played)
+            self.record(view, rival)
+        elif rival is not None and rival != played:
+            # P1 did not search (one candidate: it played the advice) and the rival chose
+            # otherwise (it searched, or its strong bot broke a tie another way)
+            values = self.judged(view, [played, rival])
+            gain, error = _rounded([v[1] - v[0] for v in values])
+            kind = decision_kind(view, hidden_labels(self.game, view.seat))
+            self.records.append(
+                {
+                    "kind": KINDS.index(kind),
+                    "gain": None,
+                    "error": None,
+                    "samples": 0,  # P1 did not search
+                    "changed": 0,
+                    "rival_changed": 1,
+                    "rival_judged": gain,
+                    "versus": gain,
+                    "versus_error": error,
+                }
+            )
         return played
 
-    def record(self, view: SeatView, played: Action) -> None:
+    def record(self, view: SeatView, rival: Action | None) -> None:
         candidates, chosen = self.bot.race_result
         race = self.bot.race
         advice = candidates[0]
@@ -142,60 +180,103 @@ class JudgedSearch:
             return
         gain, error, samples, alternative = best
         kind = decision_kind(view, hidden_labels(self.game, view.seat))
-        record: list[Any] = [
-            KINDS.index(kind),
-            round(gain, 3),
-            round(error, 3) if math.isfinite(error) else None,
-            samples,
-            int(chosen != advice),
-        ]
-        if gain > 0:
-            record += self.judged(view, advice, alternative)
+        record: dict[str, Any] = {
+            "kind": KINDS.index(kind),
+            "gain": round(gain, 3),
+            "error": round(error, 3) if math.isfinite(error) else None,
+            "samples": samples,
+            "changed": int(chosen != advice),
+        }
+        rival_changed = rival is not None and rival != advice
+        if gain > 0 or rival_changed:
+            options = [advice, alternative] + ([rival] if rival is not None else [])
+            values = self.judged(view, options)
+            diffs = [v[1] - v[0] for v in values]
+            record["judged"], record["judged_error"] = _rounded(diffs)
+            if rival is not None:
+                record["rival_changed"] = int(rival_changed)
+                rival_gains = [v[2] - v[0] for v in values]
+                record["rival_judged"] = _rounded(rival_gains)[0]
+                played = [v[1] - v[0] if chosen != advice else 0.0 for v in values]
+                versus = [r - p for r, p in zip(rival_gains, played, strict=True)]
+                record["versus"], record["versus_error"] = _rounded(versus)
+        elif rival is not None:
+            record["rival_changed"] = 0
         self.records.append(record)
 
-    def judged(self, view: SeatView, advice: Action, alternative: Action) -> list[float]:
-        """The alternative's gain over the advice on the judge's deals, and its error."""
+    def judged(self, view: SeatView, options: list[Action]) -> list[list[float]]:
+        """Each option's points on each of the judge's deals (the same deals for all)."""
         rules = self.bot.rules or DUYUN
-        diffs = []
+        values = []
+        cache: dict[Action, float] = {}
         for _ in range(self.deals):
             world = self.judge.sample_world(view, rules, None)
-            diffs.append(
-                play_out(world, alternative, view.seat) - play_out(world, advice, view.seat)
-            )
-        gain, error = _paired(diffs, [0.0] * len(diffs))
-        return [round(gain, 3), round(error, 3)]
+            cache.clear()
+            for option in options:
+                if option not in cache:
+                    cache[option] = play_out(world, option, view.seat)
+            values.append([cache[option] for option in options])
+        return values
 
 
-def wall_records(job: tuple[int, str, str, int, int]) -> dict[str, Any]:
+def _rounded(diffs: list[float]) -> tuple[float, float]:
+    gain, error = _paired(diffs, [0.0] * len(diffs))
+    return round(gain, 3), round(error, 3)
+
+
+def search_bot(spec: str, seed: int) -> SearchBot:
+    bot = bot_factory(spec)(seed)
+    if not isinstance(bot, SearchBot):
+        raise SystemExit(f"{spec}: not a search bot, nothing to judge")
+    return bot
+
+
+def wall_records(job: tuple[int, str, str | None, str, int, int]) -> dict[str, Any]:
     """The records of wall ``unit`` over its four rotations (P1's points beside them)."""
-    unit, spec, opponents, seed, judge = job
-    records: list[list[Any]] = []
+    unit, spec, versus, opponents, seed, judge = job
+    records: list[dict[str, Any]] = []
 
     def make(bot_seed: int, game: Round) -> Bot:
-        return JudgedSearch(spec, bot_seed, game, judge, records)
+        return JudgedSearch(spec, bot_seed, game, judge, records, versus)
 
     points = p1_wall_points(make, opponents, seed, unit)
-    return {"wall": unit, "bot": spec, "points": points, "records": records}
+    return {"wall": unit, "bot": spec, "versus": versus, "points": points, "records": records}
 
 
-def threshold_points(records: list[list[Any]], margin: float, z: float) -> tuple[float, float]:
+def threshold_points(records: list[dict[str, Any]], margin: float, z: float) -> tuple[float, float]:
     """The judged points of the changes a search would make with thresholds ``margin`` and
     ``z`` (its estimated gain above both ``margin`` and ``z`` standard errors), summed over
     ``records``, and the variance of that sum. With the bot's own thresholds these are the
     changes it made: a candidate the race dropped stopped below the margin."""
     total = variance = 0.0
     for record in records:
-        error = math.inf if record[2] is None else record[2]
-        if len(record) > 5 and record[1] > max(margin, z * error):
-            total += record[5]
-            variance += record[6] ** 2
+        if record["gain"] is None:  # P1 did not search here (a rival's record)
+            continue
+        error = math.inf if record["error"] is None else record["error"]
+        if "judged" in record and record["gain"] > max(margin, z * error):
+            total += record["judged"]
+            variance += record["judged_error"] ** 2
     return total, variance
 
 
+def as_record(record: dict[str, Any] | list[Any]) -> dict[str, Any]:
+    """A record as written now; the first run's files wrote lists (kind, gain, error,
+    samples, changed[, judged, judged_error])."""
+    if isinstance(record, dict):
+        return record
+    out = dict(zip(("kind", "gain", "error", "samples", "changed"), record[:5], strict=True))
+    if len(record) > 5:
+        out["judged"], out["judged_error"] = record[5], record[6]
+    return out
+
+
 def summarise(rows: list[dict[str, Any]], margin: float, z: float) -> str:
-    """Per kind: searched, changed, the changes' judged gain; then the thresholds' grid."""
+    """Per kind: searched, changed, the changes' judged gain; the thresholds' grid; and with
+    a rival, its changes against P1's on the same decisions."""
     hands = 4 * len(rows)
-    records = [r for row in rows for r in row["records"]]
+    for row in rows:
+        row["records"] = [as_record(r) for r in row["records"]]
+    records = [r for row in rows for r in row["records"] if r["samples"]]  # P1 searched
     lines = [
         f"{len(rows)} walls, {hands} hands, P1 {rows[0]['bot']} "
         f"({sum(r['points'] for r in rows) / hands:+.2f} points a hand), "
@@ -204,16 +285,16 @@ def summarise(rows: list[dict[str, Any]], margin: float, z: float) -> str:
         f"{'points a hand':>15}",
     ]
     for index, kind in enumerate((*KINDS, "all")):
-        mine = [r for r in records if kind == "all" or r[0] == index]
-        changes = [r for r in mine if r[4]]
-        judged = [r[5] for r in changes if len(r) > 5]
+        mine = [r for r in records if kind == "all" or r["kind"] == index]
+        judged = [r["judged"] for r in mine if r["changed"] and "judged" in r]
         if judged:
             mean, error = _paired(judged, [0.0] * len(judged))
             per_change = f"{mean:+.2f} ± {1.96 * error:.2f}" if len(judged) > 1 else f"{mean:+.2f}"
             per_hand = f"{sum(judged) / hands:+.3f}"
         else:
             per_change = per_hand = "-"
-        lines.append(f"{kind:<26}{len(mine):>9}{len(changes):>9}{per_change:>24}{per_hand:>15}")
+        changed = sum(r["changed"] for r in mine)
+        lines.append(f"{kind:<26}{len(mine):>9}{changed:>9}{per_change:>24}{per_hand:>15}")
     lines += [
         "",
         f"points a hand by the judge, had the search changed where its gain passes "
@@ -226,7 +307,44 @@ def summarise(rows: list[dict[str, Any]], margin: float, z: float) -> str:
             total, variance = threshold_points(records, margin_value, z_value)
             cells.append(f"{total / hands:+.3f} ± {1.96 * math.sqrt(variance) / hands:.3f}")
         lines.append(f"{'margin ' + str(margin_value):>12}" + "".join(f"{c:>18}" for c in cells))
+    if rows[0].get("versus"):
+        lines += ["", *versus_lines(rows)]
     return "\n".join(lines)
+
+
+def versus_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The rival's changes against P1's, judged on the same deals at the same decisions: per
+    kind, each one's points a hand from its changes and the difference, with a 95 % interval
+    over walls (the decisions' own spread included, not only the judge's). A decision only
+    the rival searched (P1 had a lone candidate) counts where the rival changed it."""
+    hands = 4 * len(rows)
+    lines = [
+        f"the rival {rows[0]['versus']} asked the same questions (points a hand by the judge; "
+        "± over walls, 1.96 standard errors):",
+        f"{'decision':<26}{'P1 changed':>11}{'rival changed':>14}{'P1':>9}{'rival':>9}"
+        f"{'rival - P1':>18}",
+    ]
+    for index, kind in enumerate((*KINDS, "all")):
+        per_wall = []
+        own = rival = 0.0
+        own_changes = rival_changes = 0
+        for row in rows:
+            mine = [r for r in row["records"] if kind == "all" or r["kind"] == index]
+            own_changes += sum(r["changed"] for r in mine)
+            rival_changes += sum(r.get("rival_changed", 0) for r in mine)
+            own += sum(r["judged"] for r in mine if r["changed"] and "judged" in r)
+            rival += sum(r["rival_judged"] for r in mine if r.get("rival_changed"))
+            per_wall.append(sum(r.get("versus", 0.0) for r in mine))
+        if len(per_wall) > 1:
+            mean, error = _paired(per_wall, [0.0] * len(per_wall))
+            versus = f"{mean / 4:+.3f} ± {1.96 * error / 4:.3f}"
+        else:
+            versus = "-"
+        lines.append(
+            f"{kind:<26}{own_changes:>11}{rival_changes:>14}{own / hands:>+9.3f}"
+            f"{rival / hands:>+9.3f}{versus:>18}"
+        )
+    return lines
 
 
 def main() -> int:
@@ -235,6 +353,9 @@ def main() -> int:
     parser.add_argument("--start", type=int, default=0, help="the first wall (resume a run)")
     parser.add_argument("--seed", type=int, default=35_200)
     parser.add_argument("--bot", default="search", help="a search bot: a name or module:Class")
+    parser.add_argument(
+        "--versus", help="a rival search bot asked every question P1 searches (module:Class)"
+    )
     parser.add_argument("--judge", type=int, default=32, help="the judge's deals a decision")
     parser.add_argument("--opponents", default="efficient", choices=BOT_NAMES)
     parser.add_argument("--workers", type=int, default=2)
@@ -249,7 +370,7 @@ def main() -> int:
     if args.walls < 1 or args.start < 0 or args.workers < 1 or args.judge < 2:
         parser.error("--walls and --workers must be at least 1, --judge 2, --start at least 0")
     jobs = [
-        (unit, args.bot, args.opponents, args.seed, args.judge)
+        (unit, args.bot, args.versus, args.opponents, args.seed, args.judge)
         for unit in range(args.start, args.walls)
     ]
     rows = []

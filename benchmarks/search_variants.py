@@ -1,19 +1,31 @@
 """Variants of 大師 for the paired tools (``paired_bots.py``, ``oracle_search.py --bots
-module:Class``): each changes one thing from the search bot and nothing else, so that its
-difference from ``search`` on the same walls is that thing's worth.
+module:Class``, ``change_judge.py --versus``): each changes one idea of the search bot and
+nothing else, so that its difference from ``search`` on the same walls is that idea's worth.
 
 - :class:`LearnedHandsSearch`: the search bot's samples with each other free hand made ready
   with the learned opponent model's chance that it is (``LearnedSearchBot.LEARNED_HANDS``,
   :func:`duyun.bots.learned.learned_hands`), the strong bot's own advice (the model's
-  danger and readiness switched off in the advisor, so that only the samples differ).
+  danger and readiness switched off in the advisor, so that only the samples differ). It is
+  what ``search`` now plays (tested).
+- :class:`DeeperSearch`: twice the rollouts a decision and a margin of 0.3 points;
+  :class:`DeeperBolderSearch` also changes the advice at one standard error instead of 1.5.
+- :class:`SaferCandidatesSearch`: the two discards the learned model finds least dangerous
+  join the race when it reads an opponent as likely ready.
+
+What each was worth is in docs/simulate.md ("Are the search's changes right?"); none is 大師.
 
 usage: PYTHONPATH=benchmarks python benchmarks/oracle_search.py \\
            --bots search,search_variants:LearnedHandsSearch --seed S --walls N
+       PYTHONPATH=benchmarks python benchmarks/change_judge.py \\
+           --versus search_variants:DeeperBolderSearch --seed S --walls N
 """
 
 from __future__ import annotations
 
 from duyun.bots.learned import LearnedSearchBot
+from duyun.bots.search import SearchBot
+from duyun.engine.actions import Action, ActionKind
+from duyun.engine.view import SeatView
 from duyun.rules import RuleSet
 
 
@@ -27,3 +39,56 @@ class LearnedHandsSearch(LearnedSearchBot):
         super().__init__(seed, rules)
         self.strong.LEARNED_DANGER = False
         self.strong.LEARNED_READY = False
+
+
+class DeeperSearch(SearchBot):
+    """大師 with twice the rollouts a decision may spend and a smaller margin: whether its
+    samples, now as ready as the model says, are good enough for more of its close calls
+    to go the search's way (the pooled oracle, which knows the live tiles, gains only a
+    fifth more than they do at the shipped budget)."""
+
+    name = "search-deeper"
+    BUDGET = 480
+    MARGIN = 0.3
+
+
+class DeeperBolderSearch(DeeperSearch):
+    """:class:`DeeperSearch` that changes the strong bot's choice at one standard error
+    instead of 1.5: where ``change_judge.py``'s grid put the best threshold for twice the
+    samples (more samples, smaller errors, so fewer of the changes a lower bar lets through
+    are noise)."""
+
+    name = "search-deeper-bolder"
+    Z = 1.0
+
+
+class SaferCandidatesSearch(SearchBot):
+    """The search bot that also weighs the two discards the learned opponent model finds
+    least dangerous whenever it reads an opponent as likely ready (over ``READY``), where the
+    search weighs the fastest discards only (and a 報聽 seat's passed tiles): folding against
+    a ready hand that has not declared is a candidate the race never saw. The turns with an
+    opponent ready are where the oracle, which sees the other hands, chooses otherwise most
+    often (``oracle_choices.py``)."""
+
+    name = "search-safer-candidates"
+    READY = 0.4
+    SAFER = 2
+
+    def candidates(self, view: SeatView, advice: Action) -> list[Action]:
+        chosen = super().candidates(view, advice)
+        if view.claim_tile is not None:
+            return chosen
+        discards = {a.tile: a for a in view.legal if a.kind is ActionKind.DISCARD}
+        if not discards:
+            return chosen
+        from duyun.learn.models import shipped_models
+
+        prediction = shipped_models()[0].predict_view(view)
+        if float(prediction.ready[0].max()) <= self.READY:
+            return chosen
+        danger = prediction.danger()[0]
+        safest = sorted(discards, key=lambda tile: (float(danger[tile]), tile))
+        for tile in safest[: self.SAFER]:
+            if discards[tile] not in chosen:
+                chosen.append(discards[tile])
+        return chosen

@@ -311,7 +311,8 @@ def test_change_judge_records_every_searched_decision_without_changing_a_move(
     judges its best alternative on the real hand: the hand is played exactly as the search
     alone plays it, every searched decision gets one record, the changes it records are the
     changes the search made, and at the bot's own thresholds the judged points are exactly
-    those of its changes."""
+    those of its changes. A rival asked the same questions is judged on the same deals: a
+    rival that is P1 itself (same seed) differs from it by exactly nothing."""
     load_tool("paired_bots")
     load_tool("oracle_search")
     load_tool("oracle_choices")
@@ -320,6 +321,7 @@ def test_change_judge_records_every_searched_decision_without_changing_a_move(
 
     monkeypatch.setattr(SearchBot, "BUDGET", 48)  # small searches: the same code, quickly
     monkeypatch.setattr(SearchBot, "LEARNED_HANDS", False)  # no NumPy needed for the test
+    monkeypatch.setattr(tool, "RIVAL_SEED_OFFSET", 0)  # the rival: P1's twin, same seed
 
     def play(p1_of: Any) -> tuple[Round, Any, list[Any]]:
         game = Round(deal_setup(35_004, dealer=2), DUYUN)
@@ -333,20 +335,66 @@ def test_change_judge_records_every_searched_decision_without_changing_a_move(
         return game, p1, moves
 
     alone, search, alone_moves = play(lambda game: SearchBot(11))
-    records: list[list[Any]] = []
+    records: list[dict[str, Any]] = []
     judged, probe, judged_moves = play(
-        lambda game: tool.JudgedSearch("search", 11, game, 4, records)
+        lambda game: tool.JudgedSearch("search", 11, game, 4, records, versus="search")
     )
     assert judged_moves == alone_moves
     assert judged.result is not None and alone.result is not None
     assert judged.result.totals == alone.result.totals
     assert search.searched > 0 and len(records) == probe.bot.searched
-    assert sum(record[4] for record in records) == probe.bot.changed
+    assert sum(record["changed"] for record in records) == probe.bot.changed > 0
     for record in records:
-        assert record[0] in range(len(tool.KINDS)) and record[3] >= 2
-        assert (len(record) == 7) == (record[1] > 0)  # judged exactly when it looked better
-    changes = sum(record[5] for record in records if record[4])
+        assert record["kind"] in range(len(tool.KINDS)) and record["samples"] >= 2
+        assert ("judged" in record) == (record["gain"] > 0 or record["changed"])
+        assert record["rival_changed"] == record["changed"]  # the twin chose the same
+        assert record.get("versus", 0.0) == 0.0
+        if record["changed"]:
+            assert record["rival_judged"] == record["judged"]
+    changes = sum(record["judged"] for record in records if record["changed"])
     own, _ = tool.threshold_points(records, SearchBot.MARGIN, SearchBot.Z)
     assert own == pytest.approx(changes)
-    text = tool.summarise([{"wall": 0, "bot": "search", "points": 4, "records": records}], 0.5, 1.5)
+    row = {"wall": 0, "bot": "search", "versus": "search", "points": 4, "records": records}
+    text = tool.summarise([row, dict(row, wall=1)], 0.5, 1.5)
     assert all(kind in text for kind in tool.KINDS) and "margin 0.25" in text
+    assert "the rival search" in text
+    # the first run's files wrote each record as a list
+    assert tool.as_record([2, 1.5, 0.5, 16, 1, 3.0, 1.0]) == {
+        "kind": 2,
+        "gain": 1.5,
+        "error": 0.5,
+        "samples": 16,
+        "changed": 1,
+        "judged": 3.0,
+        "judged_error": 1.0,
+    }
+
+
+def test_the_search_variants_change_only_what_they_say(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The measured variants of benchmarks/search_variants.py: the deeper ones are the search
+    bot with its budget and thresholds moved; the safer-candidates one weighs every candidate
+    the search weighs, plus the model's safest discards when it reads an opponent as ready."""
+    pytest.importorskip("numpy")
+    variants = load_tool("search_variants")
+    from duyun.bots.search import SearchBot
+
+    deeper = variants.DeeperBolderSearch(3)
+    assert (deeper.BUDGET, deeper.MARGIN, deeper.Z) == (2 * SearchBot.BUDGET, 0.3, 1.0)
+    monkeypatch.setattr(SearchBot, "BUDGET", 24)  # small searches: the same code, quickly
+    safer = variants.SaferCandidatesSearch(3)
+    plain = SearchBot(3)
+    widened = 0
+    for seed in (4, 9, 12):
+        game = Round(deal_setup(seed), DUYUN)
+        bots = [safer, *(make_bot("efficient", seat) for seat in (1, 2, 3))]
+        while not game.is_over:
+            seat = game.to_act[0]
+            view = game.view(seat)
+            if seat == 0 and len(view.legal) > 1:
+                advice = plain.strong.choose(view)
+                mine = plain.candidates(view, advice)
+                theirs = safer.candidates(view, advice)
+                assert theirs[: len(mine)] == mine
+                widened += len(theirs) > len(mine)
+            game.apply(bots[seat].choose(view))
+    assert widened > 0
