@@ -50,11 +50,9 @@ usage: PYTHONPATH=benchmarks python benchmarks/change_judge.py --walls 200 --see
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +63,7 @@ from duyun.engine import Round, SeatView
 from duyun.engine.actions import Action
 from duyun.learn.features import hidden_labels
 from duyun.rules import DUYUN
-from oracle_choices import KINDS, decision_kind, read_rows
+from oracle_choices import KINDS, decision_kind, read_rows, run_walls
 from oracle_search import OracleHandsSearch
 from paired_bots import bot_factory, p1_wall_points
 
@@ -373,15 +371,7 @@ def main() -> int:
         (unit, args.bot, args.versus, args.opponents, args.seed, args.judge)
         for unit in range(args.start, args.walls)
     ]
-    rows = []
-    with ProcessPoolExecutor(args.workers) as pool:
-        for row in pool.map(wall_records, jobs):
-            rows.append(row)
-            if args.out:
-                with args.out.open("a") as out:
-                    out.write(json.dumps(row) + "\n")
-            print(f"wall {row['wall']}: {row['points']:+d}", file=sys.stderr, flush=True)
-    print(summarise(rows, margin, z))
+    print(summarise(run_walls(wall_records, jobs, args.workers, args.out), margin, z))
     return 0
 
 

@@ -32,7 +32,7 @@ import argparse
 import json
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -190,16 +190,24 @@ def main() -> int:
     if args.walls < 1 or args.start < 0 or args.workers < 1:
         parser.error("--walls and --workers must be at least 1, --start at least 0")
     jobs = [(unit, args.opponents, args.seed) for unit in range(args.start, args.walls)]
-    rows = []
-    with ProcessPoolExecutor(args.workers) as pool:
-        for row in pool.map(wall_counts, jobs):
-            rows.append(row)
-            if args.out:
-                with args.out.open("a") as out:
-                    out.write(json.dumps(row) + "\n")
-            print(f"wall {row['wall']}: {row['points']:+d}", file=sys.stderr, flush=True)
-    print(summarise(rows))
+    print(summarise(run_walls(wall_counts, jobs, args.workers, args.out)))
     return 0
+
+
+def run_walls(
+    work: Callable[[Any], dict[str, Any]], jobs: list[Any], workers: int, out: Path | None
+) -> list[dict[str, Any]]:
+    """``work`` done on every job (a wall) in ``workers`` processes; each wall's row appended
+    to ``out`` as it finishes, so that a stopped run keeps what it did (``--start``)."""
+    rows = []
+    with ProcessPoolExecutor(workers) as pool:
+        for row in pool.map(work, jobs):
+            rows.append(row)
+            if out:
+                with out.open("a") as file:
+                    file.write(json.dumps(row) + "\n")
+            print(f"wall {row['wall']}: {row['points']:+d}", file=sys.stderr, flush=True)
+    return rows
 
 
 if __name__ == "__main__":

@@ -92,3 +92,12 @@ class SaferCandidatesSearch(SearchBot):
             if discards[tile] not in chosen:
                 chosen.append(discards[tile])
         return chosen
+
+
+class LearnedAdvisorSearch(LearnedSearchBot):
+    """大師's samples (the model's readiness) with the learned strong bot as its advisor: the
+    model's deal-in danger and readiness in the choice the search must beat and in its
+    candidates (``strong-learned``), where 大師's advisor is the strong bot itself."""
+
+    name = "search-learned-advisor"
+    LEARNED_HANDS = True

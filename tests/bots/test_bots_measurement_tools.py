@@ -41,6 +41,20 @@ def run_tool(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def play_p1(p1_of: Any) -> tuple[Round, Any, list[Any]]:
+    """One hand of P1 (``p1_of(game)``, handed the real hand as the probing tools are)
+    against three efficient bots: the hand, P1 and every move played."""
+    game = Round(deal_setup(35_004, dealer=2), DUYUN)
+    p1 = p1_of(game)
+    bots = [p1] + [make_bot("efficient", seat) for seat in (1, 2, 3)]
+    moves = []
+    while not game.is_over:
+        seat = game.to_act[0]
+        moves.append(bots[seat].choose(game.view(seat)))
+        game.apply(moves[-1])
+    return game, p1, moves
+
+
 def test_a_bot_paired_with_itself_differs_on_no_wall() -> None:
     result = run_tool(
         "benchmarks/paired_bots.py", "strong", "strong", "--walls", "3", "--workers", "1"
@@ -239,20 +253,9 @@ def test_oracle_choices_probes_change_no_move_and_count_every_searched_decision(
 
     monkeypatch.setattr(SearchBot, "BUDGET", 24)  # small searches: the same code, quickly
 
-    def play(p1_of: Any) -> tuple[Round, Any, list[Any]]:
-        game = Round(deal_setup(35_004, dealer=2), DUYUN)
-        p1 = p1_of(game)
-        bots = [p1] + [make_bot("efficient", seat) for seat in (1, 2, 3)]
-        moves = []
-        while not game.is_over:
-            seat = game.to_act[0]
-            moves.append(bots[seat].choose(game.view(seat)))
-            game.apply(moves[-1])
-        return game, p1, moves
-
-    alone, search, alone_moves = play(lambda game: SearchBot(11))
+    alone, search, alone_moves = play_p1(lambda game: SearchBot(11))
     counts: dict[str, Any] = {}
-    probed, probe, probed_moves = play(lambda game: tool.ChoiceProbe(11, game, counts))
+    probed, probe, probed_moves = play_p1(lambda game: tool.ChoiceProbe(11, game, counts))
     assert probed_moves == alone_moves
     assert probed.result is not None and alone.result is not None
     assert probed.result.totals == alone.result.totals
@@ -323,20 +326,9 @@ def test_change_judge_records_every_searched_decision_without_changing_a_move(
     monkeypatch.setattr(SearchBot, "LEARNED_HANDS", False)  # no NumPy needed for the test
     monkeypatch.setattr(tool, "RIVAL_SEED_OFFSET", 0)  # the rival: P1's twin, same seed
 
-    def play(p1_of: Any) -> tuple[Round, Any, list[Any]]:
-        game = Round(deal_setup(35_004, dealer=2), DUYUN)
-        p1 = p1_of(game)
-        bots = [p1] + [make_bot("efficient", seat) for seat in (1, 2, 3)]
-        moves = []
-        while not game.is_over:
-            seat = game.to_act[0]
-            moves.append(bots[seat].choose(game.view(seat)))
-            game.apply(moves[-1])
-        return game, p1, moves
-
-    alone, search, alone_moves = play(lambda game: SearchBot(11))
+    alone, search, alone_moves = play_p1(lambda game: SearchBot(11))
     records: list[dict[str, Any]] = []
-    judged, probe, judged_moves = play(
+    judged, probe, judged_moves = play_p1(
         lambda game: tool.JudgedSearch("search", 11, game, 4, records, versus="search")
     )
     assert judged_moves == alone_moves
