@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 def _parse_bots(
     text: str, known: tuple[str, ...], levels: Mapping[str, str]
 ) -> tuple[str, str, str]:
-    """Bot names or difficulty levels (``master`` or 大師), one for all or one per seat."""
+    """Bot names or difficulty levels (a key such as ``master`` or its Chinese label 大師), one
+    for all or one per seat."""
     names = [name.strip().lower() for name in text.split(",") if name.strip()]
     if len(names) == 1:
         names *= 3
