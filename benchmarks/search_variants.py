@@ -11,6 +11,7 @@ nothing else, so that its difference from ``search`` on the same walls is that i
   :class:`DeeperBolderSearch` also changes the advice at one standard error instead of 1.5.
 - :class:`SaferCandidatesSearch`: the two discards the learned model finds least dangerous
   join the race when it reads an opponent as likely ready.
+- :class:`LearnedAdvisorSearch`: 大師's samples with the learned strong bot as the advisor.
 
 What each was worth is in docs/simulate.md ("Are the search's changes right?"); none is 大師.
 
