@@ -34,8 +34,8 @@ def _parse_bots(
     for name in names:
         if name not in known:
             fail(
-                f"--bots: unknown bot {cut(name)}; known bots: {', '.join(known)}, "
-                f"or a level: {', '.join(levels)}"
+                f"--bots: unknown bot {cut(name)}; bots: {', '.join(known)}; "
+                f"levels: {', '.join(levels)}"
             )
     return names[0], names[1], names[2]
 
