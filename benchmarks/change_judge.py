@@ -25,7 +25,7 @@ The summary says, per kind of decision (``oracle_choices.decision_kind``):
 - for a grid of the search's two thresholds (``MARGIN`` points and ``Z`` standard errors,
   the rule of ``SearchBot.search``), the points per hand by the judge had the search changed
   exactly where its estimate passes them. The row of the bot's own thresholds is what it did
-  (within the judge's noise); the others say which way to move them, with far less noise
+  (its changes, exactly); the others say which way to move them, with far less noise
   than a duplicate run of each. The judge shares the search's blind spot -- the rollouts play
   the rest of the hand by the efficient rules -- so a threshold it favours is a candidate for
   a duplicate run, not a result.
@@ -180,8 +180,10 @@ class JudgedSearch:
         kind = decision_kind(view, hidden_labels(self.game, view.seat))
         record: dict[str, Any] = {
             "kind": KINDS.index(kind),
-            "gain": round(gain, 3),
-            "error": round(error, 3) if math.isfinite(error) else None,
+            # six places: the grid replays the race's rule on them, and a gain rounded to
+            # three could fall just below a threshold it passed in the race
+            "gain": round(gain, 6),
+            "error": round(error, 6) if math.isfinite(error) else None,
             "samples": samples,
             "changed": int(chosen != advice),
         }
