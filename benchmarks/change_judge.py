@@ -90,6 +90,9 @@ def judged_class(base: type[SearchBot]) -> type[SearchBot]:
             deadline: float | None = None,
         ) -> Action:
             self.race: dict[Action, list[float]] = {action: [] for action in candidates}
+            # none until this search ends: one the sampler gives up on (the bot counts it as
+            # searched and plays the advice) must not be read as the race before it
+            self.race_result: tuple[list[Action], Action] | None = None
             chosen: Action = super().search(view, candidates, advice, deadline)
             self.race_result = (list(candidates), chosen)
             return chosen
@@ -134,11 +137,11 @@ class JudgedSearch:
         asked = self.bot.searched
         played: Action = self.bot.choose(view)
         rival = None if self.rival is None else self.rival.choose(view)
-        if self.bot.searched > asked and hasattr(self.bot, "race_result"):
+        if self.bot.searched > asked and getattr(self.bot, "race_result", None) is not None:
             self.record(view, rival)
         elif rival is not None and rival != played:
-            # P1 did not search (one candidate: it played the advice) and the rival chose
-            # otherwise (it searched, or its strong bot broke a tie another way)
+            # P1 did not search (one candidate) or gave its search up, and played the advice;
+            # the rival chose otherwise (it searched, or its strong bot broke a tie another way)
             values = self.judged(view, [played, rival])
             gain, error = _rounded([v[1] - v[0] for v in values])
             kind = decision_kind(view, hidden_labels(self.game, view.seat))
