@@ -262,23 +262,10 @@ def threshold_points(records: list[dict[str, Any]], margin: float, z: float) -> 
     return total, variance
 
 
-def as_record(record: dict[str, Any] | list[Any]) -> dict[str, Any]:
-    """A record as written now; the first run's files wrote lists (kind, gain, error,
-    samples, changed[, judged, judged_error])."""
-    if isinstance(record, dict):
-        return record
-    out = dict(zip(("kind", "gain", "error", "samples", "changed"), record[:5], strict=True))
-    if len(record) > 5:
-        out["judged"], out["judged_error"] = record[5], record[6]
-    return out
-
-
 def summarise(rows: list[dict[str, Any]], margin: float, z: float) -> str:
     """Per kind: searched, changed, the changes' judged gain; the thresholds' grid; and with
     a rival, its changes against P1's on the same decisions."""
     hands = 4 * len(rows)
-    for row in rows:
-        row["records"] = [as_record(r) for r in row["records"]]
     records = [r for row in rows for r in row["records"] if r["samples"]]  # P1 searched
     lines = [
         f"{len(rows)} walls, {hands} hands, P1 {rows[0]['bot']} "

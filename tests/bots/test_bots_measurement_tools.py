@@ -350,16 +350,6 @@ def test_change_judge_records_every_searched_decision_without_changing_a_move(
     text = tool.summarise([row, dict(row, wall=1)], 0.5, 1.5)
     assert all(kind in text for kind in tool.KINDS) and "margin 0.25" in text
     assert "the rival search" in text
-    # the first run's files wrote each record as a list
-    assert tool.as_record([2, 1.5, 0.5, 16, 1, 3.0, 1.0]) == {
-        "kind": 2,
-        "gain": 1.5,
-        "error": 0.5,
-        "samples": 16,
-        "changed": 1,
-        "judged": 3.0,
-        "judged_error": 1.0,
-    }
 
 
 def test_the_search_variants_change_only_what_they_say(monkeypatch: pytest.MonkeyPatch) -> None:
