@@ -12,6 +12,11 @@ nothing else, so that its difference from ``search`` on the same walls is that i
 - :class:`SaferCandidatesSearch`: the two discards the learned model finds least dangerous
   join the race when it reads an opponent as likely ready.
 - :class:`LearnedAdvisorSearch`: 大師's samples with the learned strong bot as the advisor.
+- :class:`RoutesSearch`: 大師 whose own seat, in the rollouts, steers to the pattern its
+  hand is close to (``SearchBot.ROUTES``): a change of the continuation, which
+  ``change_judge.py`` cannot judge (it plays the rest of the hand with the rollouts).
+  :class:`PlainRolloutsSearch` goes the other way: its own seat plays the plain efficient
+  rules in the rollouts, as the others do.
 
 What each was worth is in docs/simulate.md ("Are the search's changes right?"); none is 大師.
 
@@ -102,3 +107,27 @@ class LearnedAdvisorSearch(LearnedSearchBot):
 
     name = "search-learned-advisor"
     LEARNED_HANDS = True
+
+
+class RoutesSearch(SearchBot):
+    """大師 whose own seat plays the patterns its hand is close to in the rollouts (清一色,
+    七對, 對對胡: ``duyun.bots.rollout.hand_route``), as 大師 itself does through the strong
+    bot's choices, where the rollouts' own seat otherwise plays for speed. Measured without
+    the model's readiness in the samples at -0.28 [-1.18, +0.61] on 200 walls; the samples now
+    make speed matter more, which may change how a pattern's worth weighs against it. With
+    them, on 1,000 walls of seed 20261206: -0.02 [-0.44, +0.40] against 大師."""
+
+    name = "search-routes"
+    ROUTES = True
+
+
+class PlainRolloutsSearch(SearchBot):
+    """大師 whose own seat plays the efficient rules in the rollouts, as the others do,
+    without the value-aware variant's two touches (a 清一色 suit kept among the tied
+    discards, a 報聽 opponent's passed tiles discarded when far from ready): the other
+    direction from :class:`RoutesSearch`, whether a continuation that plays for speed alone
+    values the candidates better. On 1,000 walls of seed 20261206: -0.18 [-0.45, +0.10]
+    against 大師."""
+
+    name = "search-plain-rollouts"
+    VALUE_ROLLOUTS = False

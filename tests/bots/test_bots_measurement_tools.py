@@ -354,14 +354,25 @@ def test_change_judge_records_every_searched_decision_without_changing_a_move(
 
 def test_the_search_variants_change_only_what_they_say(monkeypatch: pytest.MonkeyPatch) -> None:
     """The measured variants of benchmarks/search_variants.py: the deeper ones are the search
-    bot with its budget and thresholds moved; the safer-candidates one weighs every candidate
-    the search weighs, plus the model's safest discards when it reads an opponent as ready."""
+    bot with its budget and thresholds moved; the continuation ones its rollout switches; the
+    safer-candidates one weighs every candidate the search weighs, plus the model's safest
+    discards when it reads an opponent as ready."""
     pytest.importorskip("numpy")
     variants = load_tool("search_variants")
     from duyun.bots.search import SearchBot
 
     deeper = variants.DeeperBolderSearch(3)
     assert (deeper.BUDGET, deeper.MARGIN, deeper.Z) == (2 * SearchBot.BUDGET, 0.3, 1.0)
+    # the continuation variants move one rollout switch each, and nothing of the race
+    knobs = ("BUDGET", "MARGIN", "Z", "DROP_Z", "LEARNED_HANDS", "SEARCH_DISCARDS")
+    for variant, switch in (
+        (variants.RoutesSearch, ("ROUTES", True, "VALUE_ROLLOUTS", True)),
+        (variants.PlainRolloutsSearch, ("VALUE_ROLLOUTS", False, "ROUTES", False)),
+    ):
+        bot = variant(3)
+        assert (getattr(bot, switch[0]), getattr(bot, switch[2])) == (switch[1], switch[3])
+        assert getattr(SearchBot, switch[0]) != switch[1]
+        assert [getattr(bot, k) for k in knobs] == [getattr(SearchBot, k) for k in knobs]
     monkeypatch.setattr(SearchBot, "BUDGET", 24)  # small searches: the same code, quickly
     safer = variants.SaferCandidatesSearch(3)
     plain = SearchBot(3)

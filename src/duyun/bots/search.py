@@ -86,7 +86,9 @@ class SearchBot:
     # With VALUE_ROLLOUTS, the bot's own seat also steers to a pattern its hand is close to
     # (清一色, 七對, 對對胡: duyun/bots/rollout.py hand_route) in the rollouts. Off: on 200
     # fresh walls against three efficient bots it played no better than without (-0.28
-    # [-1.18, +0.61] points per hand, paired; docs/simulate.md).
+    # [-1.18, +0.61] points per hand, paired), nor with the learned-readiness samples on
+    # 1,000 (-0.02 [-0.44, +0.40]); the plain efficient rules for the own seat instead of
+    # the value-aware ones lost -0.18 [-0.45, +0.10] there (docs/simulate.md).
     ROUTES = False
     # Whether a plain discard may replace the strong bot's plain discard. Off, the search
     # weighs only kongs, 報聽 (and declining it) and claims, where the rollouts' efficient
