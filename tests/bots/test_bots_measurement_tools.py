@@ -365,13 +365,17 @@ def test_the_search_variants_change_only_what_they_say(monkeypatch: pytest.Monke
     assert (deeper.BUDGET, deeper.MARGIN, deeper.Z) == (2 * SearchBot.BUDGET, 0.3, 1.0)
     # the continuation variants move one rollout switch each, and nothing of the race
     knobs = ("BUDGET", "MARGIN", "Z", "DROP_Z", "LEARNED_HANDS", "SEARCH_DISCARDS")
-    for variant, switch in (
-        (variants.RoutesSearch, ("ROUTES", True, "VALUE_ROLLOUTS", True)),
-        (variants.PlainRolloutsSearch, ("VALUE_ROLLOUTS", False, "ROUTES", False)),
+    for variant, moved, switches in (
+        (variants.RoutesSearch, "ROUTES", {"ROUTES": True, "VALUE_ROLLOUTS": True}),
+        (
+            variants.PlainRolloutsSearch,
+            "VALUE_ROLLOUTS",
+            {"ROUTES": False, "VALUE_ROLLOUTS": False},
+        ),
     ):
         bot = variant(3)
-        assert (getattr(bot, switch[0]), getattr(bot, switch[2])) == (switch[1], switch[3])
-        assert getattr(SearchBot, switch[0]) != switch[1]
+        assert {name: getattr(bot, name) for name in switches} == switches
+        assert getattr(SearchBot, moved) != switches[moved]
         assert [getattr(bot, k) for k in knobs] == [getattr(SearchBot, k) for k in knobs]
     monkeypatch.setattr(SearchBot, "BUDGET", 24)  # small searches: the same code, quickly
     safer = variants.SaferCandidatesSearch(3)
