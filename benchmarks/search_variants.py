@@ -18,7 +18,8 @@ nothing else, so that its difference from ``search`` on the same walls is that i
   :class:`PlainRolloutsSearch` goes the other way: its own seat plays the plain efficient
   rules in the rollouts, as the others do.
 
-What each was worth is in docs/simulate.md ("Are the search's changes right?"); none is 大師.
+What each was worth is in docs/simulate.md ("Are the search's changes right?", and for the
+two continuation variants "The rest of the hand as 大師 plays it"); none is 大師.
 
 usage: PYTHONPATH=benchmarks python benchmarks/oracle_search.py \\
            --bots search,search_variants:LearnedHandsSearch --seed S --walls N

@@ -82,13 +82,15 @@ class SearchBot:
     Z = 1.5
     # A candidate leaves the race once its gain plus DROP_Z standard errors is below MARGIN.
     DROP_Z = 1.0
-    VALUE_ROLLOUTS = True  # the bot's own seat plays the value-aware rollout policy
+    # The bot's own seat plays the value-aware rollout policy (duyun/bots/rollout.py
+    # fast_action). Off, it plays the efficient rules as the others do: on 1,000 walls
+    # against three efficient bots, -0.18 [-0.45, +0.10] points per hand (docs/simulate.md).
+    VALUE_ROLLOUTS = True
     # With VALUE_ROLLOUTS, the bot's own seat also steers to a pattern its hand is close to
     # (清一色, 七對, 對對胡: duyun/bots/rollout.py hand_route) in the rollouts. Off: on 200
     # fresh walls against three efficient bots it played no better than without (-0.28
     # [-1.18, +0.61] points per hand, paired), nor with the learned-readiness samples on
-    # 1,000 (-0.02 [-0.44, +0.40]); the plain efficient rules for the own seat instead of
-    # the value-aware ones lost -0.18 [-0.45, +0.10] there (docs/simulate.md).
+    # 1,000 (-0.02 [-0.44, +0.40]; docs/simulate.md).
     ROUTES = False
     # Whether a plain discard may replace the strong bot's plain discard. Off, the search
     # weighs only kongs, 報聽 (and declining it) and claims, where the rollouts' efficient
