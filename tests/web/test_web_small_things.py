@@ -79,9 +79,14 @@ def test_own_name_is_whole_on_a_small_phone_and_a_timed_out_turn_names_its_tile(
     _private_table_with_bots(tab, hands=1)
     tab.page.wait_for_selector("#hand.can-discard")  # the dealer's first turn: left to run out
     seat = tab.app("app.seat")
-    cut = tab.page.eval_on_selector(
-        f"#plate-{seat} .name", "n => n.scrollWidth > n.clientWidth + 1"
+    # queried and measured in one script, so the name measured is the one on screen (the
+    # plate is drawn again on every move) and not a detached copy that measures 0 by 0
+    name_width, cut = tab.page.evaluate(
+        """(sel) => { const n = document.querySelector(sel);
+            return [n.clientWidth, n.scrollWidth > n.clientWidth + 1]; }""",
+        f"#plate-{seat} .name",
     )
+    assert name_width > 0
     assert not cut, tab.page.text_content(f"#plate-{seat} .name")
     try:
         tab.page.wait_for_function(
@@ -118,10 +123,15 @@ def test_phone_sizes_keep_the_own_plate_inside_the_board(
         _private_table_with_bots(tab, hands=8)
         seat = tab.app("app.seat")
         tab.page.wait_for_selector(f"#plate-{seat}", state="visible")
-        plate = tab.page.eval_on_selector(
-            f"#plate-{seat}", "p => p.getBoundingClientRect().toJSON()"
+        # both boxes in one script: a live table draws its board again on every move, and
+        # between two separate calls (each a query, then an evaluation) the board measured
+        # could be the one just replaced, detached and 0 by 0, as a CI run saw
+        plate, board = tab.page.evaluate(
+            """(seat) => [`#plate-${seat}`, "#board"].map(
+                (sel) => document.querySelector(sel).getBoundingClientRect().toJSON())""",
+            seat,
         )
-        board = tab.page.eval_on_selector("#board", "b => b.getBoundingClientRect().toJSON()")
+        assert plate["width"] > 0 and board["width"] > 0, (plate, board)
         assert (
             plate["x"] >= board["x"] and plate["x"] + plate["width"] <= board["x"] + board["width"]
         ), (plate, board)
