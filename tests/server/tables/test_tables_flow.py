@@ -23,6 +23,7 @@ from duyun.server.protocol import ProtocolError
 from duyun.server.store import Account
 from duyun.server.tables import Table
 from duyun.server.tables.flow import (
+    THINK_FLOOR,
     THINK_SLACK,
     BroadcastTable,
     CancelTimer,
@@ -100,6 +101,10 @@ class Shell:
         #: thoughts begun (seat -> its Think) and how many were handed back
         self.thinking: dict[int, Think] = {}
         self.thoughts = 0
+        #: every thought begun, whether at the claim window before the turn (ahead), and when
+        self.begun: list[tuple[Think, bool, float]] = []
+        #: every bot turn's move: (when its timer fired, the move)
+        self.bot_turns: list[tuple[float, dict[str, Any]]] = []
 
         self.flow = HandFlow(
             Round(setup, RuleSet()),
@@ -161,8 +166,13 @@ class Shell:
                     self.run(self.flow.pump(self.now))
                 case Think(seat=seat, logged=logged, game=copy):
                     assert copy is not self.game and len(copy.events) == logged
-                    assert logged == len(self.game.events)
+                    # the turn's position now, or (begun at the claim window before it) the
+                    # position the window's known answers lead to: the log so far, and more
+                    events = self.game.events
+                    assert copy.events[: len(events)] == events
+                    assert logged == len(events) or self.flow.window_open
                     self.thinking[seat] = effect
+                    self.begun.append((effect, self.flow.window_open, self.now))
                 case FinishHand():
                     self.finished = True
                 case BroadcastTable():
@@ -178,7 +188,10 @@ class Shell:
             action = self.bots[think.seat].choose(think.game.view(think.seat))
             self.flow.thought(think.seat, think.logged, action)
             self.thoughts += 1
+        before = len(self.game.events)
         self.run(self.flow.on_timer(args[0], args[1] if len(args) > 1 else None, self.now))
+        if args[0] == "bot" and len(self.game.events) > before:
+            self.bot_turns.append((self.now, self.game.events[before]))
         return str(args[0])
 
     def act(self, seat: int, action: Action) -> None:
@@ -382,31 +395,108 @@ def test_a_bot_that_thinks_apart_is_handed_its_move_on_a_copy() -> None:
 
 def test_a_search_bots_think_time_counts_from_its_turn_and_bounds_its_search() -> None:
     """Issue 23's timing tell: a bot thinking apart (大師) gets what is left of its think
-    time but at least ``bot_delay`` from the start of its turn, and its search is told to stop
+    time but at least THINK_FLOOR from the start of its turn, and its search is told to stop
     THINK_SLACK (at most a quarter of that) before the timer that plays its move fires; so the
     move never waits for a search, and when it comes says nothing of how close the decision
-    was."""
+    was. A search begun at the claim window before the turn (nobody but bots could claim, so
+    whose turn follows was known) stops no later than that."""
     shell = Shell(deal_setup(13), seats_for(tuoguan=(0,)), thinks_apart=True)
-    checked = 0
-    for _ in range(400):
-        if shell.finished:
-            break
-        before = len(shell.effects)
+    shell.play_out()
+    at_turn = ahead = 0
+    for think, early, begun_at in shell.begun:
+        index = next(i for i, e in enumerate(shell.effects) if e is think)
+        timer = next(
+            e
+            for e in shell.effects[index:]
+            if isinstance(e, SetTimer) and e.args == ("bot", think.seat)
+        )
+        assert timer.since is not None
+        slack = min(THINK_SLACK, timer.delay / 4)
+        assert THINK_FLOOR <= timer.delay <= max(THINK_FLOOR, CONFIG.bot_delay_max)
+        if early:
+            # the turn starts after the window; the search stops before the move's timer fires
+            assert begun_at < timer.since < think.deadline
+            assert think.deadline <= timer.since + timer.delay - slack + 1e-9
+            ahead += 1
+        else:
+            assert timer.since == begun_at  # counted from the turn, not the move before
+            assert think.deadline == pytest.approx(begun_at + timer.delay - slack)
+            at_turn += 1
+    assert at_turn >= 1 and ahead >= 5
+    # no thought was wasted: with bots only, every window's outcome was known at its start
+    assert shell.thoughts == len(shell.begun)
+    assert all(claim for _, claim in shell.decided_on_loop)
+
+
+@pytest.mark.parametrize("seed", [13, 21])
+def test_thinking_ahead_changes_no_move_and_no_moment(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The search begun at the claim window (issue 35: 大師 at a person's pace) is hidden: the
+    same hand, played once with the bots' searches begun ahead and once with each begun at its
+    turn, has the same moves at the same moments, and everything is stored and sent alike."""
+    played = []
+    for early in (True, False):
+        if not early:
+            monkeypatch.setattr(HandFlow, "_think_ahead", lambda self, now, pause: None)
+        shell = Shell(deal_setup(seed), seats_for(tuoguan=(0,)), thinks_apart=True)
+        shell.play_out()
+        assert any(ahead for _, ahead, _ in shell.begun) == early
+        played.append((shell.game.events, shell.bot_turns, shell.windows, shell.received))
+    assert played[0] == played[1]
+    assert len(played[0][1]) >= 10
+
+
+def test_no_thought_ahead_when_a_person_may_claim() -> None:
+    """Seat 2's person may pong the dealer's 5p: whose turn follows is not known while the
+    window is open, so seat 1's search begins at its turn (once the person has passed), with
+    its floor of THINK_FLOOR."""
+    shell = Shell(
+        stacked([DEALER, PLAIN1, PAIR, PLAIN3]), seats_for(people=(0, 2)), thinks_apart=True
+    )
+    shell.act(0, discard(0, "5p"))
+    assert 2 in shell.flow.prompts and not shell.begun
+    shell.act(2, Action(2, ActionKind.PASS))
+    assert shell.advance() == "window"
+    ((think, early, _),) = shell.begun
+    assert think.seat == 1 and not early and think.logged == len(shell.game.events)
+    timer = shell.timers[next(iter(shell.timers))]
+    assert timer[1] == ("bot", 1) and timer[0] >= shell.now + THINK_FLOOR
+
+
+def test_a_thought_begun_for_a_turn_that_did_not_come_is_never_played() -> None:
+    """Seat 2's person had dropped when the dealer discarded 5p, so the window was not held for
+    them and seat 1's search began at once, for its turn after a pass. The person comes back
+    inside the window and pongs: that thought is never used, the next window forgets it, and a
+    move handed back that is not legal when its timer fires is decided again, never played."""
+    seats = seats_for(people=(0, 2))
+    person = seats[2]
+    assert person is not None
+    client, person.client = person.client, None
+    shell = Shell(stacked([DEALER, PLAIN1, PAIR, PLAIN3]), seats, thinks_apart=True)
+    shell.act(0, discard(0, "5p"))
+    ((think, early, _),) = shell.begun
+    assert early and think.seat == 1 and think.logged > len(shell.game.events)
+    person.client = client  # back, with a snapshot of the hand so far (as the table sends)
+    shell.received[2] = shell.flow.released_events(2)
+    shell.flow.seen[2] = len(shell.received[2])
+    shell.act(2, next(a for a in shell.game.legal_actions(2) if a.kind is ActionKind.PONG))
+    assert shell.advance() == "window"
+    assert shell.game.melds[2] and shell.game.current == 2
+    answer_obviously(shell, 2)  # the person discards after the pong: a new window
+    assert 1 not in shell.flow.thinking_ahead
+    while shell.flow.window_open or shell.game.current == 2:
         shell.advance()
-        for index, effect in enumerate(shell.effects[before:], start=before):
-            if not isinstance(effect, Think):
-                continue
-            timer = next(
-                e
-                for e in shell.effects[index:]
-                if isinstance(e, SetTimer) and e.args == ("bot", effect.seat)
-            )
-            assert timer.since == shell.now  # counted from the turn, not the move before
-            slack = min(THINK_SLACK, timer.delay / 4)
-            assert effect.deadline == pytest.approx(shell.now + timer.delay - slack)
-            assert CONFIG.bot_delay <= timer.delay <= max(CONFIG.bot_delay, CONFIG.bot_delay_max)
-            checked += 1
-    assert shell.finished and checked >= 5
+    # the next seat thinking apart is handed a move it cannot make (a tile it does not hold)
+    seat = shell.game.current
+    missing = next(tile for tile in range(27) if shell.game.counts[seat][tile] == 0)
+    stale = Action(seat, ActionKind.DISCARD, missing)
+    shell.thinking.pop(seat)
+    shell.flow.thought(seat, len(shell.game.events), stale)
+    before = len(shell.game.events)
+    assert shell.advance() == "bot"
+    move = shell.game.events[before]
+    assert move["seat"] == seat and move["tile"] != tile_to_str(missing), move
 
 
 def test_a_dropped_person_is_not_waited_for_in_natural_pace() -> None:

@@ -55,6 +55,13 @@ CLAIM_SETTLE = 0.02
 #: the timer fires, so no move waits for a search (issue 23: a late move would say the bot
 #: faced a close decision)
 THINK_SLACK = 0.05
+#: the least time a bot thinking apart is given from the start of its turn (capped by
+#: ``bot_delay``). Its search usually starts earlier, at the claim window before the turn
+#: (:meth:`HandFlow._think_ahead`), and has the window's pause as well; so this floor only has
+#: to keep a search alive when a person was asked to claim (the outcome was not known at the
+#: window's start), and a short one keeps a table of search bots at a person's pace (about
+#: 0.1 s a bot turn over a table of other bots, 3.9 s turn to turn where 0.3 s made 4.4 s)
+THINK_FLOOR = 0.1
 
 #: a botted seat's move: ``decide(seat, view, claim)``; the table provides it (its bots)
 BotDecide = Callable[[int, SeatView, bool], Action]
@@ -124,8 +131,9 @@ class SettleUntil:
 
 @dataclass(frozen=True, slots=True)
 class Think:
-    """Choose ``seat``'s turn move off the event loop, on ``game`` (a copy of the round when
-    the think time starts, ``logged`` events long), and hand it back with
+    """Choose ``seat``'s turn move off the event loop, on ``game`` (a copy of the round in the
+    position of that turn, ``logged`` events long: taken at the turn's start, or at the claim
+    window before it when the window's outcome is already known), and hand it back with
     :meth:`HandFlow.thought` before the bot's timer fires into :meth:`HandFlow.on_timer`:
     the search stops at ``deadline`` (``time.monotonic()``), a little before the timer, so the
     move is played when the think time ends however long the search would have taken."""
@@ -232,6 +240,9 @@ class HandFlow:
     moved_at: float = 0.0
     #: a botted seat's turn move, chosen when its think time starts: (log length, move)
     bot_moves: dict[int, tuple[int, Action]] = field(default_factory=dict)
+    #: a thought begun at the claim window before the seat's turn (:meth:`_think_ahead`): the
+    #: log's length and last event at the turn it was begun for
+    thinking_ahead: dict[int, tuple[int, dict[str, Any]]] = field(default_factory=dict)
     answers: dict[int, Action] = field(default_factory=dict)
     prompts: dict[int, Prompt] = field(default_factory=dict)
     #: 血戰 winners who left the table (R57) while events were held back (a claim window):
@@ -327,8 +338,14 @@ class HandFlow:
         assert seat is not None
         if what == "bot":
             logged, action = self.bot_moves.pop(index, (-1, None))
-            if action is None or logged != len(game.events):
-                action = self._bot_choice(index)  # the hand moved on since: decide again
+            if (
+                action is None
+                or logged != len(game.events)
+                or action not in game.legal_actions(index)
+            ):
+                # the hand moved on since (or a thought begun ahead was for a position that
+                # did not come): decide again
+                action = self._bot_choice(index)
             self._apply(action, now)
             return self._take()
         # a turn that ran out: the obvious move; two in a row -> 托管
@@ -494,7 +511,9 @@ class HandFlow:
         self.window_open = True
         self.answers.clear()
         self.prompts.clear()
+        self.thinking_ahead.clear()
         if self.released != len(game.events) or game.phase is not Phase.CLAIMS:
+            self._think_ahead(now, pause)  # nobody may claim: the engine is at the next turn
             return
         claims = game.claims
         assert claims is not None
@@ -513,6 +532,38 @@ class HandFlow:
             )
             self.prompts[seat_index] = prompt
             self._out.append(SendPrompt(seat_index, prompt))
+        if not self.people_to_ask():
+            self._think_ahead(now, pause)
+
+    def _think_ahead(self, now: float, pause: float) -> None:
+        """Begin the search of the seat whose turn follows this window now, when that is known
+        now: no person was asked to claim, so the bots' answers, given at the window's start,
+        decide it. The search (大師) then has the window's pause too, and its floor after the
+        window (THINK_FLOOR) can stay short. Nothing of this shows: the move is timed by
+        :meth:`_prompt_turn` from the turn's start exactly as for a thought begun there, and the
+        thought is used only if the turn comes in the very position it was begun for (else
+        the turn is thought anew, and a move no longer legal is decided again)."""
+        game = self.game
+        ahead = game.copy()
+        if ahead.phase is Phase.CLAIMS and self.released == len(game.events):
+            # as _resolve_claims will: the bots' answers, a pass for anyone else
+            for index in list(ahead.to_act):
+                if ahead.phase is not Phase.CLAIMS or index not in ahead.to_act:
+                    continue
+                ahead.apply(self.answers.get(index, Action(index, ActionKind.PASS)))
+        if ahead.is_over or ahead.phase is not Phase.TURN:
+            return
+        index = ahead.current
+        seat = self.seats[index]
+        if seat is None or not seat.botted or not self.thinks_apart(index):
+            return
+        logged = len(ahead.events)
+        self.thinking_ahead[index] = (logged, ahead.events[-1])
+        self.bot_moves.pop(index, None)
+        # the move's timer fires no earlier than the window's end and the floor after it
+        floor = self._think_floor()
+        deadline = now + pause + floor - min(THINK_SLACK, floor / 4)
+        self._out.append(Think(index, logged, ahead, deadline))
 
     def _answer_claim(self, index: int, action: Action, now: float) -> None:
         legal = self.game.legal_actions(index)
@@ -563,12 +614,17 @@ class HandFlow:
             think = self._think_time()
             if self.thinks_apart(index):
                 # a search bot's turn lasts what is left of its think time, but at least
-                # bot_delay from the start of its turn (the claim pause before it would often
-                # leave the search no time at all), and the search stops before it ends
-                self.bot_moves.pop(index, None)
-                delay = max(think - (now - self.moved_at), self.config.bot_delay)
-                deadline = now + delay - min(THINK_SLACK, delay / 4)
-                self._out.append(Think(index, len(game.events), game.copy(), deadline))
+                # THINK_FLOOR from the start of its turn (the claim pause before it would
+                # often leave the search no time at all), and the search stops before it ends;
+                # the same whether its thought began at the window before (_think_ahead) or
+                # begins now, so the move's time says nothing of which
+                delay = max(think - (now - self.moved_at), self._think_floor())
+                logged = len(game.events)
+                ahead = self.thinking_ahead.pop(index, None)
+                if ahead is None or ahead[0] != logged or game.events[-1] != ahead[1]:
+                    self.bot_moves.pop(index, None)
+                    deadline = now + delay - min(THINK_SLACK, delay / 4)
+                    self._out.append(Think(index, logged, game.copy(), deadline))
                 self._out.append(SetTimer(DECISION, delay, ("bot", index), since=now))
             else:
                 self.bot_moves[index] = (len(game.events), self._bot_choice(index))
@@ -586,6 +642,9 @@ class HandFlow:
         self.prompts[index] = prompt
         self._out.append(SendPrompt(index, prompt))
         self._out.append(SetTimer(DECISION, self.config.turn_timer, ("turn", index)))
+
+    def _think_floor(self) -> float:
+        return min(self.config.bot_delay, THINK_FLOOR)
 
     def _think_time(self) -> float:
         """A bot's (or 托管 seat's) pause before its turn move, counted from the move before
