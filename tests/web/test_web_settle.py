@@ -114,11 +114,13 @@ def test_settlement_waits_for_its_reader_and_the_last_one_comes_before_the_summa
     assert coins == [4, 4]
     width = tab.page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= PHONE["width"]
-    for box in tab.page.eval_on_selector_all(
-        "#summary-hands [data-do=replay]",
-        "bs => bs.map(b => { const r = b.getBoundingClientRect(); return [r.left, r.right]; })",
-    ):
-        assert box[0] >= 0 and box[1] <= PHONE["width"]
+    boxes = tab.page.evaluate(
+        "() => [...document.querySelectorAll('#summary-hands [data-do=replay]')]"
+        ".map(b => { const r = b.getBoundingClientRect(); return [r.left, r.right]; })"
+    )
+    assert boxes
+    for box in boxes:
+        assert box[0] >= 0 and box[1] <= PHONE["width"] and box[1] > box[0], box
     # and held sideways
     tab.page.set_viewport_size({"width": 844, "height": 390})
     tab.page.wait_for_function("() => document.documentElement.scrollWidth <= 844")
