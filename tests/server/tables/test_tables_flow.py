@@ -447,6 +447,22 @@ def test_thinking_ahead_changes_no_move_and_no_moment(
     assert len(played[0][1]) >= 10
 
 
+def test_a_table_without_a_search_bot_copies_no_hand_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Thinking ahead is for bots that think apart: a table of other bots plays its windows
+    without a copy of the hand (1,000 tables in a process open thousands of windows a second)."""
+    copies = []
+    real_copy = Round.copy
+
+    def counted_copy(self: Round) -> Round:
+        copies.append(len(self.events))
+        return real_copy(self)
+
+    monkeypatch.setattr(Round, "copy", counted_copy)
+    shell = Shell(deal_setup(13), seats_for(tuoguan=(0,)))
+    shell.play_out()
+    assert shell.windows and not shell.begun and copies == []
+
+
 def test_no_thought_ahead_when_a_person_may_claim() -> None:
     """Seat 2's person may pong the dealer's 5p: whose turn follows is not known while the
     window is open, so seat 1's search begins at its turn (once the person has passed), with

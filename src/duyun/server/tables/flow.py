@@ -544,6 +544,11 @@ class HandFlow:
         thought is used only if the turn comes in the very position it was begun for (else
         the turn is thought anew, and a move no longer legal is decided again)."""
         game = self.game
+        if not any(
+            seat is not None and seat.botted and self.thinks_apart(index)
+            for index, seat in enumerate(self.seats)
+        ):
+            return  # (most tables: no copy of the hand at every window)
         ahead = game.copy()
         if ahead.phase is Phase.CLAIMS and self.released == len(game.events):
             # as _resolve_claims will: the bots' answers, a pass for anyone else
