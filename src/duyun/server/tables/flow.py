@@ -59,8 +59,9 @@ THINK_SLACK = 0.05
 #: ``bot_delay``). Its search usually starts earlier, at the claim window before the turn
 #: (:meth:`HandFlow._think_ahead`), and has the window's pause as well; so this floor only has
 #: to keep a search alive when a person was asked to claim (the outcome was not known at the
-#: window's start), and a short one keeps a table of search bots at a person's pace (about
-#: 0.1 s a bot turn over a table of other bots, 3.9 s turn to turn where 0.3 s made 4.4 s)
+#: window's start), and a short one keeps a table of search bots at a person's pace (a
+#: search bot's turn takes about 0.1 s longer than another bot's: 3.8 s from one of a
+#: person's turns to the next at a table of three, where a floor of 0.3 s made 4.4 s)
 THINK_FLOOR = 0.1
 
 #: a botted seat's move: ``decide(seat, view, claim)``; the table provides it (its bots)
