@@ -256,6 +256,53 @@ def test_a_far_deadline_changes_nothing() -> None:
         assert bot.rollouts == twin.rollouts > 0 and bot.cut == 0
 
 
+def test_a_twin_plays_as_its_bot_and_keeps_what_it_sees_to_itself() -> None:
+    """SearchBot.fork (a table's search begun before it knows the turn comes): a twin taken
+    mid-hand chooses as its bot would from there on, and what a twin is shown (here a view
+    of another hand, which resets the strong bot's memory and moves its random numbers)
+    never reaches the bot: it plays on exactly as a bot of its seed that was never forked."""
+    game = new_round(11)
+    bot, never_forked = SearchBot(11), SearchBot(11)
+    bot.BUDGET = never_forked.BUDGET = 48  # (a twin takes its bot's; a short test)
+    others = [make_bot("efficient", seat) for seat in range(4)]
+    stray = next(
+        view
+        for view in (new_round(12).view(seat) for seat in range(4))
+        if len(bot.candidates(view, StrongBot(12).choose(view))) >= 2
+    )
+    turns = 0
+    twin: SearchBot | None = None
+    while not game.is_over:
+        seat = game.to_act[0]
+        view = game.view(seat)
+        if seat != 0:
+            game.apply(others[seat].choose(view))
+            continue
+        turns += 1
+        if turns == 4:
+            twin = bot.fork()
+            bot.fork().choose(stray)  # a hypothesis that failed
+        chosen = bot.choose(view)
+        assert never_forked.choose(view) == chosen
+        if twin is not None:
+            assert twin.choose(view) == chosen
+        game.apply(chosen)
+    assert twin is not None and bot.searched > 0 and twin.searched > 0
+    assert bot.rollouts == never_forked.rollouts
+    assert bot.rng.getstate() == never_forked.rng.getstate()
+
+
+def test_a_stopped_search_ends_at_once_with_the_strong_bots_choice() -> None:
+    """SearchBot.stop (a twin thinking for a turn that did not come, in a thread the table
+    wants back): the race ends before its next sampled hand, as at a deadline, and the strong
+    bot's choice stands."""
+    for view, bot in close_decisions(3):
+        bot.stop()
+        advice = StrongBot(bot.seed).choose(view)
+        assert bot.choose(view, deadline=float("inf")) == advice
+        assert bot.rollouts == 0 and bot.cut == 1
+
+
 # ---------------------------------------------------------------------- the rollout policy
 
 

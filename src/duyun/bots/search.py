@@ -46,12 +46,13 @@ them the bot learns the room from the first win (until then rollouts end at it).
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Protocol
+from typing import Protocol, Self
 
 from duyun.bots.evaluation import HandEvaluator, unseen_counts
 from duyun.bots.opponent_model import developed_hands, ready_hands
@@ -122,6 +123,28 @@ class SearchBot:
         self.cut = 0  # searches stopped by their deadline
         #: the clock deadlines are read on (``time.monotonic``; a test may drive its own)
         self.clock: Callable[[], float] = time.monotonic
+
+    def fork(self) -> Self:
+        """A twin that remembers the hand as this bot does and goes its own way from here.
+
+        A table begins a search before it knows that the turn will come (at the claim window
+        before it, on the hypothesis that a person asked to claim passes). Searching would
+        also feed the bot's memory of the hand (the strong bot's fresh pongs, its random
+        numbers) a view that may never come; the twin takes that risk instead. If the turn
+        comes as foreseen, the twin has seen exactly what the bot would have, and replaces
+        it; else it is dropped, and the bot never saw the view."""
+        twin = copy.copy(self)
+        twin.rng = random.Random()
+        twin.rng.setstate(self.rng.getstate())
+        twin.strong = self.strong.fork()
+        return twin
+
+    def stop(self) -> None:
+        """End a search running in another thread at its next sampled hand, as if its
+        deadline had passed (a twin thinking for a turn that did not come: its thread is
+        wanted by searches that count). The bot is not to be used again: every later search
+        would be cut at once."""
+        self.clock = _too_late
 
     def choose(self, view: SeatView, deadline: float | None = None) -> Action:
         """The move for ``view``; a search stops at ``deadline`` (a :attr:`clock` reading)
@@ -379,3 +402,8 @@ def _offered(game: Round, action: Action) -> Action | None:
         if offered == action:
             return offered
     return None
+
+
+def _too_late() -> float:
+    """The clock of a stopped search (:meth:`SearchBot.stop`): every deadline has passed."""
+    return math.inf

@@ -41,9 +41,11 @@ hand: who ponged lately) and uses no randomness: the same views give the same ac
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Self
 
 from duyun.bots.evaluation import HandEvaluator, next_stage_live, unseen_counts
 from duyun.bots.expectation import (
@@ -153,6 +155,15 @@ class StrongBot(HeuristicBot):
         self._fresh_pong: dict[int, int] = {}
         # ready hands' rates with a bean, for the R17 unlock of kongs to come (one decision)
         self._bean_memo: dict[tuple[int, ...], ReadyRates] = {}
+
+    def fork(self) -> Self:
+        """A twin with this bot's memory of the hand, which then remembers on its own (the
+        search bot's :meth:`~duyun.bots.search.SearchBot.fork`)."""
+        twin = copy.copy(self)
+        twin._melds_seen = list(self._melds_seen)
+        twin._fresh_pong = dict(self._fresh_pong)
+        twin._bean_memo = {}
+        return twin
 
     def choose(self, view: SeatView) -> Action:
         self._remember(view)

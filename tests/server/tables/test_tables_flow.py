@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from duyun.bots import make_bot
+from duyun.bots.strong import StrongBot
 from duyun.engine import Action, ActionKind, Phase, Round, SeatView, Setup, deal_setup, events_for
 from duyun.engine.scenario import parse_scenario
 from duyun.rules import RuleSet
@@ -90,7 +90,7 @@ class Shell:
         thinks_apart: bool = False,
         config: ServerConfig = CONFIG,
     ) -> None:
-        bots = [make_bot("strong", seed=index) for index in range(4)]
+        bots = [StrongBot(index) for index in range(4)]
         self.decided_on_loop: list[tuple[int, bool]] = []
 
         def decide(index: int, view: SeatView, claim: bool) -> Action:
@@ -101,6 +101,7 @@ class Shell:
         #: thoughts begun (seat -> its Think) and how many were handed back
         self.thinking: dict[int, Think] = {}
         self.thoughts = 0
+        self.adopted: list[int] = []  # the seats of thoughts begun ahead that were used
         #: every thought begun, whether at the claim window before the turn (ahead), and when
         self.begun: list[tuple[Think, bool, float]] = []
         #: every bot turn's move: (when its timer fired, the move)
@@ -164,8 +165,9 @@ class Shell:
                 case SettleUntil(at=at):
                     self.now = max(self.now, at)
                     self.run(self.flow.pump(self.now))
-                case Think(seat=seat, logged=logged, game=copy):
+                case Think(seat=seat, logged=logged, game=copy, ahead=ahead):
                     assert copy is not self.game and len(copy.events) == logged
+                    assert ahead == self.flow.window_open  # begun ahead only at a window
                     # the turn's position now, or (begun at the claim window before it) the
                     # position the window's known answers lead to: the log so far, and more
                     events = self.game.events
@@ -185,8 +187,14 @@ class Shell:
         self.now = at
         think = self.thinking.pop(args[1], None) if args[0] == "bot" else None
         if think is not None:  # the thought, as a thread would have computed it meanwhile
-            action = self.bots[think.seat].choose(think.game.view(think.seat))
-            self.flow.thought(think.seat, think.logged, action)
+            # (begun ahead: on a twin of the bot, which replaces it if the turn came as
+            # foreseen, as TableState.thought does)
+            bot = self.bots[think.seat]
+            thinker = bot.fork() if think.ahead else bot
+            action = thinker.choose(think.game.view(think.seat))
+            if self.flow.thought(think.seat, think.logged, action) and think.ahead:
+                self.bots[think.seat] = thinker
+                self.adopted.append(think.seat)
             self.thoughts += 1
         before = len(self.game.events)
         self.run(self.flow.on_timer(args[0], args[1] if len(args) > 1 else None, self.now))
@@ -428,20 +436,25 @@ def test_a_search_bots_think_time_counts_from_its_turn_and_bounds_its_search() -
     assert all(claim for _, claim in shell.decided_on_loop)
 
 
-@pytest.mark.parametrize("seed", [13, 21])
+@pytest.mark.parametrize(("seed", "person"), [(13, False), (21, False), (15, True), (22, True)])
 def test_thinking_ahead_changes_no_move_and_no_moment(
-    seed: int, monkeypatch: pytest.MonkeyPatch
+    seed: int, person: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The search begun at the claim window (issue 35: 大師 at a person's pace) is hidden: the
     same hand, played once with the bots' searches begun ahead and once with each begun at its
-    turn, has the same moves at the same moments, and everything is stored and sent alike."""
+    turn, has the same moves at the same moments, and everything is stored and sent alike;
+    also with a person at the table, who is asked to claim (the thoughts then assume a pass)
+    and answers at once."""
     played = []
     for early in (True, False):
         if not early:
-            monkeypatch.setattr(HandFlow, "_think_ahead", lambda self, now, pause: None)
-        shell = Shell(deal_setup(seed), seats_for(tuoguan=(0,)), thinks_apart=True)
-        shell.play_out()
+            monkeypatch.setattr(HandFlow, "_think_ahead", lambda self, now: None)
+        seats = seats_for(people=(0,)) if person else seats_for(tuoguan=(0,))
+        shell = Shell(deal_setup(seed), seats, thinks_apart=True)
+        shell.play_out(answer_obviously if person else None)
         assert any(ahead for _, ahead, _ in shell.begun) == early
+        assert bool(shell.adopted) == early
+        assert any(kind == "claim" for _, kind, *_ in shell.prompts) == person
         played.append((shell.game.events, shell.bot_turns, shell.windows, shell.received))
     assert played[0] == played[1]
     assert len(played[0][1]) >= 10
@@ -463,21 +476,56 @@ def test_a_table_without_a_search_bot_copies_no_hand_ahead(monkeypatch: pytest.M
     assert shell.windows and not shell.begun and copies == []
 
 
-def test_no_thought_ahead_when_a_person_may_claim() -> None:
-    """Seat 2's person may pong the dealer's 5p: whose turn follows is not known while the
-    window is open, so seat 1's search begins at its turn (once the person has passed), with
-    its floor of THINK_FLOOR."""
+def test_a_thought_ahead_when_a_person_may_claim_assumes_they_pass() -> None:
+    """Seat 2's person may pong the dealer's 5p, so whose turn follows is not known while the
+    window is open. Seat 1's search begins at the window all the same, on the hypothesis that
+    the person passes (without it, the search had only THINK_FLOOR after the window), and
+    stops before the earliest moment its move could be due: the shortest window, a beat,
+    and the floor after it. The person passes: that thought is the move, on a twin of the
+    bot that then becomes the seat's bot, and no second search begins."""
     shell = Shell(
         stacked([DEALER, PLAIN1, PAIR, PLAIN3]), seats_for(people=(0, 2)), thinks_apart=True
     )
+    opened = shell.now
     shell.act(0, discard(0, "5p"))
-    assert 2 in shell.flow.prompts and not shell.begun
+    assert 2 in shell.flow.prompts
+    ((think, early, _),) = shell.begun
+    assert early and think.ahead and think.seat == 1 and think.logged > len(shell.game.events)
+    assert shell.windows == [CONFIG.claim_window]  # held for the person's answer
+    slack = min(THINK_SLACK, THINK_FLOOR / 4)
+    assert think.deadline == pytest.approx(opened + CONFIG.claim_beat + THINK_FLOOR - slack)
+    shell.now += 0.3 * CONFIG.claim_beat  # the person passes at once: held for the beat
     shell.act(2, Action(2, ActionKind.PASS))
     assert shell.advance() == "window"
-    ((think, early, _),) = shell.begun
-    assert think.seat == 1 and not early and think.logged == len(shell.game.events)
-    timer = shell.timers[next(iter(shell.timers))]
-    assert timer[1] == ("bot", 1) and timer[0] >= shell.now + THINK_FLOOR
+    assert shell.game.current == 1 and len(shell.game.events) == think.logged
+    assert len(shell.begun) == 1 and shell.flow.thinking_ahead == {}
+    ((due, args),) = shell.timers.values()
+    assert args == ("bot", 1) and due >= shell.now + THINK_FLOOR > think.deadline
+    before = len(shell.game.events)
+    assert shell.advance() == "bot"
+    assert shell.game.events[before]["seat"] == 1 and shell.adopted == [1]
+
+
+def test_a_person_who_claims_leaves_the_thought_ahead_unused() -> None:
+    """The hypothesis fails: seat 2's person pongs the dealer's 5p. Seat 1's thought begun at
+    the window is for a turn that never comes; its twin is dropped, and seat 1 thinks anew at
+    its turn, with the bot that never saw the view."""
+    shell = Shell(
+        stacked([DEALER, PLAIN1, PAIR, PLAIN3]), seats_for(people=(0, 2)), thinks_apart=True
+    )
+    bot = shell.bots[1]
+    shell.act(0, discard(0, "5p"))
+    ((think, _, _),) = shell.begun
+    assert think.ahead and think.seat == 1
+    shell.act(2, next(a for a in shell.game.legal_actions(2) if a.kind is ActionKind.PONG))
+    assert shell.advance() == "window"
+    assert shell.game.current == 2
+    answer_obviously(shell, 2)  # the person discards after the pong: a new window
+    assert shell.flow.thinking_ahead.get(1, (0, {}))[0] != think.logged
+    while shell.game.current != 1 or shell.flow.window_open:
+        shell.advance()
+    assert shell.bots[1] is bot and 1 not in shell.adopted
+    assert shell.begun[-1][0].seat == 1 and len(shell.game.events) == shell.begun[-1][0].logged
 
 
 def test_a_thought_begun_for_a_turn_that_did_not_come_is_never_played() -> None:

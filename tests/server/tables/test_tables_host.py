@@ -268,6 +268,69 @@ def test_a_search_bot_thinks_off_the_event_loop(store: Store, monkeypatch: Any) 
     assert searched_on and not set(searched_on) & loop_threads
 
 
+def test_a_search_bot_thinks_ahead_on_a_twin_that_takes_its_seat(
+    store: Store, monkeypatch: Any
+) -> None:
+    """大師's search begins at the claim window before its turn (issue 35), on a twin of the
+    bot (SearchBot.fork) because the turn may not come. A twin whose turn came as foreseen
+    takes the seat; any other twin is dropped (a stale one told to stop) and the seat keeps
+    its bot. A person plays the hand, passing every claim they are offered."""
+    twins: dict[int, SearchBot] = {}  # id(twin) -> the bot it was forked from
+    stopped: list[SearchBot] = []
+    fork, stop = SearchBot.fork, SearchBot.stop
+
+    def recorded_fork(self: SearchBot) -> SearchBot:
+        twin = fork(self)
+        twins[id(twin)] = self
+        return twin
+
+    def recorded_stop(self: SearchBot) -> None:
+        stopped.append(self)
+        stop(self)
+
+    monkeypatch.setattr(SearchBot, "fork", recorded_fork)
+    monkeypatch.setattr(SearchBot, "stop", recorded_stop)
+
+    async def play() -> tuple[list[Any], list[Any]]:
+        host = FakeHost(store)
+        account = await asyncio.to_thread(store.create_guest)
+        person = Person(account)
+        options = TableOptions("private", None, 1, 1, RuleSet(), True, "search", False, account.id)
+        table = Table(host, "123456", options)
+        table.seed = SEED
+        table.start_task()
+        table.post(Join(person))
+        table.post(ClientMessage(person, protocol.Ready(type="ready")))
+        table.post(ClientMessage(person, protocol.Start(type="start")))
+        first: list[Any] = []
+        while True:
+            message = await asyncio.wait_for(person.messages.get(), timeout=60)
+            assert message["type"] != "error", message
+            if not first and message["type"] == "snapshot":
+                first = [table.state.bot(index) for index in range(1, 4)]
+            if message["type"] == "hand_end":
+                break
+            if message["type"] != "prompt":
+                continue
+            legal = message["legal"]
+            pick = next((a for a in legal if a["action"] == "pass"), None)
+            pick = pick or next(a for a in legal if a["action"] == "discard")
+            act = protocol.Act(type="act", prompt=message["id"], **pick)
+            table.post(ClientMessage(person, act))
+        last = [table.state.seats[index].bot for index in range(1, 4)]  # type: ignore[union-attr]
+        table.post(Stop())
+        return first, last
+
+    first, last = asyncio.run(play())
+    assert len(twins) >= 3
+    for origin, now in zip(first, last, strict=True):
+        lineage = [now]
+        while id(lineage[-1]) in twins:  # twin of a twin of ... the first bot
+            lineage.append(twins[id(lineage[-1])])
+        assert lineage[-1] is origin and len(lineage) > 1  # each seat's bot was replaced
+        assert not set(map(id, stopped)) & set(map(id, lineage))  # never by a stopped twin
+
+
 class RoomHost(FakeHost):
     """A host of a stake room's table: a join the table hands back to quick match is
     recorded (fair matching, issue 32)."""

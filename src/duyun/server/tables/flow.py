@@ -137,12 +137,19 @@ class Think:
     window before it when the window's outcome is already known), and hand it back with
     :meth:`HandFlow.thought` before the bot's timer fires into :meth:`HandFlow.on_timer`:
     the search stops at ``deadline`` (``time.monotonic()``), a little before the timer, so the
-    move is played when the think time ends however long the search would have taken."""
+    move is played when the think time ends however long the search would have taken.
+
+    ``ahead``: begun at the claim window, on the hypothesis that the window ends as its known
+    answers say (a person asked to claim passes). The turn may not come, so the thought runs
+    on a twin of the bot (:meth:`~duyun.bots.search.SearchBot.fork`), which becomes the seat's
+    bot when the thought is handed back for the very position it was begun for
+    (:meth:`~duyun.server.tables.state.TableState.thought`)."""
 
     seat: int
     logged: int
     game: Round
     deadline: float
+    ahead: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,10 +396,12 @@ class HandFlow:
             self._prompt_turn(index, now)
         return self._take()
 
-    def thought(self, index: int, logged: int, action: Action) -> None:
+    def thought(self, index: int, logged: int, action: Action) -> bool:
         """The move a :class:`Think` chose for ``index`` on the log ``logged`` events long:
-        played when its think time ends if the hand has not moved on since."""
+        played when its think time ends if the hand has not moved on since. Returns whether
+        it is for the position the hand is in."""
         self.bot_moves[index] = (logged, action)
+        return logged == len(self.game.events)
 
     def released_events(self, viewer: Viewer) -> list[dict[str, Any]]:
         """What ``viewer`` may know of the hand so far."""
@@ -514,7 +523,7 @@ class HandFlow:
         self.prompts.clear()
         self.thinking_ahead.clear()
         if self.released != len(game.events) or game.phase is not Phase.CLAIMS:
-            self._think_ahead(now, pause)  # nobody may claim: the engine is at the next turn
+            self._think_ahead(now)  # nobody may claim: the engine is at the next turn
             return
         claims = game.claims
         assert claims is not None
@@ -533,17 +542,20 @@ class HandFlow:
             )
             self.prompts[seat_index] = prompt
             self._out.append(SendPrompt(seat_index, prompt))
-        if not self.people_to_ask():
-            self._think_ahead(now, pause)
+        self._think_ahead(now)
 
-    def _think_ahead(self, now: float, pause: float) -> None:
-        """Begin the search of the seat whose turn follows this window now, when that is known
-        now: no person was asked to claim, so the bots' answers, given at the window's start,
-        decide it. The search (大師) then has the window's pause too, and its floor after the
-        window (THINK_FLOOR) can stay short. Nothing of this shows: the move is timed by
-        :meth:`_prompt_turn` from the turn's start exactly as for a thought begun there, and the
+    def _think_ahead(self, now: float) -> None:
+        """Begin now the search of the seat whose turn follows this window, in the position
+        the window's known answers lead to: the bots', given at its start, and a pass from
+        every person asked (most pass; a person who claims makes it a turn that does not
+        come). The search (大師) then has the window's pause too, and its floor after the
+        window (THINK_FLOOR) can stay short; without this, the search after a window that asked
+        a person had only that floor. Nothing of this shows: the move is timed by
+        :meth:`_prompt_turn` from the turn's start exactly as for a thought begun there; the
         thought is used only if the turn comes in the very position it was begun for (else
-        the turn is thought anew, and a move no longer legal is decided again)."""
+        the turn is thought anew, and a move no longer legal is decided again); and it runs
+        on a twin of the bot (:attr:`Think.ahead`), so a hypothesis that fails leaves the bot's
+        memory of the hand untouched."""
         game = self.game
         if not any(
             seat is not None and seat.botted and self.thinks_apart(index)
@@ -566,10 +578,12 @@ class HandFlow:
         logged = len(ahead.events)
         self.thinking_ahead[index] = (logged, ahead.events[-1])
         self.bot_moves.pop(index, None)
-        # the move's timer fires no earlier than the window's end and the floor after it
+        # the move's timer fires no earlier than the floor after the window's end, and the
+        # window lasts at least the pause of a window that asks nobody (one a person answers
+        # at once is held that long too, claim_pause): the search stops before either
         floor = self._think_floor()
-        deadline = now + pause + floor - min(THINK_SLACK, floor / 4)
-        self._out.append(Think(index, logged, ahead, deadline))
+        deadline = now + self.claim_pause(False) + floor - min(THINK_SLACK, floor / 4)
+        self._out.append(Think(index, logged, ahead, deadline, ahead=True))
 
     def _answer_claim(self, index: int, action: Action, now: float) -> None:
         legal = self.game.legal_actions(index)

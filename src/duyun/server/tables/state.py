@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Any, assert_never
 
-from duyun.bots import resolve_bot
+from duyun.bots import Bot, resolve_bot
 from duyun.engine import Action
 from duyun.server import protocol
 from duyun.server.protocol import ProtocolError, error_message
@@ -164,11 +164,20 @@ class TableState(MatchFlow):
             case _:
                 assert_never(result)
 
-    def thought(self, index: int, logged: int, action: Action) -> None:
+    def thought(
+        self, index: int, logged: int, action: Action, twin: tuple[Bot, Bot] | None = None
+    ) -> None:
         """A bot's turn move chosen off the event loop (:class:`~flow.Think`), for the hand
-        being played."""
+        being played. ``twin``: the bot it was forked from and the twin that chose it
+        (:attr:`~flow.Think.ahead`). A twin that chose for the position the hand is in has
+        seen every view its bot has, and this one: it becomes the seat's bot (unless the seat
+        has another bot by now). Else it is dropped, and the bot never saw the view."""
         assert self.hand is not None
-        self.hand.thought(index, logged, action)
+        used = self.hand.thought(index, logged, action)
+        if twin is not None and used:
+            seat, (origin, fork) = self.seats[index], twin
+            if seat is not None and seat.bot is origin:
+                seat.bot = fork
 
     def _on_timer(self, key: TimerKey, args: tuple[Any, ...], now: float) -> list[Effect]:
         match key.timer:

@@ -25,6 +25,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Executor
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
 from typing import Any, Protocol, assert_never
 
 from duyun.bots import Bot
@@ -217,8 +219,8 @@ class Table:
         #: joins the manager queued here that the table has not handled yet (quick match
         #: counts them against the free seats)
         self.pending_joins = 0
-        #: turn moves being chosen in threads (the search bot): seat -> (its hand, the task)
-        self._thoughts: dict[int, tuple[HandFlow, asyncio.Task[tuple[int, Action]]]] = {}
+        #: turn moves being chosen in threads (the search bot), by seat
+        self._thoughts: dict[int, _Thought] = {}
         #: one thought at a time per seat's bot, which keeps state from move to move
         self._bot_locks: dict[int, threading.Lock] = {}
         # timers: key -> (id, handle); a firing timer whose id is stale is ignored
@@ -453,12 +455,18 @@ class Table:
             case SettleUntil(at=at):
                 await asyncio.sleep(max(0.0, at - time.monotonic()))
                 return Settled()
-            case Think(seat=index, logged=logged, game=game, deadline=deadline):
+            case Think(seat=index, logged=logged, game=game, deadline=deadline, ahead=ahead):
                 hand = self.state.hand
                 assert hand is not None
-                task = asyncio.create_task(self._think(index, logged, game, deadline))
+                bot = self.state.bot(index)
+                assert isinstance(bot, SearchBot)
+                twin = bot.fork() if ahead else None
+                task = asyncio.create_task(self._think(index, logged, game, deadline, twin))
                 task.add_done_callback(_retrieve)
-                self._thoughts[index] = (hand, task)
+                replaced = self._thoughts.get(index)
+                if replaced is not None and replaced.twin is not None:
+                    replaced.twin[1].stop()  # thinking for a turn that did not come
+                self._thoughts[index] = _Thought(hand, task, None if twin is None else (bot, twin))
             case Resume(step=step):
                 return step
             case StoreTuoguan(match_id=match_id, seat=index, on=on, lease=lease):
@@ -535,11 +543,18 @@ class Table:
     # ------------------------------------------------------------------ bots thinking apart
 
     async def _think(
-        self, index: int, logged: int, game: Round, deadline: float
+        self, index: int, logged: int, game: Round, deadline: float, twin: SearchBot | None
     ) -> tuple[int, Action]:
-        bot = self.state.bot(index)
+        """Seat ``index``'s move on ``game``, chosen in a search thread. A ``twin``
+        (:attr:`Think.ahead`) is this thought's alone; the seat's bot is used by one thought
+        at a time. (How often searches are cut by their deadline is not counted here: per
+        decision, that would say which of a bot's decisions were close, what its move's timing
+        hides. benchmarks/think_ahead.py measures it.)"""
+        bot = twin or self.state.bot(index)
         assert isinstance(bot, SearchBot)
-        lock = self._bot_locks.setdefault(index, threading.Lock())
+        lock: AbstractContextManager[object] = (
+            nullcontext() if twin else self._bot_locks.setdefault(index, threading.Lock())
+        )
 
         def choose() -> Action:
             with lock:
@@ -557,16 +572,16 @@ class Table:
         if hand is None or self.state.status is not Status.PLAYING:
             return
         entry = self._thoughts.pop(index, None)
-        if entry is None or entry[0] is not hand:
+        if entry is None or entry.hand is not hand:
             return
-        if not entry[1].done():
+        if not entry.task.done():
             self.host.metrics.late_thoughts.inc()
         try:
-            logged, action = await entry[1]
+            logged, action = await entry.task
         except Exception:  # the state then decides on the loop, as for any other bot
             log.exception("table %s: seat %s's bot failed to think", self.code, index)
             return
-        self.state.thought(index, logged, action)
+        self.state.thought(index, logged, action, entry.twin)
 
     # ------------------------------------------------------------------ timers
 
@@ -603,6 +618,18 @@ class Table:
         if self.task is None or self.task.done():
             return True
         return not self.busy and self.inbox.empty() and not self._timers
+
+
+@dataclass(slots=True)
+class _Thought:
+    """A seat's turn move being chosen in a search thread (:class:`Think`)."""
+
+    #: the hand it is for
+    hand: HandFlow
+    #: the log's length it was chosen on, and the move
+    task: asyncio.Task[tuple[int, Action]]
+    #: a thought begun ahead (:attr:`Think.ahead`): the seat's bot and the twin thinking
+    twin: tuple[SearchBot, SearchBot] | None
 
 
 def _retrieve(task: asyncio.Task[tuple[int, Action]]) -> None:
