@@ -57,6 +57,14 @@ class Person:
         raise AssertionError(f"closed: {code} {reason}")
 
 
+def pass_or_discard(prompt: dict[str, Any]) -> protocol.Act:
+    """A person's quick answer: pass a claim, else the first legal discard."""
+    legal = prompt["legal"]
+    pick = next((a for a in legal if a["action"] == "pass"), None)
+    pick = pick or next(a for a in legal if a["action"] == "discard")
+    return protocol.Act(type="act", prompt=prompt["id"], **pick)
+
+
 class FakeHost:
     def __init__(self, store: Store) -> None:
         self.config = ServerConfig(
@@ -141,11 +149,7 @@ def test_a_table_plays_a_match_under_a_fake_host(store: Store) -> None:
                 raise AssertionError(message)
             if message["type"] != "prompt":
                 continue
-            legal = message["legal"]
-            pick = next((a for a in legal if a["action"] == "pass"), None)
-            pick = pick or next(a for a in legal if a["action"] == "discard")
-            act = protocol.Act(type="act", prompt=message["id"], **pick)
-            table.post(ClientMessage(person, act))
+            table.post(ClientMessage(person, pass_or_discard(message)))
         await asyncio.wait_for(host.dropped.wait(), timeout=5)
         table.post(Stop())
         assert table.task is not None
@@ -312,11 +316,7 @@ def test_a_search_bot_thinks_ahead_on_a_twin_that_takes_its_seat(
                 break
             if message["type"] != "prompt":
                 continue
-            legal = message["legal"]
-            pick = next((a for a in legal if a["action"] == "pass"), None)
-            pick = pick or next(a for a in legal if a["action"] == "discard")
-            act = protocol.Act(type="act", prompt=message["id"], **pick)
-            table.post(ClientMessage(person, act))
+            table.post(ClientMessage(person, pass_or_discard(message)))
         last = [table.state.seats[index].bot for index in range(1, 4)]  # type: ignore[union-attr]
         table.post(Stop())
         return first, last
