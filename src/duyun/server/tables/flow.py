@@ -58,10 +58,11 @@ THINK_SLACK = 0.05
 #: the least time a bot thinking apart is given from the start of its turn (capped by
 #: ``bot_delay``). Its search usually starts earlier, at the claim window before the turn
 #: (:meth:`HandFlow._think_ahead`), and has the window's pause as well; so this floor only has
-#: to keep a search alive when a person was asked to claim (the outcome was not known at the
-#: window's start), and a short one keeps a table of search bots at a person's pace (a
-#: search bot's turn takes about 0.1 s longer than another bot's: 3.8 s from one of a
-#: person's turns to the next at a table of three, where a floor of 0.3 s made 4.4 s)
+#: to keep a search alive when that thought was for a turn that did not come (a person
+#: claimed) or no window came before the turn (a kong's replacement draw), and a short one
+#: keeps a table of search bots at a person's pace (a search bot's turn takes about 0.1 s
+#: longer than another bot's: 3.8 s from one of a person's turns to the next at a table of
+#: three, where a floor of 0.3 s made 4.4 s)
 THINK_FLOOR = 0.1
 
 #: a botted seat's move: ``decide(seat, view, claim)``; the table provides it (its bots)
@@ -133,8 +134,9 @@ class SettleUntil:
 @dataclass(frozen=True, slots=True)
 class Think:
     """Choose ``seat``'s turn move off the event loop, on ``game`` (a copy of the round in the
-    position of that turn, ``logged`` events long: taken at the turn's start, or at the claim
-    window before it when the window's outcome is already known), and hand it back with
+    position of that turn, ``logged`` events long: taken at the claim window before it, in
+    the position that window's known answers lead to, or else at the turn's start), and hand
+    it back with
     :meth:`HandFlow.thought` before the bot's timer fires into :meth:`HandFlow.on_timer`:
     the search stops at ``deadline`` (``time.monotonic()``), a little before the timer, so the
     move is played when the think time ends however long the search would have taken.

@@ -461,7 +461,14 @@ class Table:
                 bot = self.state.bot(index)
                 assert isinstance(bot, SearchBot)
                 twin = bot.fork() if ahead else None
-                task = asyncio.create_task(self._think(index, logged, game, deadline, twin))
+                # a twin is this thought's alone; the seat's bot serves one thought at a time
+                lock: AbstractContextManager[object] = (
+                    nullcontext() if twin else self._bot_locks.setdefault(index, threading.Lock())
+                )
+                thinker = twin or bot
+                task = asyncio.create_task(
+                    self._think(thinker, lock, index, logged, game, deadline)
+                )
                 task.add_done_callback(_retrieve)
                 replaced = self._thoughts.get(index)
                 if replaced is not None and replaced.twin is not None:
@@ -543,18 +550,19 @@ class Table:
     # ------------------------------------------------------------------ bots thinking apart
 
     async def _think(
-        self, index: int, logged: int, game: Round, deadline: float, twin: SearchBot | None
+        self,
+        bot: SearchBot,
+        lock: AbstractContextManager[object],
+        index: int,
+        logged: int,
+        game: Round,
+        deadline: float,
     ) -> tuple[int, Action]:
-        """Seat ``index``'s move on ``game``, chosen in a search thread. A ``twin``
-        (:attr:`Think.ahead`) is this thought's alone; the seat's bot is used by one thought
-        at a time. (How often searches are cut by their deadline is not counted here: per
-        decision, that would say which of a bot's decisions were close, what its move's timing
-        hides. benchmarks/think_ahead.py measures it.)"""
-        bot = twin or self.state.bot(index)
-        assert isinstance(bot, SearchBot)
-        lock: AbstractContextManager[object] = (
-            nullcontext() if twin else self._bot_locks.setdefault(index, threading.Lock())
-        )
+        """Seat ``index``'s move on ``game``, chosen by ``bot`` (the seat's, or a twin:
+        :attr:`Think.ahead`) in a search thread, holding ``lock``. (How often searches are cut
+        by their deadline is not counted here: per decision, that would say which of a bot's
+        decisions were close, what its move's timing hides. benchmarks/think_ahead.py
+        measures it.)"""
 
         def choose() -> Action:
             with lock:
