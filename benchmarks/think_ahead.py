@@ -44,6 +44,7 @@ from duyun.server.config import ServerConfig
 from duyun.server.store import Account
 from duyun.server.tables.flow import (
     CancelTimer,
+    DropThought,
     Effect,
     FinishHand,
     HandFlow,
@@ -142,6 +143,8 @@ class Table:
                     self.answers[seat] = self.now + self.think
                 case Think(seat=seat):
                     self.thoughts[seat] = (effect, self.now, self.asked)
+                case DropThought(seat=seat):
+                    del self.thoughts[seat]  # for a turn that did not come: never searched
                 case FinishHand():
                     self.finished = True
                 case _:

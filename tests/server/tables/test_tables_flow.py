@@ -27,6 +27,7 @@ from duyun.server.tables.flow import (
     THINK_SLACK,
     BroadcastTable,
     CancelTimer,
+    DropThought,
     Effect,
     FinishHand,
     HandFlow,
@@ -102,6 +103,7 @@ class Shell:
         self.thinking: dict[int, Think] = {}
         self.thoughts = 0
         self.adopted: list[int] = []  # the seats of thoughts begun ahead that were used
+        self.dropped: list[int] = []  # the seats of thoughts begun ahead that were stopped
         #: every thought begun, whether at the claim window before the turn (ahead), and when
         self.begun: list[tuple[Think, bool, float]] = []
         #: every bot turn's move: (when its timer fired, the move)
@@ -175,6 +177,11 @@ class Shell:
                     assert logged == len(events) or self.flow.window_open
                     self.thinking[seat] = effect
                     self.begun.append((effect, self.flow.window_open, self.now))
+                case DropThought(seat=seat):
+                    # only a thought begun ahead, at the end of its window, is ever dropped
+                    assert self.thinking[seat].ahead and not self.flow.window_open
+                    del self.thinking[seat]
+                    self.dropped.append(seat)
                 case FinishHand():
                     self.finished = True
                 case BroadcastTable():
@@ -498,7 +505,7 @@ def test_a_thought_ahead_when_a_person_may_claim_assumes_they_pass() -> None:
     shell.act(2, Action(2, ActionKind.PASS))
     assert shell.advance() == "window"
     assert shell.game.current == 1 and len(shell.game.events) == think.logged
-    assert len(shell.begun) == 1 and shell.flow.thinking_ahead == {}
+    assert len(shell.begun) == 1 and shell.flow.thinking_ahead == {} and shell.dropped == []
     ((due, args),) = shell.timers.values()
     assert args == ("bot", 1) and due >= shell.now + THINK_FLOOR > think.deadline
     before = len(shell.game.events)
@@ -508,8 +515,9 @@ def test_a_thought_ahead_when_a_person_may_claim_assumes_they_pass() -> None:
 
 def test_a_person_who_claims_leaves_the_thought_ahead_unused() -> None:
     """The hypothesis fails: seat 2's person pongs the dealer's 5p. Seat 1's thought begun at
-    the window is for a turn that never comes; its twin is dropped, and seat 1 thinks anew at
-    its turn, with the bot that never saw the view."""
+    the window is for a turn that never comes: it is dropped when the window ends (the table
+    stops its twin's search rather than let it run to its deadline), and seat 1 thinks anew
+    at its turn, with the bot that never saw the view."""
     shell = Shell(
         stacked([DEALER, PLAIN1, PAIR, PLAIN3]), seats_for(people=(0, 2)), thinks_apart=True
     )
@@ -518,10 +526,11 @@ def test_a_person_who_claims_leaves_the_thought_ahead_unused() -> None:
     ((think, _, _),) = shell.begun
     assert think.ahead and think.seat == 1
     shell.act(2, next(a for a in shell.game.legal_actions(2) if a.kind is ActionKind.PONG))
+    assert shell.dropped == []  # the window is open: the person might still pass
     assert shell.advance() == "window"
     assert shell.game.current == 2
+    assert shell.dropped == [1] and 1 not in shell.thinking and shell.flow.thinking_ahead == {}
     answer_obviously(shell, 2)  # the person discards after the pong: a new window
-    assert shell.flow.thinking_ahead.get(1, (0, {}))[0] != think.logged
     while shell.game.current != 1 or shell.flow.window_open:
         shell.advance()
     assert shell.bots[1] is bot and 1 not in shell.adopted

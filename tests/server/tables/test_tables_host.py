@@ -272,6 +272,50 @@ def test_a_search_bot_thinks_off_the_event_loop(store: Store, monkeypatch: Any) 
     assert searched_on and not set(searched_on) & loop_threads
 
 
+def play_beside_search_bots(
+    store: Store,
+    answer: Callable[[dict[str, Any]], protocol.Act],
+    seen: list[Table] | None = None,
+    seed: int = SEED,
+) -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
+    """One hand of a real table: a person at seat 0 answering each prompt with ``answer``,
+    and three 大師. Returns the bots' seats 1-3 held when the hand was dealt and at its end,
+    and the hand's events; ``seen`` is given the table as soon as it exists."""
+
+    async def play() -> tuple[list[Any], list[Any], list[dict[str, Any]]]:
+        host = FakeHost(store)
+        account = await asyncio.to_thread(store.create_guest)
+        person = Person(account)
+        options = TableOptions("private", None, 1, 1, RuleSet(), True, "search", False, account.id)
+        table = Table(host, "123456", options)
+        if seen is not None:
+            seen.append(table)
+        table.seed = seed
+        table.start_task()
+        table.post(Join(person))
+        table.post(ClientMessage(person, protocol.Ready(type="ready")))
+        table.post(ClientMessage(person, protocol.Start(type="start")))
+        first: list[Any] = []
+        while True:
+            message = await asyncio.wait_for(person.messages.get(), timeout=60)
+            assert message["type"] != "error", message
+            if not first and message["type"] == "snapshot":
+                first = [table.state.bot(index) for index in range(1, 4)]
+            if message["type"] == "hand_end":
+                break
+            if message["type"] != "prompt":
+                continue
+            table.post(ClientMessage(person, answer(message)))
+        last = [table.state.seats[index].bot for index in range(1, 4)]  # type: ignore[union-attr]
+        hand = table.state.hand
+        assert hand is not None
+        events = list(hand.game.events)
+        table.post(Stop())
+        return first, last, events
+
+    return asyncio.run(play())
+
+
 def test_a_search_bot_thinks_ahead_on_a_twin_that_takes_its_seat(
     store: Store, monkeypatch: Any
 ) -> None:
@@ -295,33 +339,7 @@ def test_a_search_bot_thinks_ahead_on_a_twin_that_takes_its_seat(
     monkeypatch.setattr(SearchBot, "fork", recorded_fork)
     monkeypatch.setattr(SearchBot, "stop", recorded_stop)
 
-    async def play() -> tuple[list[Any], list[Any]]:
-        host = FakeHost(store)
-        account = await asyncio.to_thread(store.create_guest)
-        person = Person(account)
-        options = TableOptions("private", None, 1, 1, RuleSet(), True, "search", False, account.id)
-        table = Table(host, "123456", options)
-        table.seed = SEED
-        table.start_task()
-        table.post(Join(person))
-        table.post(ClientMessage(person, protocol.Ready(type="ready")))
-        table.post(ClientMessage(person, protocol.Start(type="start")))
-        first: list[Any] = []
-        while True:
-            message = await asyncio.wait_for(person.messages.get(), timeout=60)
-            assert message["type"] != "error", message
-            if not first and message["type"] == "snapshot":
-                first = [table.state.bot(index) for index in range(1, 4)]
-            if message["type"] == "hand_end":
-                break
-            if message["type"] != "prompt":
-                continue
-            table.post(ClientMessage(person, pass_or_discard(message)))
-        last = [table.state.seats[index].bot for index in range(1, 4)]  # type: ignore[union-attr]
-        table.post(Stop())
-        return first, last
-
-    first, last = asyncio.run(play())
+    first, last, _ = play_beside_search_bots(store, pass_or_discard)
     assert len(twins) >= 3
     for origin, now in zip(first, last, strict=True):
         lineage = [now]
@@ -329,6 +347,51 @@ def test_a_search_bot_thinks_ahead_on_a_twin_that_takes_its_seat(
             lineage.append(twins[id(lineage[-1])])
         assert lineage[-1] is origin and len(lineage) > 1  # each seat's bot was replaced
         assert not set(map(id, stopped)) & set(map(id, lineage))  # never by a stopped twin
+
+
+#: a deal where the person pongs three times a bot's discard, with a bot's turn next
+PONG_SEED = 1
+
+
+def pong_or_discard(prompt: dict[str, Any]) -> protocol.Act:
+    """A person who pongs whenever they may (else :func:`pass_or_discard`)."""
+    pong = next((a for a in prompt["legal"] if a["action"] == "pong"), None)
+    if pong is None:
+        return pass_or_discard(prompt)
+    return protocol.Act(type="act", prompt=prompt["id"], **pong)
+
+
+def test_a_thought_ahead_for_a_turn_a_persons_pong_took_is_stopped_at_the_window_end(
+    store: Store, monkeypatch: Any
+) -> None:
+    """The other way a thought begun ahead ends (issue 35): the person pongs, so the bot's turn
+    after a pass never comes. Its twin is told to stop when the window ends (DropThought), not
+    left to search to its deadline. The bots play the strong bot's
+    advice (no search: what they discard must not depend on this machine's speed), so the hand
+    is the seed's and the person's pongs are known."""
+    monkeypatch.setattr(
+        SearchBot, "search", lambda self, view, candidates, advice, deadline: advice
+    )
+    seen: list[Table] = []
+    stops: list[tuple[bool, int]] = []  # at each stop: the window open?, whose turn
+    stop = SearchBot.stop
+
+    def recorded_stop(self: SearchBot) -> None:
+        hand = seen[0].state.hand
+        assert hand is not None
+        stops.append((hand.window_open, hand.game.current))
+        stop(self)
+
+    monkeypatch.setattr(SearchBot, "stop", recorded_stop)
+    _, _, events = play_beside_search_bots(store, pong_or_discard, seen, PONG_SEED)
+    # whom the person's pongs were of: a bot's turn after a pass was thought ahead unless the
+    # person's own turn came next
+    pongs = [e["from"] for e in events if e["type"] == "pong" and e["seat"] == 0]
+    assert pongs, "the seed gives the person no pong: pick another"
+    took_a_bots_turn = [s for s in pongs if (s + 1) % 4 != 0]
+    assert took_a_bots_turn
+    # each stopped when its window ended, at the person's turn; no other twin was stopped
+    assert stops == [(False, 0)] * len(took_a_bots_turn)
 
 
 class RoomHost(FakeHost):

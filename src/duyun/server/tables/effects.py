@@ -24,7 +24,7 @@ from typing import Any
 
 from duyun.engine import Payment, Round
 from duyun.server.store import Account, CoinRow, Lease, MatchSpec, RatingChange
-from duyun.server.tables.flow import CancelTimer, SetTimer, SettleUntil, Think
+from duyun.server.tables.flow import CancelTimer, DropThought, SetTimer, SettleUntil, Think
 from duyun.server.tables.inbox import Client, InboxMessage, TableRef
 from duyun.server.tables.seats import Prompt
 
@@ -266,6 +266,7 @@ Effect = (
     | CancelAllTimers
     | SettleUntil
     | Think
+    | DropThought
     | AppendEvents
     | StoreMatchStart
     | StoreHandStart

@@ -145,13 +145,25 @@ class Think:
     answers say (a person asked to claim passes). The turn may not come, so the thought runs
     on a twin of the bot (:meth:`~duyun.bots.search.SearchBot.fork`), which becomes the seat's
     bot when the thought is handed back for the very position it was begun for
-    (:meth:`~duyun.server.tables.state.TableState.thought`)."""
+    (:meth:`~duyun.server.tables.state.TableState.thought`), and is stopped when the window
+    ends otherwise (:class:`DropThought`)."""
 
     seat: int
     logged: int
     game: Round
     deadline: float
     ahead: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DropThought:
+    """The thought begun ahead for ``seat`` (:attr:`Think.ahead`) is for a turn that did not
+    come: the window ended otherwise than foreseen (a person asked to claim claimed or won).
+    The table stops its search, whose thread is wanted by thoughts that count; it runs on a
+    twin, so the seat's bot loses nothing. Without this it ran on to its deadline (up to the
+    window's pause and the floor) for nothing."""
+
+    seat: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +193,7 @@ Effect = (
     | CancelTimer
     | SettleUntil
     | Think
+    | DropThought
     | FinishHand
     | BroadcastTable
     | StoreTuoguan
@@ -339,6 +352,7 @@ class HandFlow:
             release_at = now + min(CLAIM_SETTLE, self.window_pause / 2)
             if game.phase is Phase.CLAIMS and self.released == len(game.events):
                 self._resolve_claims(now)
+            self._drop_unforeseen()
             self._out.append(SettleUntil(release_at))
             return self._take()
         if game.phase is not Phase.TURN or game.current != index:
@@ -587,6 +601,26 @@ class HandFlow:
         deadline = now + self.claim_pause(False) + floor - min(THINK_SLACK, floor / 4)
         self._out.append(Think(index, logged, ahead, deadline, ahead=True))
 
+    def _foresaw(self, index: int) -> bool:
+        """Whether the hand is at ``index``'s turn in the very position its thought begun
+        ahead was for (the same log length and last event: the same draw)."""
+        ahead = self.thinking_ahead.get(index)
+        game = self.game
+        return (
+            ahead is not None
+            and game.phase is Phase.TURN
+            and game.current == index
+            and ahead[0] == len(game.events)
+            and game.events[-1] == ahead[1]
+        )
+
+    def _drop_unforeseen(self) -> None:
+        """The window is over: a thought begun ahead for a turn that did not come is stopped
+        now (:class:`DropThought`) rather than left to run to its deadline."""
+        for index in [i for i in self.thinking_ahead if not self._foresaw(i)]:
+            del self.thinking_ahead[index]
+            self._out.append(DropThought(index))
+
     def _answer_claim(self, index: int, action: Action, now: float) -> None:
         legal = self.game.legal_actions(index)
         if action not in legal:
@@ -642,8 +676,9 @@ class HandFlow:
                 # begins now, so the move's time says nothing of which
                 delay = max(think - (now - self.moved_at), self._think_floor())
                 logged = len(game.events)
-                ahead = self.thinking_ahead.pop(index, None)
-                if ahead is None or ahead[0] != logged or game.events[-1] != ahead[1]:
+                foreseen = self._foresaw(index)
+                self.thinking_ahead.pop(index, None)
+                if not foreseen:
                     self.bot_moves.pop(index, None)
                     deadline = now + delay - min(THINK_SLACK, delay / 4)
                     self._out.append(Think(index, logged, game.copy(), deadline))

@@ -54,7 +54,7 @@ from duyun.server.tables.effects import (
     Watch,
 )
 from duyun.server.tables.ending import match_end_message, rating_lines, settlement, stored_result
-from duyun.server.tables.flow import CancelTimer, SetTimer, SettleUntil, Think
+from duyun.server.tables.flow import CancelTimer, DropThought, SetTimer, SettleUntil, Think
 from duyun.server.tables.seats import (
     SEATS,
     HandSummary,
@@ -108,7 +108,7 @@ class MatchFlow(Board):
                     SendSnapshot(client, snap, effect.prompt, hand_id)
                     for client in self._clients_of(effect.viewer)
                 )
-            elif isinstance(effect, SettleUntil | Think):
+            elif isinstance(effect, SettleUntil | Think | DropThought):
                 out.append(effect)
             elif isinstance(effect, flow.FinishHand):
                 out.extend(self._finish_hand())

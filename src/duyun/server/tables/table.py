@@ -76,7 +76,14 @@ from duyun.server.tables.effects import (
     StoreTuoguan,
     Watch,
 )
-from duyun.server.tables.flow import CancelTimer, HandFlow, SetTimer, SettleUntil, Think
+from duyun.server.tables.flow import (
+    CancelTimer,
+    DropThought,
+    HandFlow,
+    SetTimer,
+    SettleUntil,
+    Think,
+)
 from duyun.server.tables.inbox import (
     Call,
     Client,
@@ -470,10 +477,11 @@ class Table:
                     self._think(thinker, lock, index, logged, game, deadline)
                 )
                 task.add_done_callback(_retrieve)
-                replaced = self._thoughts.get(index)
-                if replaced is not None and replaced.twin is not None:
-                    replaced.twin[1].stop()  # thinking for a turn that did not come
+                self._stop_twin(index)  # thinking for a turn that did not come
                 self._thoughts[index] = _Thought(hand, task, None if twin is None else (bot, twin))
+            case DropThought(seat=index):
+                if self._stop_twin(index):
+                    del self._thoughts[index]
             case Resume(step=step):
                 return step
             case StoreTuoguan(match_id=match_id, seat=index, on=on, lease=lease):
@@ -570,6 +578,15 @@ class Table:
 
         loop = asyncio.get_running_loop()
         return logged, await loop.run_in_executor(self.host.search_pool, choose)
+
+    def _stop_twin(self, index: int) -> bool:
+        """Stop seat ``index``'s thought if a twin thinks it ahead (:attr:`Think.ahead`);
+        whether one did. A thought on the seat's own bot is never stopped: it is the move."""
+        entry = self._thoughts.get(index)
+        if entry is None or entry.twin is None:
+            return False
+        entry.twin[1].stop()
+        return True
 
     async def _collect_thought(self, index: int) -> None:
         """Hand the bot's thought to the state when its think time ends; a thought not done
