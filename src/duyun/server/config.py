@@ -198,7 +198,9 @@ class ServerConfig:
     code_lookups_per_minute: int = 30
     #: a guest's display-name changes per client address and minute (issue 32; 0 = no limit)
     renames_per_minute: int = 5
-    #: private tables an account may have open (created, not yet ended) at once (0 = no limit)
+    #: private tables an account may have open (created, not yet ended) at once; at the
+    #: limit its oldest empty one (waiting to close, PRIVATE_TABLE_IDLE) closes for a new one
+    #: (0 = no limit)
     open_tables_per_account: int = 3
     #: several processes on one database (docs/deploy.md "Leases"): how long a process's
     #: claim on a match lasts unless renewed, and how often it renews them (and looks for

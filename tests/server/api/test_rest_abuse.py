@@ -159,20 +159,84 @@ def test_registration_is_rate_limited_per_address(live_server: Any) -> None:
     assert "retry-after" in refused.headers
 
 
-def test_table_creation_is_rate_limited_and_open_tables_are_capped(live_server: Any) -> None:
+def test_table_creation_is_rate_limited_and_open_tables_are_capped(
+    live_server: Any, ws_client: Any
+) -> None:
+    """Issue 20 item 13: one account holds at most open_tables_per_account private tables
+    open, here two, each with a friend sitting at it; creations are rate-limited per
+    address."""
     server = live_server(tables_per_minute=3, open_tables_per_account=2)
+    ann, bob, cat = server.guest(), server.guest(), server.guest()
+
+    async def main() -> None:
+        codes, friends = [], []
+        for friend in (bob, cat):
+            codes.append(await create(server, ann))
+            friends.append(await sit(server, ws_client, friend, codes[-1]))
+        capped = await asyncio.to_thread(
+            server.http.post, "/api/tables", json={}, headers=server.auth(ann["token"])
+        )
+        message = _error(capped, 409, "too_many_tables")
+        assert "limit is 2" in message and all(code in message for code in codes)
+        assert sorted(server.manager.tables) == sorted(codes)  # none closed to make room
+        await create(server, bob)  # the cap is per account; the rate is per address
+        refused = await asyncio.to_thread(
+            server.http.post, "/api/tables", json={}, headers=server.auth(bob["token"])
+        )
+        assert "tables created" in _error(refused, 429, "rate_limited")
+        assert len(server.manager.tables) == 3
+        for client in friends:
+            await client.close()
+
+    asyncio.run(main())
+
+
+def test_a_hosts_empty_tables_make_room_for_a_new_one(live_server: Any, ws_client: Any) -> None:
+    """A table its host left with nobody at it (nor a join on its way) would close by itself
+    after 10 minutes, and counted toward the cap until then: a host who opened tables and
+    left them (or whose join expired on a dropped connection) was refused a new one. At the
+    cap, the oldest empty one now closes for the new one; one a friend sits at stays."""
+    server = live_server(tables_per_minute=0, open_tables_per_account=2)
     ann, bob = server.guest(), server.guest()
-    for _ in range(2):
-        made = server.http.post("/api/tables", json={}, headers=server.auth(ann["token"]))
-        assert made.status_code == 201
-    capped = server.http.post("/api/tables", json={}, headers=server.auth(ann["token"]))
-    message = _error(capped, 409, "too_many_tables")
-    assert "limit is 2" in message and all(code in message for code in server.manager.tables)
-    made = server.http.post("/api/tables", json={}, headers=server.auth(bob["token"]))
-    assert made.status_code == 201  # the cap is per account; the rate is per address
-    refused = server.http.post("/api/tables", json={}, headers=server.auth(bob["token"]))
-    assert "tables created" in _error(refused, 429, "rate_limited")
-    assert len(server.manager.tables) == 3
+
+    def tables() -> list[str]:
+        return sorted(server.manager.tables)
+
+    async def main() -> None:
+        first, second = await create(server, ann), await create(server, ann)  # nobody sat
+        third = await create(server, ann)
+        assert tables() == sorted([second, third])  # the oldest closed
+        looked = await asyncio.to_thread(server.http.get, f"/api/tables/{first}")
+        _error(looked, 404, "table_not_found")
+        friend = await sit(server, ws_client, bob, third)
+        fourth = await create(server, ann)
+        assert tables() == sorted([third, fourth])  # bob's table stays
+        server.manager.tables[fourth].expect_join()  # a join on its way to the empty one
+        capped = await asyncio.to_thread(
+            server.http.post, "/api/tables", json={}, headers=server.auth(ann["token"])
+        )
+        assert all(code in _error(capped, 409, "too_many_tables") for code in (third, fourth))
+        await friend.close()
+
+    asyncio.run(main())
+
+
+async def create(server: Any, session: dict[str, Any]) -> str:
+    """A private table created over REST by ``session``; its code."""
+    made = await asyncio.to_thread(
+        server.http.post, "/api/tables", json={}, headers=server.auth(session["token"])
+    )
+    assert made.status_code == 201, made.text
+    return str(made.json()["code"])
+
+
+async def sit(server: Any, ws_client: Any, session: dict[str, Any], code: str) -> Any:
+    """``session`` joins table ``code`` over the websocket and stays connected (a waiting
+    table lets a dropped seat go); its client."""
+    client = await ws_client.connect(server.ws_url, session["token"])
+    await client.send(type="join", code=code)
+    await client.expect("table", lambda m: m["table"] is not None and m["table"]["code"] == code)
+    return client
 
 
 def test_code_lookups_are_rate_limited_over_rest_and_websocket(

@@ -136,18 +136,21 @@ async def bots() -> list[dict[str, str]]:
 
 
 def _check_open_tables(state: State, manager: TableManager, account_id: int) -> None:
-    """config ``open_tables_per_account``: ``409 too_many_tables`` naming the open ones."""
+    """config ``open_tables_per_account``: its empty tables make room for the new one
+    (:meth:`TableManager.close_empty_tables_of`); else ``409 too_many_tables`` naming the
+    open ones."""
     cap = state.config.open_tables_per_account
     if not cap:
         return
+    manager.close_empty_tables_of(account_id, keep=cap - 1)
     open_codes = manager.open_tables_of(account_id)
     if len(open_codes) >= cap:
         raise ApiError(
             409,
             "too_many_tables",
             f"you already have {len(open_codes)} open tables (the limit is {cap}): "
-            f"{', '.join(open_codes)}; a table closes when its match ends or after "
-            "10 minutes without players",
+            f"{', '.join(open_codes)}, each with someone at it; a table closes when its "
+            "match ends or after 10 minutes without players",
         )
 
 

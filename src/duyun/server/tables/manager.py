@@ -189,6 +189,34 @@ class TableManager:
             if t.options.kind == "private" and t.options.host == account_id and t.status != "ended"
         )
 
+    def close_empty_tables_of(self, account_id: int, keep: int) -> list[str]:
+        """Close the private tables this account created that wait with nobody at them (no
+        one seated or watching, no join on its way), the oldest first, until at most ``keep``
+        of its tables are open; the codes closed.
+
+        Such a table would close by itself after ``PRIVATE_TABLE_IDLE`` (10 minutes), and
+        until then it counts toward ``open_tables_per_account``. A host who left a table, or
+        whose join never arrived (it expired on a dropped connection, the client's outbox),
+        or who went back to the lobby from a 再來一局 table, and now opens another, would
+        otherwise be refused for up to 10 minutes for tables nobody uses. A table anyone sits
+        at or is joining stays: the cap still bounds what one account holds open."""
+        empty = [
+            t
+            for t in self.tables.values()  # in the order they were opened
+            if t.options.kind == "private"
+            and t.options.host == account_id
+            and t.status == "waiting"
+            and not t.humans()
+            and not t.state.spectators
+            and t.pending_joins == 0
+        ]
+        excess = len(self.open_tables_of(account_id)) - keep
+        closed = empty[: max(0, excess)]
+        for table in closed:
+            log.info("table %s: closed, empty, for its host's new table", table.code)
+            self.drop_table(table)
+        return [t.code for t in closed]
+
     def unseat(self, account_id: int, table: Table) -> None:
         if self.seated.get(account_id) is table:
             del self.seated[account_id]
