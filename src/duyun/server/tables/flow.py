@@ -200,6 +200,20 @@ Effect = (
 )
 
 
+def apply_answers(game: Round, answer: Callable[[int], Action]) -> None:
+    """End a claim window on ``game``: each seat still asked, in the engine's order, gives
+    ``answer(seat)``; a seat the answers before it took out of the window (a win or claim
+    that settled it) is not asked."""
+    for index in list(game.to_act):
+        if game.phase is Phase.CLAIMS and index in game.to_act:
+            game.apply(answer(index))
+
+
+def pass_action(index: int) -> Action:
+    """``index`` passes on the tile (a person who did not answer, or is assumed to)."""
+    return Action(index, ActionKind.PASS)
+
+
 def holds(event: dict[str, Any]) -> bool:
     """A discard or an added kong's tile: a claim window follows it."""
     kind = event["type"]
@@ -581,10 +595,7 @@ class HandFlow:
         ahead = game.copy()
         if ahead.phase is Phase.CLAIMS and self.released == len(game.events):
             # as _resolve_claims will: the bots' answers, a pass for anyone else
-            for index in list(ahead.to_act):
-                if ahead.phase is not Phase.CLAIMS or index not in ahead.to_act:
-                    continue
-                ahead.apply(self.answers.get(index, Action(index, ActionKind.PASS)))
+            apply_answers(ahead, lambda index: self.answers.get(index, pass_action(index)))
         if ahead.is_over or ahead.phase is not Phase.TURN:
             return
         index = ahead.current
@@ -637,22 +648,17 @@ class HandFlow:
             self._out.append(SetTimer(DECISION, max(0.0, beat_end - now), ("window",)))
 
     def _resolve_claims(self, now: float) -> None:
-        game = self.game
-        for index in list(game.to_act):
-            if game.phase is not Phase.CLAIMS or index not in game.to_act:
-                continue
+        def answer(index: int) -> Action:
             seat = self.seats[index]
             assert seat is not None
             action = self.answers.get(index)
             if action is None:
-                action = (
-                    self._bot_choice(index, claim=True)
-                    if seat.botted
-                    else Action(index, ActionKind.PASS)
-                )
-            game.apply(action)
+                action = self._bot_choice(index, claim=True) if seat.botted else pass_action(index)
             if action.kind is not ActionKind.PASS:
                 self.moved_at = now  # a claim: a bot thinks anew before discarding
+            return action
+
+        apply_answers(self.game, answer)
         self.answers.clear()
         self._store()
 
