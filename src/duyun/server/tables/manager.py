@@ -198,8 +198,10 @@ class TableManager:
         until then it counts toward ``open_tables_per_account``. A host who left a table, or
         whose join never arrived (it expired on a dropped connection, the client's outbox),
         or who went back to the lobby from a 再來一局 table, and now opens another, would
-        otherwise be refused for up to 10 minutes for tables nobody uses. A table anyone sits
-        at or is joining stays: the cap still bounds what one account holds open."""
+        otherwise be refused for up to 10 minutes for tables nobody uses (the seats a
+        再來一局 table keeps for the last match's players do not make it used: nobody came
+        back to it). A table anyone sits at, watches or is joining stays: the cap still
+        bounds what one account holds open."""
         empty = [
             t
             for t in self.tables.values()  # in the order they were opened
