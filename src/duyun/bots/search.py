@@ -106,9 +106,10 @@ class SearchBot:
     # that it is, else developed to a shanten of the self-play prior (duyun/bots/learned.py
     # learned_hands). On 1,000 walls against three efficient bots it made 大師 +0.66
     # [+0.30, +1.03] points per hand over the strong bot, where uniform samples made +0.29
-    # [-0.08, +0.67]; with three more fresh seeds' 1,000 walls each (+0.30, +0.20 and +0.57
-    # there) +0.43 [+0.24, +0.62] (docs/simulate.md). The model runs on NumPy: without it
-    # (the core install) the samples stay uniform.
+    # [-0.08, +0.67]; with four more fresh seeds' 1,000 walls each (+0.30, +0.20, +0.57 and
+    # +0.19 there) +0.38 [+0.21, +0.56]; against three strong bots, +0.34 [+0.13, +0.54]
+    # over three fresh seeds (docs/simulate.md). The model runs on NumPy: without it (the
+    # core install) the samples stay uniform.
     LEARNED_HANDS = True
 
     def __init__(self, seed: int = 0, rules: RuleSet | None = None) -> None:
