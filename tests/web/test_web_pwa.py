@@ -195,7 +195,7 @@ def test_a_new_version_is_announced_and_reloads(
     "alone reloaded 20 times in 20 in 1.3-1.6 s under the same load",
     strict=False,
 )
-@pytest.mark.timeout(75)  # the stuck reload answers no Playwright timeout; it passes in 7-30 s
+@pytest.mark.timeout(45)  # the stuck reload answers no Playwright timeout; it passes in 7-30 s
 def test_reload_after_a_new_version_brings_it(
     browser: Any, web_server: WebServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -366,9 +366,9 @@ def test_a_thought_ahead_for_a_turn_a_persons_pong_took_is_stopped_at_the_window
 ) -> None:
     """The other way a thought begun ahead ends (issue 35): the person pongs, so the bot's turn
     after a pass never comes. Its twin is told to stop when the window ends (DropThought), not
-    left to search to its deadline. The bots play the strong bot's
-    advice (no search: what they discard must not depend on this machine's speed), so the hand
-    is the seed's and the person's pongs are known."""
+    left to search to its deadline. The bots play the strong bot's advice (no search: what
+    they discard must not depend on this machine's speed), so the hand is the seed's and the
+    person's pongs are known."""
     monkeypatch.setattr(
         SearchBot, "search", lambda self, view, candidates, advice, deadline: advice
     )
