@@ -250,7 +250,6 @@ class Cluster:
                 code=pick.code,
             )
             table.start_task()
-        table.expect_join()
         manager.queue_join(client, fresh.id, table)
 
     # ------------------------------------------------------------------ readiness

@@ -447,3 +447,42 @@ def test_a_room_table_hands_back_a_racing_join_from_the_same_address(
         assert host.rerouted == [(people[1], "novice")]
         assert seated == [people[0].account.id, None, None, None]
         assert people[1].table is None  # free to be seated elsewhere
+
+
+def test_a_join_by_code_on_its_way_keeps_an_empty_table_open(store: Store) -> None:
+    """At the open-tables cap, a host's empty tables make room for a new one
+    (TableManager.close_empty_tables_of), but never one a join is on its way to. A join by code
+    counts in ``pending_joins`` from the moment it is queued until the table has seated its
+    player; before, only quick match counted its joins, so a friend's join queued at the very
+    moment the host opened another table could be seated at a table being closed."""
+    from duyun.server.tables import TableManager
+
+    async def main() -> None:
+        manager = TableManager(ServerConfig(), store, owner="p1")
+        host = await asyncio.to_thread(store.create_guest)
+        friend = Person(await asyncio.to_thread(store.create_guest))
+        tables = [
+            manager.create_private(
+                host,
+                stake=1,
+                hands=1,
+                rules=RuleSet(),
+                bots_allowed=True,
+                bot="strong",
+                listed=False,
+            )
+            for _ in range(2)
+        ]
+        first, second = tables
+        manager.join(friend, first.code)  # queued: the table has not seated the friend yet
+        assert first.pending_joins == 1 and not first.humans()
+        assert manager.close_empty_tables_of(host.id, keep=0) == [second.code]
+        message = await asyncio.wait_for(friend.messages.get(), timeout=10)
+        while message["type"] != "table":
+            message = await asyncio.wait_for(friend.messages.get(), timeout=10)
+        assert message["table"]["code"] == first.code
+        assert first.pending_joins == 0 and first.humans()  # seated: not empty either
+        assert manager.close_empty_tables_of(host.id, keep=0) == []
+        manager.drop_table(first)
+
+    asyncio.run(main())

@@ -168,7 +168,6 @@ async def create_table(
     manager: Manager,
     client: ClientAddress,
 ) -> dict[str, Any]:
-    _check_open_tables(state, manager, account.id)
     try:
         rules = RuleSet.from_mapping(body.rules.model_dump())
     except (ValueError, TypeError) as error:
@@ -177,6 +176,9 @@ async def create_table(
         bot = resolve_bot(body.bot or state.config.default_bot)
     except ValueError as error:
         raise ApiError(400, "bad_request", f"bot: {error}") from None
+    # (after the checks of the request: an empty table closed for a table never made would
+    # be lost for nothing)
+    _check_open_tables(state, manager, account.id)
     code = None
     with state.limits.tables.attempt(client):  # only tables that will be created count
         if state.cluster is not None:

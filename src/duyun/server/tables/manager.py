@@ -298,7 +298,6 @@ class TableManager:
                 )
             )
             table.start_task()
-        table.expect_join()
         self.queue_join(client, fresh.id, table)
 
     def join(self, client: Client, code: str) -> None:
@@ -349,9 +348,12 @@ class TableManager:
         self, client: Client, account_id: int, table: Table, *, by_code: bool = False
     ) -> None:
         """Seat the account at ``table`` here at once, and queue its join there: what the
-        client sends next queues behind the join."""
+        client sends next queues behind the join. Until the table has handled it, the join
+        counts in ``pending_joins`` (its seat is taken for quick match, and the table is not
+        empty for :meth:`close_empty_tables_of`), whether it came by code or quick match."""
         self.seated[account_id] = table
         client.table = table
+        table.expect_join()
         table.post(Join(client, None, by_code))
 
     def spectate(self, client: Client, code: str) -> None:

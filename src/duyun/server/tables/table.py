@@ -332,8 +332,8 @@ class Table:
         self.state.keep_seats_of(ended.state)
 
     def expect_join(self) -> None:
-        """A quick match queued a join here: its seat counts as taken until the join is
-        handled (``pending_joins``)."""
+        """A join was queued here (:meth:`TableManager.queue_join`, by code or quick match):
+        its seat counts as taken until the join is handled (``pending_joins``)."""
         self.pending_joins += 1
 
     def consume_arrivals(self, published: int) -> None:
