@@ -372,6 +372,11 @@ def test_the_search_variants_change_only_what_they_say(monkeypatch: pytest.Monke
             "VALUE_ROLLOUTS",
             {"ROUTES": False, "VALUE_ROLLOUTS": False},
         ),
+        (
+            variants.SharpRolloutsSearch,
+            "SHARP_ROLLOUTS",
+            {"ROUTES": False, "VALUE_ROLLOUTS": True, "SHARP_ROLLOUTS": True},
+        ),
     ):
         bot = variant(3)
         assert {name: getattr(bot, name) for name in switches} == switches
@@ -395,3 +400,60 @@ def test_the_search_variants_change_only_what_they_say(monkeypatch: pytest.Monke
                 widened += len(theirs) > len(mine)
             game.apply(bots[seat].choose(view))
     assert widened > 0
+
+
+def test_a_rollout_player_paired_with_itself_differs_on_no_wall() -> None:
+    result = run_tool(
+        "benchmarks/rollout_players.py",
+        "--players",
+        "sharp,sharp,value",
+        "--walls",
+        "4",
+        "--workers",
+        "1",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "sharp - sharp: +0.000 ± 0.000 per hand" in result.stdout
+    assert "value - sharp:" in result.stdout
+
+
+def test_rollout_players_names_an_unknown_player() -> None:
+    result = run_tool("benchmarks/rollout_players.py", "--players", "value+strong-pongs")
+    assert result.returncode != 0
+    assert "unknown player 'value+strong-pongs'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_rollout_player_takes_the_strong_bots_move_only_where_its_name_says() -> None:
+    """``value+strong-claims`` answers every claim window as the strong bot does and plays
+    every turn as the rollout policy's own seat would (fast_action on the real round)."""
+    from duyun.bots.rollout import fast_action
+    from duyun.bots.strong import StrongBot
+
+    load_tool("paired_bots")  # imported by the tool as a sibling script
+    players = load_tool("rollout_players")
+    shadow = StrongBot(0)
+    claims = turns = 0
+
+    def checked(game: Round) -> Any:
+        player = players.player_factory("value+strong-claims")(0, game)
+        inner = player.choose
+
+        def choose(view: Any) -> Any:
+            nonlocal claims, turns
+            advice = shadow.choose(view)
+            own = fast_action(game, view.seat, True, False, False)
+            move = inner(view)
+            if view.claim_tile is not None:
+                claims += 1
+                assert move == advice
+            else:
+                turns += 1
+                assert move == own
+            return move
+
+        player.choose = choose
+        return player
+
+    play_p1(checked)
+    assert claims > 0 and turns > 0

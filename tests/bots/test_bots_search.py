@@ -22,6 +22,7 @@ from duyun.bots.rollout import (
     keep_score,
     pungs_shanten,
     rollout,
+    unseen_by,
 )
 from duyun.bots.search import SearchBot
 from duyun.bots.strong import StrongBot
@@ -336,6 +337,36 @@ def test_the_value_aware_rollout_stays_off_a_baoting_hand_when_far_from_ready_r2
     nine_s = parse_tiles("9s")[0]
     assert fast_action(game, 0).tile != nine_s
     assert fast_action(game, 0, value_aware=True).tile == nine_s
+
+
+def test_the_sharp_rollout_makes_a_kong_that_costs_one_step_but_not_two_r12_r15() -> None:
+    """A bean is paid at once (R12) and lets a 平胡 win on a discard (R15, R17): the sharp
+    own seat makes a concealed kong that leaves its hand one step further from ready, where
+    the efficient rules make a kong only when it costs nothing; a kong that costs two steps
+    it leaves too."""
+    one_step = setup_game(["558m44789999p336s", None, None, None], dealer=0, drawn=True)
+    kong = fast_action(one_step, 0, value_aware=True, sharp=True)
+    assert kong.kind is ActionKind.CONCEALED_KONG and kong.tile == parse_tiles("9p")[0]
+    assert fast_action(one_step, 0, value_aware=True).kind is ActionKind.DISCARD
+    two_steps = setup_game(["2222336m223788p5s", None, None, None], dealer=0, drawn=True)
+    assert any(a.kind is ActionKind.CONCEALED_KONG for a in two_steps.legal_actions(0))
+    assert fast_action(two_steps, 0, value_aware=True, sharp=True).kind is ActionKind.DISCARD
+
+
+def test_the_sharp_rollout_keeps_the_wait_with_more_live_tiles_r10_r20() -> None:
+    """Six pairs and 78s: either single goes for a 七對 wait (6 fan, R10, R20) on the other.
+    Two 7s lie in a river, so a 7s wait has one live copy and an 8s wait three: the sharp own
+    seat lets 7s go, where the efficient rules' shape score lets 8s go."""
+    game = setup_game(
+        ["123m123m44p55p66s78s", None, None, None],
+        dealer=0,
+        drawn=True,
+        discards=["", "7s7s", "", ""],
+    )
+    seven_s, eight_s = parse_tiles("7s8s")
+    assert fast_action(game, 0, value_aware=True).tile == eight_s
+    assert fast_action(game, 0, value_aware=True, sharp=True).tile == seven_s
+    assert unseen_by(game, 0)[seven_s] == 1 and unseen_by(game, 0)[eight_s] == 3
 
 
 # ---------------------------------------------------------------------- pattern routes

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from duyun.analysis.shanten import shanten
 from duyun.bots.evaluation import HandEvaluator
+from duyun.bots.expectation import wait_fans
 from duyun.engine.actions import Action, ActionKind
 from duyun.engine.phases import Phase
 from duyun.engine.round import Round
@@ -25,21 +26,26 @@ ROUTE_PAIRS = 2  # 七對 (R20): no meld, five or more pairs
 ROUTE_PUNGS = 3  # 對對胡 (R20): every set a pung, at most one step from ready that way
 
 
-def rollout(game: Round, seat: int, value_aware: bool = False, routes: bool = False) -> int:
+def rollout(
+    game: Round, seat: int, value_aware: bool = False, routes: bool = False, sharp: bool = False
+) -> int:
     """Play ``game`` to its end with :func:`fast_action` for every seat; ``seat``'s points.
     With ``value_aware`` that seat plays the value-aware variant (the bot's own later turns),
     the others the efficient rules it believes they play; ``routes`` adds the value-aware
-    variant's pattern routes (:func:`route_discard`)."""
+    variant's pattern routes (:func:`route_discard`), ``sharp`` its kongs for beans and
+    best-paying waits."""
     while game.phase is not Phase.ENDED:
         actor = game.to_act[0]
         own = value_aware and actor == seat
-        game.apply_logged(fast_action(game, actor, own, own and routes))
+        game.apply_logged(fast_action(game, actor, own, own and routes, own and sharp))
     result = game.result
     assert result is not None
     return result.totals[seat]
 
 
-def fast_action(game: Round, seat: int, value_aware: bool = False, routes: bool = False) -> Action:
+def fast_action(
+    game: Round, seat: int, value_aware: bool = False, routes: bool = False, sharp: bool = False
+) -> Action:
     """The efficient bot's rules on the round's own counts (no view built): win when allowed,
     discard for the lowest shanten (報聽 with it when allowed), kong or pong when it does not
     slow the hand. Among the discards tied at the lowest shanten the least connected tile goes
@@ -53,7 +59,14 @@ def fast_action(game: Round, seat: int, value_aware: bool = False, routes: bool 
 
     ``routes`` (with ``value_aware``) plays a pattern the hand is close to as a player would
     (:func:`hand_route`): off-suit tiles out of a 清一色 hand first, singles out of a 七對 or
-    對對胡 hand, pongs taken for 對對胡 and refused for 七對."""
+    對對胡 hand, pongs taken for 對對胡 and refused for 七對.
+
+    ``sharp`` (with ``value_aware``) plays two things the strong bot does and the efficient
+    rules do not, each worth about a quarter of a point a hand to a player
+    (docs/simulate.md, "A sharper own seat"): a concealed or added kong is made even when it
+    costs the hand one step (a bean is paid at once, R12, and lets a 平胡 win on a discard,
+    R15, R17), and a hand that can be ready in several ways keeps the wait that pays most
+    (:func:`best_wait`) rather than the most connected tiles."""
     legal = game.legal_actions(seat).actions
     if len(legal) == 1:
         return legal[0]
@@ -77,8 +90,19 @@ def fast_action(game: Round, seat: int, value_aware: bool = False, routes: bool 
         else:
             others.append(action)
     best_value = min(after.values())
+    if sharp:
+        for action in others:
+            kind = action.kind
+            if kind is ActionKind.CONCEALED_KONG or kind is ActionKind.ADDED_KONG:
+                kong_tile = action.tile
+                assert kong_tile is not None
+                copies = 4 if kind is ActionKind.CONCEALED_KONG else 1
+                if _shanten_without(counts, kong_tile, copies) <= best_value + 1:
+                    return action
     flush = flush_suit(game, seat) if value_aware else -1
     chosen = least_connected(counts, after, best_value, flush)
+    if sharp and best_value == 0 and flush < 0 and not safe_against_baoting(game, seat):
+        chosen = best_wait(game, seat, after, chosen)
     if route != ROUTE_FAST:
         chosen = route_discard(counts, after, best_value, route, flush, chosen)
     if value_aware and best_value >= 2:
@@ -107,6 +131,47 @@ def fast_action(game: Round, seat: int, value_aware: bool = False, routes: bool 
             if _shanten_without(counts, meld_tile, copies) <= best_value:
                 return action
     return best_action
+
+
+def best_wait(game: Round, seat: int, after: dict[int, int], chosen: int) -> int:
+    """Among the discards that leave ``seat`` ready (``after``: tile -> shanten after it),
+    the one whose waits pay most: each wait's live copies (those the seat cannot see) times
+    its fan (R20), a 平胡 wait at half while the hand has no bean (R17: it then wins on a
+    self-draw only). Ties go to the lowest tile; ``chosen`` stands when it is the only one."""
+    tied = [tile for tile in sorted(after) if after[tile] == 0]
+    if len(tied) < 2:
+        return chosen
+    counts = game.counts[seat]
+    melds = tuple(game.melds[seat])
+    bean = game.has_bean[seat]
+    unseen = unseen_by(game, seat)
+    best = -1
+    best_value = 0.0
+    for tile in tied:
+        counts[tile] -= 1
+        value = 0.0
+        for wait, fan in wait_fans(counts, melds):
+            value += unseen[wait] * fan * (1.0 if fan > 1 or bean else 0.5)
+        counts[tile] += 1
+        if best < 0 or value > best_value:
+            best, best_value = tile, value
+    return best
+
+
+def unseen_by(game: Round, seat: int) -> list[int]:
+    """Copies of each tile ``seat`` cannot see: not in its hand, in no meld, in no river and
+    not laid open (its view's count, from the round's own lists)."""
+    seen = list(game.counts[seat])
+    for melds in game.melds:
+        for meld in melds:
+            if meld.tile is not None:
+                seen[meld.tile] += meld.kind.size
+    for river in game.rivers:
+        for tile in river:
+            seen[tile] += 1
+    for tile in game.off_table:
+        seen[tile] += 1
+    return [max(0, 4 - count) for count in seen]
 
 
 def _shanten_without(counts: list[int], tile: int, copies: int) -> int:

@@ -93,6 +93,12 @@ class SearchBot:
     # [-1.18, +0.61] points per hand, paired), nor with the learned-readiness samples on
     # 1,000 (-0.02 [-0.44, +0.40]; docs/simulate.md).
     ROUTES = False
+    # With VALUE_ROLLOUTS, the bot's own seat also makes a kong that costs its hand a step
+    # and keeps the best-paying of several waits in the rollouts (duyun/bots/rollout.py
+    # fast_action's ``sharp``): the two things the strong bot does that lift a rollout
+    # player most, about half a point a hand against three efficient bots
+    # (docs/simulate.md, "A sharper own seat").
+    SHARP_ROLLOUTS = False
     # Whether a plain discard may replace the strong bot's plain discard. Off, the search
     # weighs only kongs, 報聽 (and declining it) and claims, where the rollouts' efficient
     # play after the decision matters least (an experiment's switch: docs/simulate.md).
@@ -295,7 +301,7 @@ class SearchBot:
         return None
 
     def _play(self, world: Round, action: Action, seat: int) -> float:
-        return play_out(world, action, seat, self.VALUE_ROLLOUTS, self.ROUTES)
+        return play_out(world, action, seat, self.VALUE_ROLLOUTS, self.ROUTES, self.SHARP_ROLLOUTS)
 
 
 _READER: list[Callable[[SeatView], HandModel] | None] = []
@@ -339,7 +345,12 @@ def load_learned_hands() -> bool:
 
 
 def play_out(
-    world: Round, action: Action, seat: int, value_aware: bool = True, routes: bool = False
+    world: Round,
+    action: Action,
+    seat: int,
+    value_aware: bool = True,
+    routes: bool = False,
+    sharp: bool = False,
 ) -> float:
     """``seat``'s points when ``action`` is played in a copy of ``world`` (a sampled hand)
     and the hand then runs to its end under the rollout policy: one sample of what the option
@@ -349,7 +360,7 @@ def play_out(
     if offered is None:  # never for a legal action of the view; never chosen
         return -math.inf
     game.apply_logged(offered)
-    return rollout(game, seat, value_aware, routes)
+    return rollout(game, seat, value_aware, routes, sharp)
 
 
 class SampleWeigher(Protocol):
