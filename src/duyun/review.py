@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
-from duyun.bots.search import play_out
+from duyun.bots.search import SearchBot, play_out
 from duyun.bots.strong import StrongBot
 from duyun.engine.actions import Action, ActionKind, EngineError
 from duyun.engine.determinize import sample_round
@@ -333,7 +333,7 @@ def _review_decision(
     for _ in range(samples):
         world = _sample(rules, view, rng, event)
         for index, option in enumerate(options):
-            values[index].append(play_out(world, option, seat))
+            values[index].append(play_out(world, option, seat, *_MASTERS_ROLLOUTS))
     half = samples // 2
     choosing = [v[:half] for v in values]
     measuring = [v[half:] for v in values]
@@ -369,6 +369,10 @@ def _sample(rules: RuleSet, view: SeatView, rng: random.Random, event: int) -> R
         except (ValueError, EngineError) as failed:
             error = failed
     raise ReviewError(f"event {event}: no deal fits the seat's view ({error})")
+
+
+# the rollout switches 大師 plays with: a review values options as the search does
+_MASTERS_ROLLOUTS = (SearchBot.VALUE_ROLLOUTS, SearchBot.ROUTES, SearchBot.SHARP_ROLLOUTS)
 
 
 def _masters_choice(options: Sequence[Action], advice: int, values: Sequence[list[float]]) -> int:

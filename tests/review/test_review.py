@@ -189,7 +189,9 @@ def test_where_every_option_is_worth_the_same_noise_is_neither_a_mistake_nor_a_d
     of the strong player's, which agreed in 184; the two halves without the threshold growing
     with the number of options agreed in 178."""
     noise = random.Random(1)
-    monkeypatch.setattr(review_module, "play_out", lambda world, option, seat: noise.gauss(0, 10))
+    monkeypatch.setattr(
+        review_module, "play_out", lambda world, option, seat, *switches: noise.gauss(0, 10)
+    )
     decisions = mistakes = 0
     for seed in range(20):
         review = review_hand(bots_hand(seed, "efficient"), 0, samples=16, seed=0)
