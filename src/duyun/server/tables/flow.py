@@ -136,10 +136,10 @@ class Think:
     """Choose ``seat``'s turn move off the event loop, on ``game`` (a copy of the round in the
     position of that turn, ``logged`` events long: taken at the claim window before it, in
     the position that window's known answers lead to, or else at the turn's start), and hand
-    it back with
-    :meth:`HandFlow.thought` before the bot's timer fires into :meth:`HandFlow.on_timer`:
-    the search stops at ``deadline`` (``time.monotonic()``), a little before the timer, so the
-    move is played when the think time ends however long the search would have taken.
+    it back with :meth:`HandFlow.thought` before the bot's timer fires into
+    :meth:`HandFlow.on_timer`: the search stops at ``deadline`` (``time.monotonic()``), a
+    little before the timer, so the move is played when the think time ends however long the
+    search would have taken.
 
     ``ahead``: begun at the claim window, on the hypothesis that the window ends as its known
     answers say (a person asked to claim passes). The turn may not come, so the thought runs
