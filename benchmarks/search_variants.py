@@ -139,7 +139,8 @@ class SharpRolloutsSearch(SearchBot):
     and keeps the best-paying of several waits (``SearchBot.SHARP_ROLLOUTS``): the two
     touches of the strong bot worth most to a rollout player (about +0.25 a hand each
     against three efficient bots, docs/simulate.md). A continuation closer to how 大師 plays
-    the rest of the hand, measured in duplicate against 大師."""
+    the rest of the hand; on 1,000 walls of seed 35320 against three efficient bots, +0.07
+    [-0.38, +0.51] against 大師."""
 
     name = "search-sharp-rollouts"
     SHARP_ROLLOUTS = True
