@@ -369,6 +369,22 @@ def test_the_sharp_rollout_keeps_the_wait_with_more_live_tiles_r10_r20() -> None
     assert unseen_by(game, 0)[seven_s] == 1 and unseen_by(game, 0)[eight_s] == 3
 
 
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), bloody=st.booleans())
+def test_the_sharp_rollouts_unseen_count_is_the_views_r53(seed: int, bloody: bool) -> None:
+    """What the sharp own seat counts as live at its turn is what its view cannot see: its
+    hand, every meld and river, and in a 血戰 room the winners' laid-open hands (R53); the
+    hand is played by the sharp policy for every seat, so kongs and wins occur."""
+    rules = replace(DUYUN, bloody_battle=bloody)
+    game = new_round(seed, rules=rules)
+    while not game.is_over:
+        seat = game.to_act[0]
+        if game.claims is None:
+            visible = game.view(seat).visible_counts()
+            assert unseen_by(game, seat) == [4 - count for count in visible]
+        game.apply(fast_action(game, seat, value_aware=True, sharp=True))
+
+
 # ---------------------------------------------------------------------- pattern routes
 
 

@@ -18,6 +18,7 @@ from duyun.bots.expectation import wait_fans
 from duyun.engine.actions import Action, ActionKind
 from duyun.engine.phases import Phase
 from duyun.engine.round import Round
+from duyun.hand import MeldKind
 
 # The patterns the bot's own seat may steer to in a rollout (hand_route, SearchBot.ROUTES)
 ROUTE_FAST = 0  # no pattern: the efficient rules
@@ -159,12 +160,19 @@ def best_wait(game: Round, seat: int, after: dict[int, int], chosen: int) -> int
 
 
 def unseen_by(game: Round, seat: int) -> list[int]:
-    """Copies of each tile ``seat`` cannot see: not in its hand, in no meld, in no river and
-    not laid open (its view's count, from the round's own lists)."""
+    """Copies of each tile ``seat`` cannot see at its turn: not in its hand, in no meld it
+    sees (another seat's 暗槓 lies face down), in no river, not off the table and not in a
+    winner's laid-open hand (R53). Its view's count (``SeatView.visible_counts``), read off
+    the round's own lists: a rollout builds no view."""
     seen = list(game.counts[seat])
-    for melds in game.melds:
-        for meld in melds:
-            if meld.tile is not None:
+    for owner in range(4):
+        if owner != seat and game.won[owner]:
+            held = game.counts[owner]
+            for tile in range(27):
+                seen[tile] += held[tile]
+    for owner in range(4):
+        for meld in game.melds[owner]:
+            if owner == seat or meld.kind is not MeldKind.CONCEALED_KONG:  # 暗槓 face down
                 seen[meld.tile] += meld.kind.size
     for river in game.rivers:
         for tile in river:
