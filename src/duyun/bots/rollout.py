@@ -67,7 +67,8 @@ def fast_action(
     (docs/simulate.md, "A sharper own seat"): a concealed or added kong is made even when it
     costs the hand one step (a bean is paid at once, R12, and lets a 平胡 win on a discard,
     R15, R17), and a hand that can be ready in several ways keeps the wait that pays most
-    (:func:`best_wait`) rather than the most connected tiles."""
+    (:func:`best_wait`) rather than the most connected tiles, unless it keeps a 清一色 suit
+    or faces a 報聽 seat (the value-aware rules above choose there)."""
     legal = game.legal_actions(seat).actions
     if len(legal) == 1:
         return legal[0]
