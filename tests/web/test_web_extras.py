@@ -113,6 +113,10 @@ def test_server_errors_read_as_words_in_both_languages(browser: Any, web_server:
     assert all(any("\u4e00" <= ch <= "\u9fff" for ch in text) for _, text in texts["zh"])
     assert "準備" in texts["zh_start"] and "Ready" in texts["en_start"]
     assert "觀戰" in texts["zh_started"] and "watch" in texts["en_started"]
+    # a code whose empty table its host closed to open another reads as that, not only as a
+    # mistyped code (the friends holding the code are not told otherwise)
+    assert "房主" in dict(texts["zh"])["table_not_found"]
+    assert "host" in dict(texts["en"])["table_not_found"]
     page.close()
 
 

@@ -128,7 +128,7 @@ export const HANS = {
   err_before_start: "比赛开始后不能再这样做",
   err_watch_own: "你坐在这桌，不能同时观战",
   err_already_seated: "你还坐在另一桌（{code}），先回到那桌或离开它",
-  err_table_not_found: "找不到房间 {code}：房间号不对，或比赛已结束",
+  err_table_not_found: "找不到房间 {code}：房间号不对、比赛已结束，或房主已关闭这张空桌",
   err_bad_json: "消息格式错误，请刷新页面",
   err_bad_message: "消息格式错误，请刷新页面",
   err_unknown_type: "服务器不认识这个操作，请刷新页面",
