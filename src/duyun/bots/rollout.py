@@ -58,17 +58,18 @@ def fast_action(
     since declaring, when one keeps the shanten low: dealing in to a 報聽 hand costs its
     pattern + 6 fan (R21), more than a slow hand is likely to win.
 
-    ``routes`` (with ``value_aware``) plays a pattern the hand is close to as a player would
-    (:func:`hand_route`): off-suit tiles out of a 清一色 hand first, singles out of a 七對 or
-    對對胡 hand, pongs taken for 對對胡 and refused for 七對.
+    ``routes`` (meant for the seat that plays ``value_aware``: this function applies it on
+    its own, and :func:`rollout` gives it to that seat only) plays a pattern the hand is
+    close to as a player would (:func:`hand_route`): off-suit tiles out of a 清一色 hand
+    first, singles out of a 七對 or 對對胡 hand, pongs taken for 對對胡 and refused for 七對.
 
-    ``sharp`` (with ``value_aware``) plays two things the strong bot does and the efficient
-    rules do not, each worth about a quarter of a point a hand to a player
-    (docs/simulate.md, "A sharper own seat"): a concealed or added kong is made even when it
-    costs the hand one step (a bean is paid at once, R12, and lets a 平胡 win on a discard,
-    R15, R17), and a hand that can be ready in several ways keeps the wait that pays most
-    (:func:`best_wait`) rather than the most connected tiles, unless it keeps a 清一色 suit
-    or faces a 報聽 seat (the value-aware rules above choose there)."""
+    ``sharp`` (meant for that seat too, and given to it alone by :func:`rollout`) plays two
+    things the strong bot does and the efficient rules do not, each worth about a quarter of
+    a point a hand to a player (docs/simulate.md, "A sharper own seat"): a concealed or added
+    kong is made even when it costs the hand one step (a bean is paid at once, R12, and lets
+    a 平胡 win on a discard, R15, R17), and a hand that can be ready in several ways keeps the
+    wait that pays most (:func:`best_wait`) rather than the most connected tiles, unless it
+    keeps a 清一色 suit or faces a 報聽 seat (the value-aware rules above choose there)."""
     legal = game.legal_actions(seat).actions
     if len(legal) == 1:
         return legal[0]
