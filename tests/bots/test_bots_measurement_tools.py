@@ -457,3 +457,54 @@ def test_a_rollout_player_takes_the_strong_bots_move_only_where_its_name_says() 
 
     play_p1(checked)
     assert claims > 0 and turns > 0
+
+
+def test_the_strong_next_turn_variant_asks_the_strong_bot_once_a_position(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``StrongNextTurnSearch``'s rollouts hand the own seat's next turn to the strong bot:
+    asked only at that seat's own turn (R3: a draw, then a discard, a kong or 報聽), its move
+    played, and one question a position within a search (the memory), while the race's knobs
+    and the rollout switches stay 大師's."""
+    variants = load_tool("search_variants")
+    from duyun.bots.search import SearchBot
+    from duyun.engine.phases import Phase
+
+    monkeypatch.setattr(SearchBot, "BUDGET", 24)  # small searches: the same code, quickly
+    bot = variants.StrongNextTurnSearch(5)
+    knobs = ("BUDGET", "MARGIN", "Z", "DROP_Z", "LEARNED_HANDS", "VALUE_ROLLOUTS", "ROUTES")
+    assert [getattr(bot, k) for k in knobs] == [getattr(SearchBot, k) for k in knobs]
+    asked: list[tuple[Any, Any]] = []
+    searches = 0
+    original_search = bot.search
+
+    def counted_search(*args: Any, **kwargs: Any) -> Any:
+        nonlocal searches
+        searches += 1
+        chosen = original_search(*args, **kwargs)
+        positions = [(tuple(v.hand), len(v.melds[v.seat]), tuple(v.baoting)) for v, _ in asked]
+        assert len(positions) == len(set(positions))  # remembered within the search
+        asked.clear()
+        return chosen
+
+    def spy_fork(strong: Any) -> Any:
+        twin = type(strong).fork(strong)
+        inner = twin.choose
+
+        def choose(view: Any) -> Any:
+            move = inner(view)
+            assert view.seat == 0 and view.phase == Phase.TURN.value and move in view.legal
+            asked.append((view, move))
+            return move
+
+        twin.choose = choose
+        return twin
+
+    monkeypatch.setattr(bot, "search", counted_search)
+    monkeypatch.setattr(bot.strong, "fork", lambda: spy_fork(bot.strong))
+    game = Round(deal_setup(11), DUYUN)
+    bots = [bot, *(make_bot("efficient", seat) for seat in (1, 2, 3))]
+    while not game.is_over:
+        seat = game.to_act[0]
+        game.apply(bots[seat].choose(game.view(seat)))
+    assert searches > 0 and bot.asked > 0
