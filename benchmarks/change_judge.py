@@ -30,6 +30,14 @@ The summary says, per kind of decision (``oracle_choices.decision_kind``):
   the rest of the hand by the efficient rules -- so a threshold it favours is a candidate for
   a duplicate run, not a result.
 
+``--strong-judge N`` asks where the judge's blind spot lies. At each decision the search
+changed, the judge also plays the strong bot's choice and the change on its first ``N``
+deals with P1's rest of the hand played by the strong bot itself (the others by the
+rollouts' efficient rules, as before), which is how 大師 goes on in a real game. Beside it,
+the rollout policy's judgement on the same ``N`` deals: where the two disagree, the rollouts
+value the change by a continuation that 大師 does not play. It costs about a strong-bot
+decision per own turn of each of those deals.
+
 ``--versus module:Class`` puts a rival search bot beside P1: it is asked every question P1
 is asked (it only answers; P1 plays), and where P1 searched, the rival's answer is judged on
 the same deals as P1's. The difference of their judged points, decision by decision, compares
@@ -43,7 +51,7 @@ three ``--opponents``). Each wall's records go to a JSON-lines file as it finish
 
 usage: PYTHONPATH=benchmarks python benchmarks/change_judge.py --walls 200 --seed S \\
            --out judged.jsonl [--bot search] [--versus module:Class] [--judge 32]
-           [--opponents efficient] [--workers 2]
+           [--strong-judge 16] [--opponents efficient] [--workers 2]
        python benchmarks/change_judge.py --summarise judged.jsonl [more.jsonl ...]
 """
 
@@ -58,9 +66,12 @@ from typing import Any
 
 from duyun.bots import BOT_NAMES
 from duyun.bots.base import Bot
-from duyun.bots.search import SearchBot, _paired, play_out
+from duyun.bots.rollout import fast_action
+from duyun.bots.search import SearchBot, _offered, _paired, play_out
+from duyun.bots.strong import StrongBot
 from duyun.engine import Round, SeatView
 from duyun.engine.actions import Action
+from duyun.engine.phases import Phase
 from duyun.learn.features import hidden_labels
 from duyun.rules import DUYUN
 from oracle_choices import KINDS, decision_kind, read_rows, run_walls
@@ -121,6 +132,7 @@ class JudgedSearch:
         judge: int,
         records: list[dict[str, Any]],
         versus: str | None = None,
+        strong_deals: int = 0,
     ) -> None:
         bot = search_bot(spec, bot_seed)
         bot.__class__ = judged_class(type(bot))
@@ -131,6 +143,7 @@ class JudgedSearch:
         self.judge.game = game
         self.game = game
         self.deals = judge
+        self.strong_deals = min(strong_deals, judge)
         self.records = records
 
     def choose(self, view: SeatView) -> Action:
@@ -193,9 +206,14 @@ class JudgedSearch:
         rival_changed = rival is not None and rival != advice
         if gain > 0 or rival_changed:
             options = [advice, alternative] + ([rival] if rival is not None else [])
-            values = self.judged(view, options)
+            by_strong = self.strong_deals if chosen != advice else 0
+            values = self.judged(view, options, by_strong)
             diffs = [v[1] - v[0] for v in values]
             record["judged"], record["judged_error"] = _rounded(diffs)
+            if by_strong:
+                record["judged_head"] = _rounded(diffs[:by_strong])[0]
+                strong = [v[-1] - v[-2] for v in values[:by_strong]]
+                record["judged_strong"], record["judged_strong_error"] = _rounded(strong)
             if rival is not None:
                 record["rival_changed"] = int(rival_changed)
                 rival_gains = [v[2] - v[0] for v in values]
@@ -207,19 +225,49 @@ class JudgedSearch:
             record["rival_changed"] = 0
         self.records.append(record)
 
-    def judged(self, view: SeatView, options: list[Action]) -> list[list[float]]:
-        """Each option's points on each of the judge's deals (the same deals for all)."""
+    def judged(
+        self, view: SeatView, options: list[Action], by_strong: int = 0
+    ) -> list[list[float]]:
+        """Each option's points on each of the judge's deals (the same deals for all). On the
+        first ``by_strong`` deals, two more values follow: ``options[0]`` and ``options[1]``
+        with P1's rest of the hand played by the strong bot (:func:`strong_play_out`)."""
         rules = self.bot.rules or DUYUN
         values = []
         cache: dict[Action, float] = {}
-        for _ in range(self.deals):
+        for deal in range(self.deals):
             world = self.judge.sample_world(view, rules, None)
             cache.clear()
             for option in options:
                 if option not in cache:
                     cache[option] = play_out(world, option, view.seat)
-            values.append([cache[option] for option in options])
+            row = [cache[option] for option in options]
+            if deal < by_strong:
+                row += [strong_play_out(world, o, view.seat, self.bot.strong) for o in options[:2]]
+            values.append(row)
         return values
+
+
+def strong_play_out(world: Round, action: Action, seat: int, advisor: StrongBot) -> float:
+    """``seat``'s points when ``action`` is played in a copy of ``world`` and the hand runs to
+    its end with ``seat`` played by a twin of ``advisor`` (the strong bot that remembers the
+    hand as P1's does) and the others by the rollouts' efficient rules: the rest of the hand
+    as 大師 plays it in a real game, where the rollouts play it with their own policy."""
+    game = world.copy()
+    offered = _offered(game, action)
+    assert offered is not None  # a legal action of the view
+    game.apply_logged(offered)
+    player = advisor.fork()
+    while game.phase is not Phase.ENDED:
+        actor = game.to_act[0]
+        if actor != seat:
+            game.apply_logged(fast_action(game, actor))
+            continue
+        move = _offered(game, player.choose(game.view(seat)))
+        assert move is not None  # the strong bot answers with a legal action
+        game.apply_logged(move)
+    result = game.result
+    assert result is not None
+    return float(result.totals[seat])
 
 
 def _rounded(diffs: list[float]) -> tuple[float, float]:
@@ -234,13 +282,13 @@ def search_bot(spec: str, seed: int) -> SearchBot:
     return bot
 
 
-def wall_records(job: tuple[int, str, str | None, str, int, int]) -> dict[str, Any]:
+def wall_records(job: tuple[int, str, str | None, str, int, int, int]) -> dict[str, Any]:
     """The records of wall ``unit`` over its four rotations (P1's points beside them)."""
-    unit, spec, versus, opponents, seed, judge = job
+    unit, spec, versus, opponents, seed, judge, strong_deals = job
     records: list[dict[str, Any]] = []
 
     def make(bot_seed: int, game: Round) -> Bot:
-        return JudgedSearch(spec, bot_seed, game, judge, records, versus)
+        return JudgedSearch(spec, bot_seed, game, judge, records, versus, strong_deals)
 
     points = p1_wall_points(make, opponents, seed, unit)
     return {"wall": unit, "bot": spec, "versus": versus, "points": points, "records": records}
@@ -297,9 +345,40 @@ def summarise(rows: list[dict[str, Any]], margin: float, z: float) -> str:
             total, variance = threshold_points(records, margin_value, z_value)
             cells.append(f"{total / hands:+.3f} ± {1.96 * math.sqrt(variance) / hands:.3f}")
         lines.append(f"{'margin ' + str(margin_value):>12}" + "".join(f"{c:>18}" for c in cells))
+    if any("judged_strong" in r for r in records):
+        lines += ["", *strong_judge_lines(records, hands)]
     if rows[0].get("versus"):
         lines += ["", *versus_lines(rows)]
     return "\n".join(lines)
+
+
+def strong_judge_lines(records: list[dict[str, Any]], hands: int) -> list[str]:
+    """The changes judged twice on the same deals (``--strong-judge``): the rest of the hand
+    played by the rollouts' policy, as the search values it, and by the strong bot, as 大師
+    plays it. Per kind, points a change (± 1.96 standard errors over the changes) and a hand."""
+    lines = [
+        "the changes judged on the same deals with P1's rest of the hand played by the "
+        "rollout policy and by the strong bot (points a change; a hand):",
+        f"{'decision':<26}{'changes':>9}{'rollout policy':>22}{'strong bot':>22}"
+        f"{'strong - policy':>22}",
+    ]
+    for index, kind in enumerate((*KINDS, "all")):
+        mine = [
+            r for r in records if "judged_strong" in r and (kind == "all" or r["kind"] == index)
+        ]
+        if not mine:
+            continue
+        cells = []
+        for values in (
+            [r["judged_head"] for r in mine],
+            [r["judged_strong"] for r in mine],
+            [r["judged_strong"] - r["judged_head"] for r in mine],
+        ):
+            mean, error = _paired(values, [0.0] * len(values))
+            spread = f" ± {1.96 * error:.2f}" if len(values) > 1 else ""
+            cells.append(f"{mean:+.2f}{spread}; {sum(values) / hands:+.3f}")
+        lines.append(f"{kind:<26}{len(mine):>9}" + "".join(f"{c:>22}" for c in cells))
+    return lines
 
 
 def versus_lines(rows: list[dict[str, Any]]) -> list[str]:
@@ -347,6 +426,13 @@ def main() -> int:
         "--versus", help="a rival search bot asked every question P1 searches (module:Class)"
     )
     parser.add_argument("--judge", type=int, default=32, help="the judge's deals a decision")
+    parser.add_argument(
+        "--strong-judge",
+        type=int,
+        default=0,
+        help="of those deals, how many also judge each change with the strong bot playing "
+        "P1's rest of the hand",
+    )
     parser.add_argument("--opponents", default="efficient", choices=BOT_NAMES)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, help="JSON lines, one per wall, appended")
@@ -359,8 +445,10 @@ def main() -> int:
         return 0
     if args.walls < 1 or args.start < 0 or args.workers < 1 or args.judge < 2:
         parser.error("--walls and --workers must be at least 1, --judge 2, --start at least 0")
+    if not 0 <= args.strong_judge <= args.judge:
+        parser.error("--strong-judge must be between 0 and --judge")
     jobs = [
-        (unit, args.bot, args.versus, args.opponents, args.seed, args.judge)
+        (unit, args.bot, args.versus, args.opponents, args.seed, args.judge, args.strong_judge)
         for unit in range(args.start, args.walls)
     ]
     print(summarise(run_walls(wall_records, jobs, args.workers, args.out), margin, z))

@@ -352,6 +352,55 @@ def test_change_judge_records_every_searched_decision_without_changing_a_move(
     assert "the rival search" in text
 
 
+def test_change_judge_judges_each_change_again_with_the_strong_bot_playing_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--strong-judge``: each change the search made is judged a second time on the same
+    first deals, P1's rest of the hand played by a twin of its strong bot (asked only for
+    P1's own views, every move it gives played) and the others by the rollouts' rules; a
+    decision the search left alone gets no second judgement, and the moves of the hand are
+    the search's alone."""
+    load_tool("paired_bots")
+    load_tool("oracle_search")
+    load_tool("oracle_choices")
+    tool = load_tool("change_judge")
+    from duyun.bots.search import SearchBot
+    from duyun.bots.strong import StrongBot
+
+    monkeypatch.setattr(SearchBot, "BUDGET", 48)  # small searches: the same code, quickly
+    monkeypatch.setattr(SearchBot, "LEARNED_HANDS", False)  # no NumPy needed for the test
+    asked: list[int] = []
+    original_fork = StrongBot.fork
+
+    def spied_fork(self: StrongBot) -> StrongBot:
+        twin = original_fork(self)
+        inner = twin.choose
+
+        def choose(view: Any) -> Any:
+            asked.append(view.seat)
+            return inner(view)
+
+        twin.choose = choose  # type: ignore[method-assign]
+        return twin
+
+    alone, _, alone_moves = play_p1(lambda game: SearchBot(11))
+    monkeypatch.setattr(StrongBot, "fork", spied_fork)
+    records: list[dict[str, Any]] = []
+    judged, _, moves = play_p1(
+        lambda game: tool.JudgedSearch("search", 11, game, 4, records, strong_deals=3)
+    )
+    assert moves == alone_moves
+    assert judged.result is not None and alone.result is not None
+    assert judged.result.totals == alone.result.totals
+    changed = [r for r in records if r["changed"]]
+    assert changed and all("judged_strong" in r and "judged_head" in r for r in changed)
+    assert not any("judged_strong" in r for r in records if not r["changed"])
+    assert asked and set(asked) == {0}  # the twin plays P1 only
+    row = {"wall": 0, "bot": "search", "versus": None, "points": 4, "records": records}
+    text = tool.summarise([row], 0.5, 1.5)
+    assert "by the rollout policy and by the strong bot" in text
+
+
 def test_the_search_variants_change_only_what_they_say(monkeypatch: pytest.MonkeyPatch) -> None:
     """The measured variants of benchmarks/search_variants.py: the deeper ones are the search
     bot with its budget and thresholds moved; the continuation ones its rollout switches; the
