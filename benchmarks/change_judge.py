@@ -66,17 +66,14 @@ from typing import Any
 
 from duyun.bots import BOT_NAMES
 from duyun.bots.base import Bot
-from duyun.bots.rollout import fast_action
-from duyun.bots.search import SearchBot, _offered, _paired, play_out
-from duyun.bots.strong import StrongBot
+from duyun.bots.search import SearchBot, _paired, play_out
 from duyun.engine import Round, SeatView
 from duyun.engine.actions import Action
-from duyun.engine.phases import Phase
 from duyun.learn.features import hidden_labels
 from duyun.rules import DUYUN
 from oracle_choices import KINDS, decision_kind, read_rows, run_walls
 from oracle_search import OracleHandsSearch
-from paired_bots import bot_factory, p1_wall_points
+from paired_bots import bot_factory, p1_wall_points, strong_play_out
 
 #: the judge's seed is P1's, moved by this (its deals must not be the search's own)
 JUDGE_SEED_OFFSET = 104_729
@@ -155,7 +152,7 @@ class JudgedSearch:
         elif rival is not None and rival != played:
             # P1 did not search (one candidate) or gave its search up, and played the advice;
             # the rival chose otherwise (it searched, or its strong bot broke a tie another way)
-            values = self.judged(view, [played, rival])
+            values = self.judged(view, [played, rival], self.strong_deals)
             gain, error = _rounded([v[1] - v[0] for v in values])
             kind = decision_kind(view, hidden_labels(self.game, view.seat))
             self.records.append(
@@ -171,6 +168,9 @@ class JudgedSearch:
                     "versus_error": error,
                 }
             )
+            if self.strong_deals:
+                strong = [v[3] - v[2] for v in values[: self.strong_deals]]
+                self.records[-1]["versus_strong"] = _rounded(strong)[0]
         return played
 
     def record(self, view: SeatView, rival: Action | None) -> None:
@@ -206,14 +206,21 @@ class JudgedSearch:
         rival_changed = rival is not None and rival != advice
         if gain > 0 or rival_changed:
             options = [advice, alternative] + ([rival] if rival is not None else [])
-            by_strong = self.strong_deals if chosen != advice else 0
+            changed = chosen != advice
+            by_strong = self.strong_deals if changed or rival_changed else 0
             values = self.judged(view, options, by_strong)
             diffs = [v[1] - v[0] for v in values]
             record["judged"], record["judged_error"] = _rounded(diffs)
-            if by_strong:
+            strong = [v[len(options) :] for v in values[:by_strong]]
+            if strong and changed:
                 record["judged_head"] = _rounded(diffs[:by_strong])[0]
-                strong = [v[-1] - v[-2] for v in values[:by_strong]]
-                record["judged_strong"], record["judged_strong_error"] = _rounded(strong)
+                record["judged_strong"], record["judged_strong_error"] = _rounded(
+                    [s[1] - s[0] for s in strong]
+                )
+            if strong and rival is not None:
+                record["versus_strong"] = _rounded(
+                    [s[2] - s[0] - (s[1] - s[0] if changed else 0.0) for s in strong]
+                )[0]
             if rival is not None:
                 record["rival_changed"] = int(rival_changed)
                 rival_gains = [v[2] - v[0] for v in values]
@@ -229,45 +236,26 @@ class JudgedSearch:
         self, view: SeatView, options: list[Action], by_strong: int = 0
     ) -> list[list[float]]:
         """Each option's points on each of the judge's deals (the same deals for all). On the
-        first ``by_strong`` deals, two more values follow: ``options[0]`` and ``options[1]``
-        with P1's rest of the hand played by the strong bot (:func:`strong_play_out`)."""
+        first ``by_strong`` deals, each option's points follow again with P1's rest of the
+        hand played by the strong bot (:func:`strong_play_out`)."""
         rules = self.bot.rules or DUYUN
         values = []
         cache: dict[Action, float] = {}
+        by_strong_bot: dict[Action, float] = {}
+        advisor = self.bot.strong
         for deal in range(self.deals):
             world = self.judge.sample_world(view, rules, None)
             cache.clear()
+            by_strong_bot.clear()
             for option in options:
                 if option not in cache:
                     cache[option] = play_out(world, option, view.seat)
+                if deal < by_strong and option not in by_strong_bot:
+                    by_strong_bot[option] = strong_play_out(world, option, view.seat, advisor)
             row = [cache[option] for option in options]
-            if deal < by_strong:
-                row += [strong_play_out(world, o, view.seat, self.bot.strong) for o in options[:2]]
+            row += [by_strong_bot[option] for option in options if by_strong_bot]
             values.append(row)
         return values
-
-
-def strong_play_out(world: Round, action: Action, seat: int, advisor: StrongBot) -> float:
-    """``seat``'s points when ``action`` is played in a copy of ``world`` and the hand runs to
-    its end with ``seat`` played by a twin of ``advisor`` (the strong bot that remembers the
-    hand as P1's does) and the others by the rollouts' efficient rules: the rest of the hand
-    as 大師 plays it in a real game, where the rollouts play it with their own policy."""
-    game = world.copy()
-    offered = _offered(game, action)
-    assert offered is not None  # a legal action of the view
-    game.apply_logged(offered)
-    player = advisor.fork()
-    while game.phase is not Phase.ENDED:
-        actor = game.to_act[0]
-        if actor != seat:
-            game.apply_logged(fast_action(game, actor))
-            continue
-        move = _offered(game, player.choose(game.view(seat)))
-        assert move is not None  # the strong bot answers with a legal action
-        game.apply_logged(move)
-    result = game.result
-    assert result is not None
-    return float(result.totals[seat])
 
 
 def _rounded(diffs: list[float]) -> tuple[float, float]:
@@ -413,6 +401,20 @@ def versus_lines(rows: list[dict[str, Any]]) -> list[str]:
             f"{kind:<26}{own_changes:>11}{rival_changes:>14}{own / hands:>+9.3f}"
             f"{rival / hands:>+9.3f}{versus:>18}"
         )
+    if any("versus_strong" in r for row in rows for r in row["records"]):
+        lines += ["", "rival - P1 with P1's rest of the hand played by the strong bot:"]
+        for index, kind in enumerate((*KINDS, "all")):
+            per_wall = [
+                sum(
+                    r.get("versus_strong", 0.0)
+                    for r in row["records"]
+                    if kind == "all" or r["kind"] == index
+                )
+                for row in rows
+            ]
+            if len(per_wall) > 1:
+                mean, error = _paired(per_wall, [0.0] * len(per_wall))
+                lines.append(f"{kind:<26}{mean / 4:>+9.3f} ± {1.96 * error / 4:.3f}")
     return lines
 
 

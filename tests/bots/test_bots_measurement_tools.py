@@ -221,6 +221,7 @@ def test_the_learned_hands_variant_takes_the_strong_bots_own_advice() -> None:
     """Only its samples differ from the search bot's: its advisor, the learned strong bot
     with the model's danger and readiness switched off, plays as the strong bot does."""
     pytest.importorskip("numpy")
+    load_tool("paired_bots")  # imported by search_variants as a sibling script
     variants = load_tool("search_variants")
     advisor = variants.LearnedHandsSearch(3).strong
     results = []
@@ -280,6 +281,7 @@ def test_the_search_bot_is_the_measured_learned_hands_variant() -> None:
     """大師's samples are those ``search_variants.LearnedHandsSearch`` was measured with
     (docs/simulate.md): the two play the same moves, hand after hand."""
     pytest.importorskip("numpy")
+    load_tool("paired_bots")  # imported by search_variants as a sibling script
     variants = load_tool("search_variants")
     for seed in (4, 9):
         played = []
@@ -358,8 +360,8 @@ def test_change_judge_judges_each_change_again_with_the_strong_bot_playing_on(
     """``--strong-judge``: each change the search made is judged a second time on the same
     first deals, P1's rest of the hand played by a twin of its strong bot (asked only for
     P1's own views, every move it gives played) and the others by the rollouts' rules; a
-    decision the search left alone gets no second judgement, and the moves of the hand are
-    the search's alone."""
+    decision the search left alone gets no second judgement, the moves of the hand are the
+    search's alone, and a rival that is P1's twin differs from it there by nothing."""
     load_tool("paired_bots")
     load_tool("oracle_search")
     load_tool("oracle_choices")
@@ -386,8 +388,11 @@ def test_change_judge_judges_each_change_again_with_the_strong_bot_playing_on(
     alone, _, alone_moves = play_p1(lambda game: SearchBot(11))
     monkeypatch.setattr(StrongBot, "fork", spied_fork)
     records: list[dict[str, Any]] = []
+    monkeypatch.setattr(tool, "RIVAL_SEED_OFFSET", 0)  # the rival: P1's twin, same seed
     judged, _, moves = play_p1(
-        lambda game: tool.JudgedSearch("search", 11, game, 4, records, strong_deals=3)
+        lambda game: tool.JudgedSearch(
+            "search", 11, game, 4, records, versus="search", strong_deals=3
+        )
     )
     assert moves == alone_moves
     assert judged.result is not None and alone.result is not None
@@ -396,9 +401,12 @@ def test_change_judge_judges_each_change_again_with_the_strong_bot_playing_on(
     assert changed and all("judged_strong" in r and "judged_head" in r for r in changed)
     assert not any("judged_strong" in r for r in records if not r["changed"])
     assert asked and set(asked) == {0}  # the twin plays P1 only
-    row = {"wall": 0, "bot": "search", "versus": None, "points": 4, "records": records}
-    text = tool.summarise([row], 0.5, 1.5)
+    # the rival, P1's twin, is judged by the strong bot on the same deals: no difference
+    assert [r["versus_strong"] for r in records if "versus_strong" in r] == [0.0] * len(changed)
+    row = {"wall": 0, "bot": "search", "versus": "search", "points": 4, "records": records}
+    text = tool.summarise([row, dict(row, wall=1)], 0.5, 1.5)
     assert "by the rollout policy and by the strong bot" in text
+    assert "rival - P1 with P1's rest of the hand played by the strong bot" in text
 
 
 def test_the_search_variants_change_only_what_they_say(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -407,6 +415,7 @@ def test_the_search_variants_change_only_what_they_say(monkeypatch: pytest.Monke
     safer-candidates one weighs every candidate the search weighs, plus the model's safest
     discards when it reads an opponent as ready."""
     pytest.importorskip("numpy")
+    load_tool("paired_bots")  # imported by search_variants as a sibling script
     variants = load_tool("search_variants")
     from duyun.bots.search import SearchBot
 
@@ -515,6 +524,7 @@ def test_the_strong_next_turn_variant_asks_the_strong_bot_once_a_position(
     asked only at that seat's own turn (R3: a draw, then a discard, a kong or 報聽), its move
     played, and one question a position within a search (the memory), while the race's knobs
     and the rollout switches stay 大師's."""
+    load_tool("paired_bots")  # imported by search_variants as a sibling script
     variants = load_tool("search_variants")
     from duyun.bots.search import SearchBot
     from duyun.engine.phases import Phase
@@ -557,3 +567,47 @@ def test_the_strong_next_turn_variant_asks_the_strong_bot_once_a_position(
         seat = game.to_act[0]
         game.apply(bots[seat].choose(game.view(seat)))
     assert searches > 0 and bot.asked > 0
+
+
+def test_the_confirmed_variant_keeps_a_change_only_if_the_strong_bot_playing_on_gains(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``ConfirmedSearch``: where the race replaces the strong bot's choice, the change and
+    that choice are played again on fresh samples with the strong bot playing on, and the
+    change stands only if it gains there: a confirmation that sees no gain keeps every one
+    of the strong bot's choices, one that sees a gain keeps every change the race makes."""
+    load_tool("paired_bots")  # imported by search_variants as a sibling script
+    variants = load_tool("search_variants")
+    from duyun.bots.search import SearchBot
+
+    monkeypatch.setattr(SearchBot, "BUDGET", 48)  # small searches: the same code, quickly
+    monkeypatch.setattr(SearchBot, "LEARNED_HANDS", False)
+    inner_search = SearchBot.search
+
+    def changes_kept(gain: float) -> tuple[int, int]:
+        """The race's changes and the changes kept, the confirmation seeing ``gain``."""
+        bot = variants.ConfirmedSearch(11)
+        race_changes = 0
+        asked: list[Any] = []
+
+        def race(self: Any, view: Any, candidates: Any, advice: Any, deadline: Any = None) -> Any:
+            nonlocal race_changes
+            chosen = inner_search(self, view, candidates, advice, deadline)
+            race_changes += chosen != advice
+            return chosen
+
+        def confirm(world: Any, action: Any, seat: int, advisor: Any) -> float:
+            asked.append(action)
+            # per sample the change is played first, the strong bot's choice second
+            return gain if len(asked) % 2 == 1 else 0.0
+
+        monkeypatch.setattr(SearchBot, "search", race)
+        monkeypatch.setattr(variants, "strong_play_out", confirm)
+        play_p1(lambda game: bot)
+        assert len(asked) == 2 * bot.CONFIRM * race_changes
+        return race_changes, bot.changed
+
+    race_changes, kept = changes_kept(0.0)
+    assert race_changes > 0 and kept == 0
+    race_changes, kept = changes_kept(1.0)
+    assert race_changes > 0 and kept == race_changes
