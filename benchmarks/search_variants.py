@@ -20,10 +20,12 @@ nothing else, so that its difference from ``search`` on the same walls is that i
 - :class:`StrongNextTurnSearch`: 大師 whose rollouts let the strong bot make the own seat's
   next turn after each candidate, the rollout policy the rest (another continuation
   variant).
+- :class:`ConfirmedSearch`: 大師 whose changes stand only if they also gain over fresh
+  samples with the strong bot playing the rest of the hand (``strong_play_out``).
 
 What each was worth is in docs/simulate.md ("Are the search's changes right?", and for the
-continuation variants "The rest of the hand as 大師 plays it" and the two sections after
-it); none is 大師.
+continuation variants "The rest of the hand as 大師 plays it" and the sections after it);
+none is 大師.
 
 usage: PYTHONPATH=benchmarks python benchmarks/oracle_search.py \\
            --bots search,search_variants:LearnedHandsSearch --seed S --walls N

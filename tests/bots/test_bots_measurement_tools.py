@@ -309,6 +309,22 @@ def test_wait_reading_scores_the_model_within_ready_hands() -> None:
     assert shares and all(0.0 <= share <= 1.0 for share in shares), first.stdout
 
 
+def change_judge_with_small_searches(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """benchmarks/change_judge.py (and the sibling tools it imports), with the search bot's
+    budget small (the same code, quickly), its samples uniform (no NumPy needed) and a rival
+    seeded as P1 (``--versus search`` is then P1's twin)."""
+    load_tool("paired_bots")
+    load_tool("oracle_search")
+    load_tool("oracle_choices")
+    tool = load_tool("change_judge")
+    from duyun.bots.search import SearchBot
+
+    monkeypatch.setattr(SearchBot, "BUDGET", 48)
+    monkeypatch.setattr(SearchBot, "LEARNED_HANDS", False)
+    monkeypatch.setattr(tool, "RIVAL_SEED_OFFSET", 0)
+    return tool
+
+
 def test_change_judge_records_every_searched_decision_without_changing_a_move(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -318,15 +334,8 @@ def test_change_judge_records_every_searched_decision_without_changing_a_move(
     changes the search made, and at the bot's own thresholds the judged points are exactly
     those of its changes. A rival asked the same questions is judged on the same deals: a
     rival that is P1 itself (same seed) differs from it by exactly nothing."""
-    load_tool("paired_bots")
-    load_tool("oracle_search")
-    load_tool("oracle_choices")
-    tool = load_tool("change_judge")
+    tool = change_judge_with_small_searches(monkeypatch)
     from duyun.bots.search import SearchBot
-
-    monkeypatch.setattr(SearchBot, "BUDGET", 48)  # small searches: the same code, quickly
-    monkeypatch.setattr(SearchBot, "LEARNED_HANDS", False)  # no NumPy needed for the test
-    monkeypatch.setattr(tool, "RIVAL_SEED_OFFSET", 0)  # the rival: P1's twin, same seed
 
     alone, search, alone_moves = play_p1(lambda game: SearchBot(11))
     records: list[dict[str, Any]] = []
@@ -362,15 +371,10 @@ def test_change_judge_judges_each_change_again_with_the_strong_bot_playing_on(
     P1's own views, every move it gives played) and the others by the rollouts' rules; a
     decision the search left alone gets no second judgement, the moves of the hand are the
     search's alone, and a rival that is P1's twin differs from it there by nothing."""
-    load_tool("paired_bots")
-    load_tool("oracle_search")
-    load_tool("oracle_choices")
-    tool = load_tool("change_judge")
+    tool = change_judge_with_small_searches(monkeypatch)
     from duyun.bots.search import SearchBot
     from duyun.bots.strong import StrongBot
 
-    monkeypatch.setattr(SearchBot, "BUDGET", 48)  # small searches: the same code, quickly
-    monkeypatch.setattr(SearchBot, "LEARNED_HANDS", False)  # no NumPy needed for the test
     asked: list[int] = []
     original_fork = StrongBot.fork
 
@@ -388,7 +392,6 @@ def test_change_judge_judges_each_change_again_with_the_strong_bot_playing_on(
     alone, _, alone_moves = play_p1(lambda game: SearchBot(11))
     monkeypatch.setattr(StrongBot, "fork", spied_fork)
     records: list[dict[str, Any]] = []
-    monkeypatch.setattr(tool, "RIVAL_SEED_OFFSET", 0)  # the rival: P1's twin, same seed
     judged, _, moves = play_p1(
         lambda game: tool.JudgedSearch(
             "search", 11, game, 4, records, versus="search", strong_deals=3
