@@ -35,8 +35,9 @@ changed, the judge also plays the strong bot's choice and the change on its firs
 deals with P1's rest of the hand played by the strong bot itself (the others by the
 rollouts' efficient rules, as before), which is how 大師 goes on in a real game. Beside it,
 the rollout policy's judgement on the same ``N`` deals: where the two disagree, the rollouts
-value the change by a continuation that 大師 does not play. It costs about a strong-bot
-decision per own turn of each of those deals.
+value the change by a continuation that 大師 does not play. With ``--versus``, a rival's
+change is judged that way too, on the same deals. It costs about a strong-bot decision per
+own turn of each of those deals (about 5 ms a deal where the policy takes 0.6 ms).
 
 ``--versus module:Class`` puts a rival search bot beside P1: it is asked every question P1
 is asked (it only answers; P1 plays), and where P1 searched, the rival's answer is judged on
