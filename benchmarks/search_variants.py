@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import replace
 
 from duyun.bots.learned import LearnedSearchBot
 from duyun.bots.rollout import fast_action, rollout
@@ -46,7 +45,7 @@ from duyun.engine.actions import Action, ActionKind
 from duyun.engine.phases import Phase
 from duyun.engine.round import Round
 from duyun.engine.view import SeatView
-from duyun.rules import DUYUN, RuleSet
+from duyun.rules import RuleSet
 from paired_bots import strong_play_out
 
 
@@ -249,9 +248,7 @@ class ConfirmedSearch(SearchBot):
         chosen = super().search(view, candidates, advice, deadline)
         if chosen == advice:
             return chosen
-        rules = self.rules or DUYUN
-        if any(view.won) and not rules.bloody_battle:
-            rules = replace(rules, bloody_battle=True)
+        rules = self.sample_rules(view)
         model = self.hand_model(view)
         gains: list[float] = []
         for _ in range(self.CONFIRM):

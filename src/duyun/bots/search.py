@@ -238,9 +238,7 @@ class SearchBot:
         all, so a search cut short keeps the advice unless the samples already say clearly
         otherwise."""
         seat = view.seat
-        rules = self.rules or DUYUN
-        if any(view.won) and not rules.bloody_battle:  # only a 血戰 hand goes on after a win
-            rules = replace(rules, bloody_battle=True)
+        rules = self.sample_rules(view)
         model = self.hand_model(view)
         weigh = self.sample_weigher(view)
         values: list[list[float]] = [[] for _ in candidates]
@@ -282,6 +280,15 @@ class SearchBot:
         self.rollouts += spent
         self.changed += best != 0
         return candidates[best]
+
+    def sample_rules(self, view: SeatView) -> RuleSet:
+        """The rules the samples of ``view`` are played by: the room's (R53 when given), and
+        a hand that goes on after a win once anyone has won, as only a 血戰 hand does (a bot
+        told no rules learns the room from the first win)."""
+        rules = self.rules or DUYUN
+        if any(view.won) and not rules.bloody_battle:
+            rules = replace(rules, bloody_battle=True)
+        return rules
 
     def sample_world(self, view: SeatView, rules: RuleSet, model: HandModel | None) -> Round:
         """One complete hand the seat cannot tell from the real one, dealt uniformly over what
