@@ -22,6 +22,9 @@ nothing else, so that its difference from ``search`` on the same walls is that i
   variant).
 - :class:`ConfirmedSearch`: 大師 whose changes stand only if they also gain over fresh
   samples with the strong bot playing the rest of the hand (``strong_play_out``).
+- :class:`StrongRolloutsSearch`: 大師's race with every rollout's own seat played by the
+  strong bot to the end of the hand: the right continuation at seven times the cost, a
+  bound rather than a bot.
 
 What each was worth is in docs/simulate.md ("Are the search's changes right?", and for the
 continuation variants "The rest of the hand as 大師 plays it" and the sections after it);
@@ -263,3 +266,18 @@ class ConfirmedSearch(SearchBot):
             self.changed -= 1
             return advice
         return chosen
+
+
+class StrongRolloutsSearch(SearchBot):
+    """大師 whose every rollout plays the own seat's rest of the hand with the strong bot
+    (:func:`strong_play_out`), the others by the rollouts' efficient rules: the race of
+    大師, its samples and thresholds, with the continuation it plays in a real game. About
+    seven times the policy's cost a rollout, so it is no bot for a table (a searched
+    decision takes most of a second); it measures what the right continuation is worth to
+    the race, the bound for any cheaper continuation trained to rank candidates as the
+    strong bot's continuation ranks them (docs/simulate.md)."""
+
+    name = "search-strong-rollouts"
+
+    def _play(self, world: Round, action: Action, seat: int) -> float:
+        return strong_play_out(world, action, seat, self.strong)

@@ -614,3 +614,48 @@ def test_the_confirmed_variant_keeps_a_change_only_if_the_strong_bot_playing_on_
     assert race_changes > 0 and kept == 0
     race_changes, kept = changes_kept(1.0)
     assert race_changes > 0 and kept == race_changes
+
+
+def test_the_strong_rollouts_variant_plays_every_rollout_with_the_strong_bot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``StrongRolloutsSearch`` is 大師's race with every rollout's own seat played by the
+    strong bot: each value the race reads is ``strong_play_out``'s for that sample and
+    candidate, and the race's rule picks on those values: passing, which they favour by ten
+    points, is taken at every claim the bot searches (R10: a pong or kong offered, no win)."""
+    load_tool("paired_bots")  # imported by search_variants as a sibling script
+    variants = load_tool("search_variants")
+    from duyun.bots.search import SearchBot
+    from duyun.engine.actions import ActionKind
+
+    monkeypatch.setattr(SearchBot, "BUDGET", 24)  # small searches: the same code, quickly
+    monkeypatch.setattr(SearchBot, "LEARNED_HANDS", False)
+    played: list[tuple[Any, int]] = []
+
+    def favour_passing(world: Any, action: Any, seat: int, advisor: Any) -> float:
+        assert advisor is bot.strong and action in world.view(seat).legal
+        played.append((action, seat))
+        return 10.0 if action.kind is ActionKind.PASS else 0.0
+
+    monkeypatch.setattr(variants, "strong_play_out", favour_passing)
+    bot = variants.StrongRolloutsSearch(3)
+    moves: list[Any] = []
+    game = Round(deal_setup(35_004, dealer=2), DUYUN)
+    bots = [bot] + [make_bot("efficient", seat) for seat in (1, 2, 3)]
+    while not game.is_over:
+        seat = game.to_act[0]
+        view = game.view(seat)
+        move = bots[seat].choose(view)
+        if seat == 0:
+            moves.append((view, move))
+        game.apply(move)
+    assert played and {seat for _, seat in played} == {0}
+    assert bot.rollouts == len(played)
+    searched_claims = [
+        move
+        for view, move in moves
+        if view.claim_tile is not None
+        and len(view.legal) > 1
+        and all(a.kind is not ActionKind.HU for a in view.legal)
+    ]
+    assert searched_claims and all(m.kind is ActionKind.PASS for m in searched_claims)
