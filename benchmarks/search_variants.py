@@ -24,7 +24,7 @@ nothing else, so that its difference from ``search`` on the same walls is that i
   samples with the strong bot playing the rest of the hand (``strong_play_out``).
 - :class:`StrongRolloutsSearch`: 大師's race with every rollout's own seat played by the
   strong bot to the end of the hand: the right continuation at seven times the cost, a
-  bound rather than a bot.
+  bound rather than a bot; :class:`ClaimStrongRolloutsSearch` does it at claims alone.
 
 What each was worth is in docs/simulate.md ("Are the search's changes right?", and for the
 continuation variants "The rest of the hand as 大師 plays it" and the sections after it);
@@ -281,3 +281,32 @@ class StrongRolloutsSearch(SearchBot):
 
     def _play(self, world: Round, action: Action, seat: int) -> float:
         return strong_play_out(world, action, seat, self.strong)
+
+
+class ClaimStrongRolloutsSearch(SearchBot):
+    """大師 whose rollouts at a claim on a discard (a pong, a kong, passing) play the own
+    seat's rest of the hand with the strong bot (:func:`strong_play_out`), and with the
+    rollout policy at its own turns as before: the part of :class:`StrongRolloutsSearch`
+    that its judged run favoured (docs/simulate.md). A claim is about one searched decision
+    in eight, with two or three candidates."""
+
+    name = "search-claim-strong-rollouts"
+
+    def __init__(self, seed: int = 0, rules: RuleSet | None = None) -> None:
+        super().__init__(seed, rules)
+        self.strong_continuation = False  # this search is at a claim
+
+    def search(
+        self,
+        view: SeatView,
+        candidates: Sequence[Action],
+        advice: Action,
+        deadline: float | None = None,
+    ) -> Action:
+        self.strong_continuation = view.claim_tile is not None
+        return super().search(view, candidates, advice, deadline)
+
+    def _play(self, world: Round, action: Action, seat: int) -> float:
+        if self.strong_continuation:
+            return strong_play_out(world, action, seat, self.strong)
+        return super()._play(world, action, seat)

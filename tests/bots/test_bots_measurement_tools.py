@@ -659,3 +659,41 @@ def test_the_strong_rollouts_variant_plays_every_rollout_with_the_strong_bot(
         and all(a.kind is not ActionKind.HU for a in view.legal)
     ]
     assert searched_claims and all(m.kind is ActionKind.PASS for m in searched_claims)
+
+
+def test_the_claim_strong_rollouts_variant_plays_on_with_the_strong_bot_at_claims_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``ClaimStrongRolloutsSearch``: a search at a claim on a discard (R10) plays every
+    rollout's own seat with the strong bot, a search at the own turn with the rollout
+    policy, as 大師 does."""
+    load_tool("paired_bots")  # imported by search_variants as a sibling script
+    variants = load_tool("search_variants")
+    from duyun.bots import search as search_module
+    from duyun.bots.search import SearchBot
+
+    monkeypatch.setattr(SearchBot, "BUDGET", 24)  # small searches: the same code, quickly
+    monkeypatch.setattr(SearchBot, "LEARNED_HANDS", False)
+    by_strong: list[bool] = []  # per rollout: the world was at a claim window
+    by_policy: list[bool] = []
+    inner_play_out = search_module.play_out
+
+    def strong(world: Any, action: Any, seat: int, advisor: Any) -> float:
+        by_strong.append(world.view(seat).claim_tile is not None)
+        return 0.0
+
+    def policy(world: Any, action: Any, seat: int, *switches: Any) -> float:
+        by_policy.append(world.view(seat).claim_tile is not None)
+        return float(inner_play_out(world, action, seat, *switches))
+
+    monkeypatch.setattr(variants, "strong_play_out", strong)
+    monkeypatch.setattr(search_module, "play_out", policy)
+    bot = variants.ClaimStrongRolloutsSearch(3)
+    for seed in (35_004, 11, 12, 13):
+        game = Round(deal_setup(seed, dealer=2), DUYUN)
+        bots = [bot] + [make_bot("efficient", seat) for seat in (1, 2, 3)]
+        while not game.is_over:
+            seat = game.to_act[0]
+            game.apply(bots[seat].choose(game.view(seat)))
+    assert by_strong and all(by_strong)
+    assert by_policy and not any(by_policy)
