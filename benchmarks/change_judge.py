@@ -67,14 +67,14 @@ from typing import Any
 
 from duyun.bots import BOT_NAMES
 from duyun.bots.base import Bot
-from duyun.bots.search import SearchBot, _paired, play_out
+from duyun.bots.search import SearchBot, _paired, play_out, strong_play_out
 from duyun.engine import Round, SeatView
 from duyun.engine.actions import Action
 from duyun.learn.features import hidden_labels
 from duyun.rules import DUYUN
 from oracle_choices import KINDS, decision_kind, read_rows, run_walls
 from oracle_search import OracleHandsSearch
-from paired_bots import bot_factory, p1_wall_points, strong_play_out
+from paired_bots import bot_factory, p1_wall_points
 
 #: the judge's seed is P1's, moved by this (its deals must not be the search's own)
 JUDGE_SEED_OFFSET = 104_729

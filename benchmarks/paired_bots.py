@@ -26,12 +26,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from duyun.bots import BOT_NAMES, make_bot
 from duyun.bots.base import Bot
-from duyun.bots.rollout import fast_action
-from duyun.bots.search import _offered
-from duyun.bots.strong import StrongBot
 from duyun.engine import Round, deal_setup
-from duyun.engine.actions import Action
-from duyun.engine.phases import Phase
 from duyun.rules import DUYUN
 from duyun.sim.runner import derive_seed, play_round, seating
 
@@ -114,30 +109,6 @@ def paired_difference(variant: list[int], base: list[int]) -> tuple[float, float
     mean = sum(diffs) / n
     sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
     return mean / 4, 1.96 * sd / math.sqrt(n) / 4
-
-
-def strong_play_out(world: Round, action: Action, seat: int, advisor: StrongBot) -> float:
-    """``seat``'s points when ``action`` is played in a copy of ``world`` and the hand runs to
-    its end with ``seat`` played by a twin of ``advisor`` (the strong bot that remembers the
-    hand as the search bot's does) and the others by the rollouts' efficient rules: the rest
-    of the hand as 大師 plays it in a real game, where the rollouts play it with their own
-    policy."""
-    game = world.copy()
-    offered = _offered(game, action)
-    assert offered is not None  # a legal action of the view
-    game.apply_logged(offered)
-    player = advisor.fork()
-    while game.phase is not Phase.ENDED:
-        actor = game.to_act[0]
-        if actor != seat:
-            game.apply_logged(fast_action(game, actor))
-            continue
-        move = _offered(game, player.choose(game.view(seat)))
-        assert move is not None  # the strong bot answers with a legal action
-        game.apply_logged(move)
-    result = game.result
-    assert result is not None
-    return float(result.totals[seat])
 
 
 def main() -> int:

@@ -43,13 +43,12 @@ from collections.abc import Sequence
 
 from duyun.bots.learned import LearnedSearchBot
 from duyun.bots.rollout import fast_action, rollout
-from duyun.bots.search import SearchBot, _offered
+from duyun.bots.search import SearchBot, _offered, strong_play_out
 from duyun.engine.actions import Action, ActionKind
 from duyun.engine.phases import Phase
 from duyun.engine.round import Round
 from duyun.engine.view import SeatView
 from duyun.rules import RuleSet
-from paired_bots import strong_play_out
 
 
 class LearnedHandsSearch(LearnedSearchBot):
@@ -285,28 +284,10 @@ class StrongRolloutsSearch(SearchBot):
 
 class ClaimStrongRolloutsSearch(SearchBot):
     """大師 whose rollouts at a claim on a discard (a pong, a kong, passing) play the own
-    seat's rest of the hand with the strong bot (:func:`strong_play_out`), and with the
-    rollout policy at its own turns as before: the part of :class:`StrongRolloutsSearch`
-    that its judged run favoured (docs/simulate.md). A claim is about one searched decision
-    in eight, with two or three candidates."""
+    seat's rest of the hand with the strong bot (``SearchBot.STRONG_CLAIM_ROLLOUTS``), and
+    with the rollout policy at its own turns as before: the part of
+    :class:`StrongRolloutsSearch` that its judged run favoured (docs/simulate.md). A claim is
+    about one searched decision in eight, with two or three candidates."""
 
     name = "search-claim-strong-rollouts"
-
-    def __init__(self, seed: int = 0, rules: RuleSet | None = None) -> None:
-        super().__init__(seed, rules)
-        self.strong_continuation = False  # this search is at a claim
-
-    def search(
-        self,
-        view: SeatView,
-        candidates: Sequence[Action],
-        advice: Action,
-        deadline: float | None = None,
-    ) -> Action:
-        self.strong_continuation = view.claim_tile is not None
-        return super().search(view, candidates, advice, deadline)
-
-    def _play(self, world: Round, action: Action, seat: int) -> float:
-        if self.strong_continuation:
-            return strong_play_out(world, action, seat, self.strong)
-        return super()._play(world, action, seat)
+    STRONG_CLAIM_ROLLOUTS = True

@@ -221,7 +221,6 @@ def test_the_learned_hands_variant_takes_the_strong_bots_own_advice() -> None:
     """Only its samples differ from the search bot's: its advisor, the learned strong bot
     with the model's danger and readiness switched off, plays as the strong bot does."""
     pytest.importorskip("numpy")
-    load_tool("paired_bots")  # imported by search_variants as a sibling script
     variants = load_tool("search_variants")
     advisor = variants.LearnedHandsSearch(3).strong
     results = []
@@ -281,7 +280,6 @@ def test_the_search_bot_is_the_measured_learned_hands_variant() -> None:
     """大師's samples are those ``search_variants.LearnedHandsSearch`` was measured with
     (docs/simulate.md): the two play the same moves, hand after hand."""
     pytest.importorskip("numpy")
-    load_tool("paired_bots")  # imported by search_variants as a sibling script
     variants = load_tool("search_variants")
     for seed in (4, 9):
         played = []
@@ -418,7 +416,6 @@ def test_the_search_variants_change_only_what_they_say(monkeypatch: pytest.Monke
     safer-candidates one weighs every candidate the search weighs, plus the model's safest
     discards when it reads an opponent as ready."""
     pytest.importorskip("numpy")
-    load_tool("paired_bots")  # imported by search_variants as a sibling script
     variants = load_tool("search_variants")
     from duyun.bots.search import SearchBot
 
@@ -527,7 +524,6 @@ def test_the_strong_next_turn_variant_asks_the_strong_bot_once_a_position(
     asked only at that seat's own turn (R3: a draw, then a discard, a kong or 報聽), its move
     played, and one question a position within a search (the memory), while the race's knobs
     and the rollout switches stay 大師's."""
-    load_tool("paired_bots")  # imported by search_variants as a sibling script
     variants = load_tool("search_variants")
     from duyun.bots.search import SearchBot
     from duyun.engine.phases import Phase
@@ -579,7 +575,6 @@ def test_the_confirmed_variant_keeps_a_change_only_if_the_strong_bot_playing_on_
     that choice are played again on fresh samples with the strong bot playing on, and the
     change stands only if it gains there: a confirmation that sees no gain keeps every one
     of the strong bot's choices, one that sees a gain keeps every change the race makes."""
-    load_tool("paired_bots")  # imported by search_variants as a sibling script
     variants = load_tool("search_variants")
     from duyun.bots.search import SearchBot
 
@@ -623,7 +618,6 @@ def test_the_strong_rollouts_variant_plays_every_rollout_with_the_strong_bot(
     strong bot: each value the race reads is ``strong_play_out``'s for that sample and
     candidate, and the race's rule picks on those values: passing, which they favour by ten
     points, is taken at every claim the bot searches (R10: a pong or kong offered, no win)."""
-    load_tool("paired_bots")  # imported by search_variants as a sibling script
     variants = load_tool("search_variants")
     from duyun.bots.search import SearchBot
     from duyun.engine.actions import ActionKind
@@ -667,7 +661,6 @@ def test_the_claim_strong_rollouts_variant_plays_on_with_the_strong_bot_at_claim
     """``ClaimStrongRolloutsSearch``: a search at a claim on a discard (R10) plays every
     rollout's own seat with the strong bot, a search at the own turn with the rollout
     policy, as 大師 does."""
-    load_tool("paired_bots")  # imported by search_variants as a sibling script
     variants = load_tool("search_variants")
     from duyun.bots import search as search_module
     from duyun.bots.search import SearchBot
@@ -686,7 +679,7 @@ def test_the_claim_strong_rollouts_variant_plays_on_with_the_strong_bot_at_claim
         by_policy.append(world.view(seat).claim_tile is not None)
         return float(inner_play_out(world, action, seat, *switches))
 
-    monkeypatch.setattr(variants, "strong_play_out", strong)
+    monkeypatch.setattr(search_module, "strong_play_out", strong)
     monkeypatch.setattr(search_module, "play_out", policy)
     bot = variants.ClaimStrongRolloutsSearch(3)
     for seed in (35_004, 11, 12, 13):
