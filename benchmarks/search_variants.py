@@ -24,11 +24,16 @@ nothing else, so that its difference from ``search`` on the same walls is that i
   samples with the strong bot playing the rest of the hand (``strong_play_out``).
 - :class:`StrongRolloutsSearch`: 大師's race with every rollout's own seat played by the
   strong bot to the end of the hand: the right continuation at seven times the cost, a
-  bound rather than a bot; :class:`ClaimStrongRolloutsSearch` does it at claims alone.
+  bound rather than a bot; :class:`ClaimStrongRolloutsSearch` does it at claims alone,
+  which is what ``search`` now plays (:class:`PolicyClaimsSearch` is 大師 before it).
 
-What each was worth is in docs/simulate.md ("Are the search's changes right?", and for the
-continuation variants "The rest of the hand as 大師 plays it" and the sections after it);
-none is 大師.
+The variants measured before ``STRONG_CLAIM_ROLLOUTS`` was switched on were measured beside
+大師 with the rollout policy at claims; those that keep ``SearchBot._play`` now inherit the
+strong bot's continuation at claims (to play one as it was measured, subclass it with the
+switch off, as :class:`PolicyClaimsSearch` does). What each was worth is in docs/simulate.md
+("Are the search's changes right?", and for the continuation variants "The rest of the hand
+as 大師 plays it" and the sections after it). Only LearnedHandsSearch and ClaimStrongRolloutsSearch
+play as ``search`` does.
 
 usage: PYTHONPATH=benchmarks python benchmarks/oracle_search.py \\
            --bots search,search_variants:LearnedHandsSearch --seed S --walls N
@@ -285,9 +290,17 @@ class StrongRolloutsSearch(SearchBot):
 class ClaimStrongRolloutsSearch(SearchBot):
     """大師 whose rollouts at a claim on a discard (a pong, a kong, passing) play the own
     seat's rest of the hand with the strong bot (``SearchBot.STRONG_CLAIM_ROLLOUTS``), and
-    with the rollout policy at its own turns as before: the part of
-    :class:`StrongRolloutsSearch` that its judged run favoured (docs/simulate.md). A claim is
-    about one searched decision in eight, with two or three candidates."""
+    with the rollout policy at its own turns: the part of :class:`StrongRolloutsSearch` that
+    its judged run favoured (docs/simulate.md). It is what ``search`` now plays (tested);
+    :class:`PolicyClaimsSearch` is 大師 before it."""
 
     name = "search-claim-strong-rollouts"
     STRONG_CLAIM_ROLLOUTS = True
+
+
+class PolicyClaimsSearch(SearchBot):
+    """大師 as it was before ``STRONG_CLAIM_ROLLOUTS``: the rollout policy plays the rest of
+    the hand at claims too (for before-and-after runs on the same walls)."""
+
+    name = "search-policy-claims"
+    STRONG_CLAIM_ROLLOUTS = False

@@ -276,20 +276,26 @@ def test_oracle_choices_probes_change_no_move_and_count_every_searched_decision(
         tool.read_rows([out])
 
 
-def test_the_search_bot_is_the_measured_learned_hands_variant() -> None:
-    """大師's samples are those ``search_variants.LearnedHandsSearch`` was measured with
-    (docs/simulate.md): the two play the same moves, hand after hand."""
+def test_the_search_bot_is_the_measured_variants() -> None:
+    """大師's samples are those ``search_variants.LearnedHandsSearch`` was measured with, and
+    its claims are searched as ``ClaimStrongRolloutsSearch``'s were (docs/simulate.md): the
+    three play the same moves, hand after hand."""
     pytest.importorskip("numpy")
     variants = load_tool("search_variants")
     for seed in (4, 9):
         played = []
-        for bot in (make_bot("search", 21), variants.LearnedHandsSearch(21)):
+        bots = (
+            make_bot("search", 21),
+            variants.LearnedHandsSearch(21),
+            variants.ClaimStrongRolloutsSearch(21),
+        )
+        for bot in bots:
             game = Round(deal_setup(seed), DUYUN)
             players = [bot, *(make_bot("efficient", seat) for seat in (1, 2, 3))]
             play_round(game, players)
             assert game.result is not None and bot.searched > 0
             played.append((game.result.totals, [str(event) for event in game.events]))
-        assert played[0] == played[1]
+        assert played[0] == played[1] == played[2]
 
 
 def test_wait_reading_scores_the_model_within_ready_hands() -> None:
@@ -309,8 +315,10 @@ def test_wait_reading_scores_the_model_within_ready_hands() -> None:
 
 def change_judge_with_small_searches(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     """benchmarks/change_judge.py (and the sibling tools it imports), with the search bot's
-    budget small (the same code, quickly), its samples uniform (no NumPy needed) and a rival
-    seeded as P1 (``--versus search`` is then P1's twin)."""
+    budget small (the same code, quickly), its samples uniform (no NumPy needed), its claims'
+    rollouts by the policy (as the judge was first run: the race then changes the strong
+    bot's choice in the test's hand) and a rival seeded as P1 (``--versus search`` is then
+    P1's twin)."""
     load_tool("paired_bots")
     load_tool("oracle_search")
     load_tool("oracle_choices")
@@ -319,6 +327,7 @@ def change_judge_with_small_searches(monkeypatch: pytest.MonkeyPatch) -> ModuleT
 
     monkeypatch.setattr(SearchBot, "BUDGET", 48)
     monkeypatch.setattr(SearchBot, "LEARNED_HANDS", False)
+    monkeypatch.setattr(SearchBot, "STRONG_CLAIM_ROLLOUTS", False)
     monkeypatch.setattr(tool, "RIVAL_SEED_OFFSET", 0)
     return tool
 
@@ -580,6 +589,9 @@ def test_the_confirmed_variant_keeps_a_change_only_if_the_strong_bot_playing_on_
 
     monkeypatch.setattr(SearchBot, "BUDGET", 48)  # small searches: the same code, quickly
     monkeypatch.setattr(SearchBot, "LEARNED_HANDS", False)
+    # 大師 as the variant was measured beside (its claims' rollouts by the policy too): the
+    # race then changes the strong bot's choice in this hand
+    monkeypatch.setattr(SearchBot, "STRONG_CLAIM_ROLLOUTS", False)
     inner_search = SearchBot.search
 
     def changes_kept(gain: float) -> tuple[int, int]:

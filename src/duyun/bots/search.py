@@ -10,17 +10,17 @@ values slow hands and dangerous discards too well; this is what made it measurab
 than the strong bot, docs/simulate.md; with no NumPy, as in the core install, the samples
 stay uniform. ``MODEL_OPPONENTS``, the self-play prior's readiness for every seat alike, an
 earlier experiment, measured no gain), plays each candidate action in each of them and then
-the rest of the hand with a fast
-policy, and takes the candidate with the best mean result in points. The other seats play
-the policy it believes they play (win when allowed, discard for the lowest shanten and then
-the least connected tile, 報聽 and melds that do not slow the hand -- the ``efficient`` bot's
-rules); its own seat plays the same rules with a little of what a hand is worth (a 清一色 suit
-kept, a 報聽 opponent's passed tiles discarded when far from ready; with ``ROUTES``, another
-experiment that measured no gain, the pattern its hand is close to played out), so that a
-candidate is not judged by a later play the bot would not make. Every candidate is played
-out on the same sampled hands (common random numbers: the rollout policy is deterministic,
-so two candidates differ only by what they change), which cuts the variance of their
-difference.
+the rest of the hand with a fast policy (at a claim on a discard, its own seat is played on
+by the strong bot itself: ``STRONG_CLAIM_ROLLOUTS``), and takes the candidate with the best
+mean result in points. The other seats play the policy it believes they play (win when
+allowed, discard for the lowest shanten and then the least connected tile, 報聽 and melds that
+do not slow the hand -- the ``efficient`` bot's rules); its own seat plays the same rules
+with a little of what a hand is worth (a 清一色 suit kept, a 報聽 opponent's passed tiles
+discarded when far from ready; with ``ROUTES``, another experiment that measured no gain,
+the pattern its hand is close to played out), so that a candidate is not judged by a later
+play the bot would not make. Every candidate is played out on the same sampled hands (common
+random numbers: the rollout policy is deterministic, so two candidates differ only by what
+they change), which cuts the variance of their difference.
 
 Time goes only where it may change the choice: a decision with one legal action, a win the
 engine offers (always taken) and a claim the strong bot would not consider are not searched;
@@ -122,12 +122,19 @@ class SearchBot:
     LEARNED_HANDS = True
     # At a claim on a discard (a pong, a kong or passing), every rollout's own seat is played
     # to the end of the hand by the strong bot (strong_play_out), as 大師 goes on in a real
-    # game, instead of the rollout policy: the policy values a claim by how well *it* plays
-    # the hand after it. Judged on the real hands with the strong bot playing on, the race
-    # with that continuation gained at claims and not at turns (docs/simulate.md, "The race
-    # with the strong bot playing on"); a claim has two or three candidates and comes about
-    # once a hand, so the sevenfold rollout costs little there.
-    STRONG_CLAIM_ROLLOUTS = False
+    # game, instead of by the rollout policy, which values a claim by how well *it* plays the
+    # hand after it. Judged on the real hands with the strong bot playing on, the race with
+    # that continuation gained at claims, +0.35, +0.26 and (at STRONG_CLAIM_BUDGET) +0.15
+    # points a hand over the policy's on three fresh seeds (+0.25 [+0.15, +0.35] pooled), and
+    # nothing at turns (docs/simulate.md, "The race with the strong bot playing on"). A claim
+    # has two or three candidates and about one searched decision in seven is one, so the
+    # sevenfold rollout costs 12 ms a decision on average.
+    STRONG_CLAIM_ROLLOUTS = True
+    # The rollouts such a claim search may spend, in place of BUDGET: a strong-bot rollout
+    # costs 2 to 11 ms where the policy's costs 0.3 to 1.5, and at BUDGET a close claim early
+    # in a hand took up to 2.6 s of CPU (a quarter of the claims searched went the whole
+    # way); at 64 the longest stays under 0.75 s (docs/simulate.md).
+    STRONG_CLAIM_BUDGET = 64
 
     def __init__(self, seed: int = 0, rules: RuleSet | None = None) -> None:
         self.seed = seed
@@ -237,11 +244,11 @@ class SearchBot:
         over the same samples must exceed ``MARGIN`` points and ``Z`` standard errors.
 
         The samples come in batches of ``BATCH`` hands, each played out for every candidate
-        still in the race (common random numbers), until ``BUDGET`` rollouts are spent. After
-        each batch a candidate whose gain over the advice cannot plausibly reach the margin
-        (its mean plus ``DROP_Z`` standard errors is below it) leaves the race: a decision
-        where the advice dominates ends after one or two batches, and the rollouts go to the
-        candidates that are still close.
+        still in the race (common random numbers), until ``BUDGET`` rollouts are spent
+        (``STRONG_CLAIM_BUDGET`` at a claim). After each batch a candidate whose gain over the
+        advice cannot plausibly reach the margin (its mean plus ``DROP_Z`` standard errors is
+        below it) leaves the race: a decision where the advice dominates ends after one or two
+        batches, and the rollouts go to the candidates that are still close.
 
         At ``deadline`` the race stops between two sampled hands, and the rule above decides
         on the hands played out by then: a candidate needs two of them to have an error at
@@ -249,6 +256,7 @@ class SearchBot:
         otherwise."""
         seat = view.seat
         self.strong_continuation = self.STRONG_CLAIM_ROLLOUTS and view.claim_tile is not None
+        budget = self.STRONG_CLAIM_BUDGET if self.strong_continuation else self.BUDGET
         rules = self.sample_rules(view)
         model = self.hand_model(view)
         weigh = self.sample_weigher(view)
@@ -256,7 +264,7 @@ class SearchBot:
         alive = list(range(len(candidates)))
         spent = 0
         out_of_time = False
-        while len(alive) > 1 and spent + len(alive) <= self.BUDGET:
+        while len(alive) > 1 and spent + len(alive) <= budget:
             for _ in range(self.BATCH):
                 if deadline is not None and self.clock() >= deadline:
                     out_of_time = True
