@@ -411,8 +411,9 @@ def strong_play_out(world: Round, action: Action, seat: int, advisor: StrongBot)
             game.apply_logged(fast_action(game, actor))
             continue
         move = _offered(game, player.choose(game.view(seat)))
-        assert move is not None  # the strong bot answers with a legal action
-        game.apply_logged(move)
+        # the strong bot answers with a legal action; were it ever not to on a sampled hand,
+        # the policy's move keeps a table's search going rather than failing the bot's turn
+        game.apply_logged(move if move is not None else fast_action(game, seat))
     result = game.result
     assert result is not None
     return float(result.totals[seat])
