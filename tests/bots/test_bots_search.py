@@ -464,3 +464,34 @@ def test_a_flush_route_lets_off_suit_tiles_go_and_passes_their_pongs_r20() -> No
     assert hand_route(claim, 0) == ROUTE_FLUSH
     assert fast_action(claim, 0, value_aware=True).kind is ActionKind.PONG
     assert fast_action(claim, 0, value_aware=True, routes=True).kind is ActionKind.PASS
+
+
+def test_strong_play_out_ends_the_hand_even_if_the_strong_bot_answers_off_the_menu() -> None:
+    """``strong_play_out`` (the continuation of 大師's claim searches, which run at tables)
+    plays the hand to its end (R1: 108 tiles, one result) with the own seat's every move the
+    strong bot's twin's; an answer the engine does not offer is replaced by the policy's
+    move rather than failing the search."""
+    from duyun.bots.search import play_out, strong_play_out
+    from duyun.engine.actions import Action
+
+    game = new_round(35_011)
+    view = game.view(game.to_act[0])
+    seat = view.seat
+    advisor = StrongBot(seat)
+    action = advisor.choose(view)
+    asked: list[SeatView] = []
+
+    class OffMenu(StrongBot):
+        def choose(self, view: SeatView) -> Action:
+            asked.append(view)
+            return Action(view.seat, ActionKind.PONG)  # no tile: never an offered action
+
+    class Advisor(StrongBot):
+        def fork(self) -> StrongBot:
+            return OffMenu(seat)
+
+    points = strong_play_out(game, action, seat, Advisor(seat))
+    assert asked and all(v.seat == seat for v in asked)
+    assert game.result is None  # the sampled hand itself is untouched (a copy is played)
+    # every own move replaced by the policy's: the hand the plain policy plays throughout
+    assert points == play_out(game, action, seat, value_aware=False)
