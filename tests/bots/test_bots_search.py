@@ -486,11 +486,7 @@ def test_strong_play_out_ends_the_hand_even_if_the_strong_bot_answers_off_the_me
             asked.append(view)
             return Action(view.seat, ActionKind.PONG)  # no tile: never an offered action
 
-    class Advisor(StrongBot):
-        def fork(self) -> StrongBot:
-            return OffMenu(seat)
-
-    points = strong_play_out(game, action, seat, Advisor(seat))
+    points = strong_play_out(game, action, seat, OffMenu(seat))  # its twins answer the same
     assert asked and all(v.seat == seat for v in asked)
     assert game.result is None  # the sampled hand itself is untouched (a copy is played)
     # every own move replaced by the policy's: the hand the plain policy plays throughout
